@@ -1,0 +1,1 @@
+"""On-line heuristics and numpy simulators (``volsched.heuristics``)."""

@@ -1,0 +1,80 @@
+"""Checkpoint placement heuristics scored against the optimum (Section IV-A-2).
+
+``none`` checkpoints only after the last slice, ``every`` after every slice;
+``young`` and ``daly`` compute a period ``rho`` from the mean time to failure
+``M`` of the law and the job's mean checkpoint cost ``C = (1/n) sum c_i`` and
+map it onto slice boundaries with :func:`periodic_schedule`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from volsched.instances.checkpoint import CheckpointInstance
+
+
+def young_period(cost: float, mttf: float) -> float:
+    """Young's first-order optimum ``T = sqrt(2 C M)``."""
+    return math.sqrt(2.0 * cost * mttf)
+
+
+def daly_period(delta: float, mttf: float) -> float:
+    """Daly's higher-order optimum (Daly 2006, cited as [8]).
+
+    ``tau = sqrt(2 delta M) [1 + sqrt(delta / (2M)) / 3 + delta / (18 M)] - delta``
+    when ``delta < 2M``, else ``tau = M``.
+    """
+    if delta >= 2.0 * mttf:
+        return mttf
+    root = math.sqrt(delta / (2.0 * mttf))
+    return math.sqrt(2.0 * delta * mttf) * (1.0 + root / 3.0 + delta / (18.0 * mttf)) - delta
+
+
+def periodic_schedule(p: np.ndarray, rho: float) -> np.ndarray:
+    """Map a real period onto slice boundaries (Section IV-A-2).
+
+    With the previous checkpoint after slice ``j``, the next goes after the
+    ``i > j`` that minimises ``|sum_{h=j+1}^{i} p_h - rho|`` (the first such
+    ``i`` on ties), until the last slice. The paper's text sums the checkpoint
+    costs ``c_h`` here; a period is an amount of work between checkpoints, so
+    the slice durations ``p_h`` are meant.
+    """
+    n = len(p)
+    done = np.concatenate([[0], np.cumsum(p)])
+    a = np.zeros(n, dtype=bool)
+    j = 0
+    while j < n:
+        j += 1 + int(np.argmin(np.abs(done[j + 1 :] - done[j] - rho)))
+        a[j - 1] = True
+    return a
+
+
+def no_checkpoint(instance: CheckpointInstance) -> np.ndarray:
+    a = np.zeros(instance.n, dtype=bool)
+    a[-1] = True
+    return a
+
+
+def every_slice(instance: CheckpointInstance) -> np.ndarray:
+    return np.ones(instance.n, dtype=bool)
+
+
+def young(instance: CheckpointInstance) -> np.ndarray:
+    rho = young_period(float(np.mean(instance.c)), instance.law.mean)
+    return periodic_schedule(instance.p, rho)
+
+
+def daly(instance: CheckpointInstance) -> np.ndarray:
+    rho = daly_period(float(np.mean(instance.c)), instance.law.mean)
+    return periodic_schedule(instance.p, rho)
+
+
+POLICIES: dict[str, Callable[[CheckpointInstance], np.ndarray]] = {
+    "none": no_checkpoint,
+    "every": every_slice,
+    "young": young,
+    "daly": daly,
+}

@@ -1,0 +1,248 @@
+"""Checkpoint family: one job of atomic slices on a volatile client.
+
+Bouguerra, Kondo, Trystram, "On the Scheduling of Checkpoints in Desktop Grids"
+(CCGrid 2011), Section III. A job has ``n`` slices of durations ``p_j`` and
+checkpoint costs ``c_j`` (positive integers, in time quanta), a re-execution
+ratio ``alpha`` in (0, 1] and a failure law for the time to failure ``T``
+measured from the job's start. A schedule is a vector ``a`` in {0, 1}^n with
+``a_n = 1`` (Section III-A: the last checkpoint acknowledges completion).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError, require
+from .io import check_envelope, envelope
+from .laws import FailureLaw, HyperExponential, Weibull, law_from_dict
+
+FAMILY = "checkpoint"
+
+#: One time quantum is one minute (Section IV-A-2).
+QUANTUM_MINUTES = 1.0
+MINUTES_PER_HOUR = 60.0
+
+#: Client and workload distributions of Section IV-A, Tables I and II.
+SPEED_MIPS_MEAN = 1771.0
+SPEED_MIPS_SD = 669.5
+#: The normal speed law puts mass near and below zero; speeds are drawn from it
+#: truncated below at this fraction of the mean (the paper does not say how it
+#: handled the lower tail).
+SPEED_MIN_FRACTION = 0.1
+BANDWIDTH_MBPS = (1.0, 2.0)
+SLICES_PER_JOB = (1, 50)
+SLICE_HOURS_ON_MEAN_CLIENT = (1.0, 5.0)
+CHECKPOINT_MB = (10.0, 512.0)
+
+#: Availability periods (cluster 3 of Javadi et al.): Weibull, hours.
+AVAILABILITY_WEIBULL_SHAPE = 0.431
+AVAILABILITY_WEIBULL_SCALE_H = 1.682
+#: Unavailability: hyper-exponential, rates per hour. The paper's weights sum to
+#: 1.001 (rounding); :func:`paper_unavailability_law` renormalises them.
+UNAVAILABILITY_PROBS = (0.398, 0.305, 0.298)
+UNAVAILABILITY_RATES_PER_H = (0.031, 11.566, 1.322)
+#: Client lifetime (permanent departure): Weibull, days.
+LIFETIME_WEIBULL_SHAPE = 0.58
+LIFETIME_WEIBULL_SCALE_DAYS = 137.0
+
+
+def paper_failure_law() -> Weibull:
+    """The clients' time to failure (availability period), in minutes."""
+    return Weibull(
+        shape=AVAILABILITY_WEIBULL_SHAPE,
+        scale=AVAILABILITY_WEIBULL_SCALE_H * MINUTES_PER_HOUR / QUANTUM_MINUTES,
+    )
+
+
+def paper_unavailability_law() -> HyperExponential:
+    """The clients' unavailability periods, in minutes (weights renormalised)."""
+    probs = np.asarray(UNAVAILABILITY_PROBS) / sum(UNAVAILABILITY_PROBS)
+    rates = np.asarray(UNAVAILABILITY_RATES_PER_H) / MINUTES_PER_HOUR * QUANTUM_MINUTES
+    return HyperExponential(probs=probs, rates=rates)
+
+
+def paper_lifetime_law() -> Weibull:
+    """The clients' lifetimes, in minutes."""
+    return Weibull(
+        shape=LIFETIME_WEIBULL_SHAPE,
+        scale=LIFETIME_WEIBULL_SCALE_DAYS * 24 * MINUTES_PER_HOUR / QUANTUM_MINUTES,
+    )
+
+
+def draw_speeds(rng: np.random.Generator, size) -> np.ndarray:
+    """Client speeds in MIPS: normal(1771, 669.5) truncated below (see ``SPEED_MIN_FRACTION``)."""
+    size = int(np.prod(size))
+    out = np.empty(0)
+    low = SPEED_MIN_FRACTION * SPEED_MIPS_MEAN
+    while len(out) < size:
+        draw = rng.normal(SPEED_MIPS_MEAN, SPEED_MIPS_SD, 2 * size + 8)
+        out = np.concatenate([out, draw[draw >= low]])
+    return out[:size]
+
+
+def slice_quanta(hours_on_mean_client: np.ndarray, speed_mips: float) -> np.ndarray:
+    """Slice durations in quanta on a client of the given speed (at least one quantum)."""
+    minutes = np.asarray(hours_on_mean_client) * MINUTES_PER_HOUR * SPEED_MIPS_MEAN / speed_mips
+    return np.maximum(1, np.rint(minutes / QUANTUM_MINUTES)).astype(np.int64)
+
+
+def checkpoint_quanta(size_mb: np.ndarray, bandwidth_mbps: float) -> np.ndarray:
+    """Checkpoint upload times in quanta, rounded up (``c_j`` in [1, 9] for the paper's ranges)."""
+    seconds = np.asarray(size_mb) / bandwidth_mbps
+    return np.maximum(1, np.ceil(seconds / (60.0 * QUANTUM_MINUTES))).astype(np.int64)
+
+
+def _int_vector(values: Any, name: str) -> np.ndarray:
+    require(isinstance(values, (list, tuple, np.ndarray)), name, "must be a list of integers")
+    values = list(values)
+    for i, v in enumerate(values):
+        v = v.item() if isinstance(v, np.generic) else v
+        ok = isinstance(v, int) and not isinstance(v, bool)
+        require(ok, f"{name}[{i}]", f"must be a positive integer (time quanta), got {v!r}")
+        require(v > 0, f"{name}[{i}]", f"must be a positive integer (time quanta), got {v!r}")
+    return np.asarray(values, dtype=np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class CheckpointInstance:
+    """A job of ``n`` slices under a failure law (Section III-A, III-B).
+
+    Parameters
+    ----------
+    p : array of int, shape (n,)
+        Slice durations ``p_j`` in quanta; ``tau_l = sum_{j <= l} p_j``.
+    c : array of int, shape (n,)
+        Checkpoint costs ``c_j`` in quanta.
+    alpha : float
+        Re-execution ratio, ``0 < alpha <= 1``.
+    law : FailureLaw
+        Law of the time to failure, measured from the job's start.
+    """
+
+    p: np.ndarray
+    c: np.ndarray
+    alpha: float
+    law: FailureLaw
+    name: str = "checkpoint"
+    params: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        p = _int_vector(self.p, "p")
+        c = _int_vector(self.c, "c")
+        require(len(p) >= 1, "p", "n = 0: a job needs at least one slice")
+        require(len(c) == len(p), "c", f"has {len(c)} entries, p has {len(p)} (one per slice)")
+        alpha = self.alpha
+        ok = isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
+        require(ok and math.isfinite(alpha) and 0 < alpha <= 1, "alpha",
+                f"must be in (0, 1], got {alpha!r}")
+        require(isinstance(self.law, FailureLaw), "law", "must be a FailureLaw")
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "c", c)
+        object.__setattr__(self, "alpha", float(alpha))
+
+    @property
+    def n(self) -> int:
+        return len(self.p)
+
+    @property
+    def tau(self) -> np.ndarray:
+        """``tau[l] = sum_{j <= l} p_j`` for ``l = 0..n`` (``tau[0] = 0``)."""
+        return np.concatenate([[0], np.cumsum(self.p)])
+
+    def check_schedule(self, a: Any) -> np.ndarray:
+        """Validate a checkpoint vector and return it as a bool array."""
+        require(isinstance(a, (list, tuple, np.ndarray)), "a", "must be a list of 0/1")
+        a = list(a)
+        require(len(a) == self.n, "a", f"has {len(a)} entries, the job has {self.n} slices")
+        for j, v in enumerate(a):
+            v = v.item() if isinstance(v, np.generic) else v
+            require(v in (0, 1) and not isinstance(v, float), f"a[{j}]", f"must be 0 or 1, got {v!r}")
+        require(a[-1] == 1, f"a[{self.n - 1}]", "the last slice must be checkpointed (a_n = 1)")
+        return np.asarray(a, dtype=bool)
+
+    def expected_waste(self, a: Any) -> float:
+        """Expected wasted time of schedule ``a`` (Section III-B, Expression 1).
+
+        Summed over the checkpoint intervals: with the previous checkpoint after
+        slice ``j`` (``j = 0``: the start) and accumulated overhead ``sigma``,
+        the next after slice ``i`` contributes Expression 3,
+
+        .. math:: \\int_{\\tau_j+\\sigma}^{\\tau_i+\\sigma+c_i}
+                  [\\sigma + c_i + \\alpha (t - \\tau_j - \\sigma)] f(t) dt.
+
+        The first interval is Expression 3 with ``(j, sigma) = (0, 0)``.
+        Expression 4 as printed subtracts ``tau_j + c_j`` inside the lost work,
+        which makes it negative over most of the interval; the lost work is the
+        time since the start, ``alpha t``, as Expression 1 defines it.
+        """
+        a = self.check_schedule(a)
+        total = 0.0
+        start, sigma = 0.0, 0
+        tau = self.tau
+        for i in np.flatnonzero(a) + 1:
+            sigma += int(self.c[i - 1])
+            end = float(tau[i] + sigma)
+            prob = float(self.law.sf(start) - self.law.sf(end))
+            mass = float(self.law.partial_expectation(start, end))
+            total += (sigma - self.alpha * start) * prob + self.alpha * mass
+            start = end
+        return total
+
+    def to_json(self) -> dict:
+        data = {
+            "p": self.p.tolist(),
+            "c": self.c.tolist(),
+            "alpha": self.alpha,
+            "law": self.law.to_dict(),
+        }
+        return envelope(FAMILY, self.name, self.params, data)
+
+    @classmethod
+    def from_json(cls, obj: Any) -> CheckpointInstance:
+        obj = check_envelope(obj)
+        require(obj["family"] == FAMILY, "family", f"must be {FAMILY!r}, got {obj['family']!r}")
+        data = obj["data"]
+        for key in ("p", "c", "alpha", "law"):
+            require(key in data, f"data.{key}", "missing")
+        for key in sorted(set(data) - {"p", "c", "alpha", "law"}):
+            raise InputError(f"data.{key}: unknown field")
+        return cls(
+            p=data["p"],
+            c=data["c"],
+            alpha=data["alpha"],
+            law=law_from_dict(data["law"], "law"),
+            name=obj.get("name", FAMILY),
+            params=obj.get("params", {}),
+        )
+
+
+def generate(n_slices: int, seed: int, alpha: float = 1.0) -> CheckpointInstance:
+    """A job drawn from the paper's distributions (Tables I and II) for one client.
+
+    The client gets a speed and a bandwidth; the job gets ``n_slices`` slices of
+    1-5 hours on a mean-speed client and checkpoints of 10-512 Mb. Durations are
+    converted to the client's own quanta; the failure law is the availability
+    Weibull (shape 0.431, scale 1.682 h).
+    """
+    ok = isinstance(n_slices, int) and not isinstance(n_slices, bool)
+    require(ok and n_slices >= 1, "slices", f"must be a positive integer, got {n_slices!r}")
+    ok = isinstance(seed, int) and not isinstance(seed, bool)
+    require(ok and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
+    rng = np.random.default_rng(seed)
+    speed = float(draw_speeds(rng, 1)[0])
+    bandwidth = float(rng.uniform(*BANDWIDTH_MBPS))
+    hours = rng.uniform(*SLICE_HOURS_ON_MEAN_CLIENT, n_slices)
+    sizes = rng.uniform(*CHECKPOINT_MB, n_slices)
+    return CheckpointInstance(
+        p=slice_quanta(hours, speed),
+        c=checkpoint_quanta(sizes, bandwidth),
+        alpha=alpha,
+        law=paper_failure_law(),
+        name=f"checkpoint-n{n_slices}-s{seed}",
+        params={"generator": "paper", "slices": n_slices, "seed": seed, "alpha": alpha,
+                "speed_mips": speed, "bandwidth_mbps": bandwidth},
+    )

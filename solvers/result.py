@@ -1,0 +1,66 @@
+"""The result type every exact method of every family returns (DESIGN.md, Contracts)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class SolveStatus(str, Enum):
+    """How far a method got. ``OPTIMAL`` only with a proof (bound equals objective)."""
+
+    OPTIMAL = "optimal"
+    FEASIBLE = "feasible"
+    INFEASIBLE = "infeasible"
+    UNKNOWN = "unknown"
+
+
+class VerificationError(RuntimeError):
+    """A method returned a solution the independent verifier rejects (a bug, not bad input)."""
+
+
+def relative_gap(objective: float | None, bound: float | None) -> float | None:
+    """``|objective - bound| / |objective|`` (0 when both are 0, ``None`` when either is missing)."""
+    if objective is None or bound is None:
+        return None
+    if objective == bound:
+        return 0.0
+    return abs(objective - bound) / abs(objective) if objective else math.inf
+
+
+@dataclass
+class SolveResult:
+    """One method's answer on one instance.
+
+    ``objective`` is the verifier's recomputation of the returned solution,
+    ``bound`` the best proven bound, ``gap`` their relative difference.
+    """
+
+    family: str
+    instance: str
+    method: str
+    status: SolveStatus
+    objective: float | None
+    bound: float | None
+    runtime_s: float
+    solution: dict = field(default_factory=dict)
+    verified: bool = False
+
+    @property
+    def gap(self) -> float | None:
+        return relative_gap(self.objective, self.bound)
+
+    def to_dict(self) -> dict:
+        return {
+            "family": self.family,
+            "instance": self.instance,
+            "method": self.method,
+            "status": self.status.value,
+            "objective": self.objective,
+            "bound": self.bound,
+            "gap": self.gap,
+            "runtime_s": self.runtime_s,
+            "solution": self.solution,
+            "verified": self.verified,
+        }
