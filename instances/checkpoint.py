@@ -18,7 +18,15 @@ import numpy as np
 
 from .errors import InputError, require
 from .io import check_envelope, envelope
-from .laws import FailureLaw, HyperExponential, Weibull, law_from_dict
+from .laws import (
+    Empirical,
+    Exponential,
+    FailureLaw,
+    HyperExponential,
+    LogNormal,
+    Weibull,
+    law_from_dict,
+)
 
 FAMILY = "checkpoint"
 
@@ -220,29 +228,62 @@ class CheckpointInstance:
         )
 
 
-def generate(n_slices: int, seed: int, alpha: float = 1.0) -> CheckpointInstance:
+def _same_mean_laws(mean: float) -> dict:
+    return {
+        "exponential": lambda rng: Exponential(rate=1.0 / mean),
+        "lognormal": lambda rng: LogNormal(mu=math.log(mean) - LOGNORMAL_SIGMA**2 / 2,
+                                           sigma=LOGNORMAL_SIGMA),
+        "hyperexponential": lambda rng: HyperExponential(
+            probs=[0.9, 0.1], rates=[1.0 / (0.2 * mean), 1.0 / (8.2 * mean)]),
+        "empirical": lambda rng: Empirical(samples=paper_failure_law().sample(rng, EMPIRICAL_SAMPLES)),
+    }
+
+
+#: Failure laws :func:`generate` offers. ``weibull`` is the paper's; the others
+#: share its mean time to failure, so that only the law's shape changes.
+LAW_CHOICES = ("weibull", "exponential", "lognormal", "hyperexponential", "empirical")
+LOGNORMAL_SIGMA = 1.5
+EMPIRICAL_SAMPLES = 1000
+
+
+def generate(
+    n_slices: int,
+    seed: int,
+    alpha: float = 1.0,
+    law: str = "weibull",
+    slice_hours: tuple[float, float] = SLICE_HOURS_ON_MEAN_CLIENT,
+) -> CheckpointInstance:
     """A job drawn from the paper's distributions (Tables I and II) for one client.
 
     The client gets a speed and a bandwidth; the job gets ``n_slices`` slices of
-    1-5 hours on a mean-speed client and checkpoints of 10-512 Mb. Durations are
-    converted to the client's own quanta; the failure law is the availability
-    Weibull (shape 0.431, scale 1.682 h).
+    ``slice_hours`` (1-5 h) on a mean-speed client and checkpoints of 10-512 Mb.
+    Durations are converted to the client's own quanta. The failure law is the
+    paper's availability Weibull (shape 0.431, scale 1.682 h), or another law of
+    :data:`LAW_CHOICES` with the same mean (the empirical one is a sample of
+    1,000 draws from the Weibull).
     """
     ok = isinstance(n_slices, int) and not isinstance(n_slices, bool)
     require(ok and n_slices >= 1, "slices", f"must be a positive integer, got {n_slices!r}")
     ok = isinstance(seed, int) and not isinstance(seed, bool)
     require(ok and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
+    require(law in LAW_CHOICES, "law", f"must be one of {list(LAW_CHOICES)}, got {law!r}")
+    lo, hi = slice_hours
+    require(math.isfinite(lo) and math.isfinite(hi) and 0 < lo <= hi, "slice_hours",
+            f"must satisfy 0 < low <= high, got {slice_hours!r}")
     rng = np.random.default_rng(seed)
     speed = float(draw_speeds(rng, 1)[0])
     bandwidth = float(rng.uniform(*BANDWIDTH_MBPS))
-    hours = rng.uniform(*SLICE_HOURS_ON_MEAN_CLIENT, n_slices)
+    hours = rng.uniform(lo, hi, n_slices)
     sizes = rng.uniform(*CHECKPOINT_MB, n_slices)
+    weibull = paper_failure_law()
+    failure = weibull if law == "weibull" else _same_mean_laws(weibull.mean)[law](rng)
     return CheckpointInstance(
         p=slice_quanta(hours, speed),
         c=checkpoint_quanta(sizes, bandwidth),
         alpha=alpha,
-        law=paper_failure_law(),
-        name=f"checkpoint-n{n_slices}-s{seed}",
+        law=failure,
+        name=f"checkpoint-{law}-n{n_slices}-s{seed}",
         params={"generator": "paper", "slices": n_slices, "seed": seed, "alpha": alpha,
+                "law": law, "slice_hours": [lo, hi],
                 "speed_mips": speed, "bandwidth_mbps": bandwidth},
     )

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 import numpy as np
@@ -280,7 +280,7 @@ def law_from_dict(obj: Any, field_name: str = "law") -> FailureLaw:
     kind = obj.get("kind")
     require(kind in LAWS, f"{field_name}.kind", f"must be one of {sorted(LAWS)}, got {kind!r}")
     cls = LAWS[kind]
-    expected = set(cls.__dataclass_fields__) - {"_suffix"}
+    expected = {f.name for f in fields(cls) if f.init}
     given = set(obj) - {"kind"}
     for name in sorted(expected - given):
         raise InputError(f"{field_name}.{name}: missing")

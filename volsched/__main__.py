@@ -1,0 +1,5 @@
+import sys
+
+from volsched.cli import main
+
+sys.exit(main())

@@ -1,0 +1,223 @@
+"""The ``volsched`` command (DESIGN.md, Contracts: CLI).
+
+Exit codes: 0 success, 2 bad input (one line ``volsched: error: ...`` on
+stderr, nothing written), 1 internal error. With ``--json`` every command
+prints exactly one JSON object on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+from volsched import __version__
+from volsched.instances.errors import InputError, require
+from volsched.instances.io import read_json, write_json
+
+from .families import FAMILIES, family_of
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line and exit 2, through main()
+        raise InputError(message)
+
+
+def _jsonable(obj: Any) -> Any:
+    """Replace non-finite floats (not valid JSON) by ``None``."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    return obj
+
+
+def emit(args: argparse.Namespace, obj: dict, text: str) -> None:
+    """Print ``obj`` as one JSON object with ``--json``, else the human-readable ``text``."""
+    if args.json:
+        print(json.dumps(_jsonable(obj), allow_nan=False))
+    else:
+        print(text)
+
+
+def _load(path: str):
+    obj = read_json(path)
+    family = family_of(obj)
+    try:
+        return family, family.load(obj)
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None
+
+
+def _writable(path: str | None) -> None:
+    if path is not None:
+        require(not Path(path).is_dir(), "--out", f"{path} is a directory")
+
+
+def _fmt(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.6g}"
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    _writable(args.out)
+    instance = FAMILIES[args.family].generate(args)
+    obj = instance.to_json()
+    if args.out:
+        write_json(args.out, obj)
+    emit(args, {"instance": instance.name, "family": args.family, "out": args.out,
+                "params": obj["params"]} if args.out else obj,
+         f"wrote {args.out} ({instance.name})" if args.out else json.dumps(obj, indent=1))
+    return 0
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    _writable(args.out)
+    family, instance = _load(args.instance)
+    method = args.method or family.methods[0]
+    require(method in family.methods, "--method",
+            f"{family.name} has methods {list(family.methods)}, got {method!r}")
+    result = family.solve(instance, method=method, time_limit=args.time_limit, seed=args.seed)
+    obj = result.to_dict()
+    if args.out:
+        write_json(args.out, obj)
+    emit(args, obj,
+         f"{result.instance}: {result.status.value} objective {_fmt(result.objective)} "
+         f"(bound {_fmt(result.bound)}, gap {_fmt(result.gap)}) by {result.method} "
+         f"in {result.runtime_s:.3f} s, verified={result.verified}\n"
+         f"solution: {json.dumps(result.solution)}")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    family, instance = _load(args.instance)
+    obj = read_json(args.solution)
+    require(isinstance(obj, dict), args.solution, "must be a JSON object")
+    solution = obj.get("solution", obj)
+    try:
+        value = family.value(instance, solution)
+    except InputError as exc:
+        raise InputError(f"{args.solution}: {exc}") from None
+    claimed = obj.get("objective")
+    agrees = claimed is None or math.isclose(value, claimed, rel_tol=1e-9, abs_tol=1e-12)
+    emit(args, {"instance": instance.name, "feasible": True, "objective": value,
+                "claimed": claimed, "agrees": agrees},
+         f"feasible; objective {_fmt(value)}"
+         + ("" if claimed is None else f" (claimed {_fmt(claimed)}: {'agrees' if agrees else 'DISAGREES'})"))
+    return 0 if agrees else 1
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    family, instance = _load(args.instance)
+    require(args.heuristic in family.heuristics, "--heuristic",
+            f"choose from {sorted(family.heuristics)}, got {args.heuristic!r}")
+    out = family.simulate(instance, args.heuristic, seed=args.seed, samples=args.samples)
+    mc = out["monte_carlo"]
+    emit(args, {"instance": instance.name, **out},
+         f"{instance.name}: {args.heuristic} expected waste {_fmt(out['expected_waste'])}; "
+         f"Monte Carlo {_fmt(mc['mean'])} +- {_fmt(mc['stderr'])} ({mc['samples']} samples)")
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from .evaluate import evaluate
+
+    family, instance = _load(args.instance)
+    names = args.heuristics.split(",") if args.heuristics else None
+    report = evaluate(family, instance, names, method=args.method, time_limit=args.time_limit)
+    lines = [f"{report['instance']}: optimum {_fmt(report['optimum'])} ({report['method']})",
+             f"{'policy':<10} {'value':>12} {'ratio':>8}"]
+    lines += [f"{name:<10} {_fmt(p['value']):>12} {_fmt(p['ratio']):>8}"
+              for name, p in report["policies"].items()]
+    emit(args, report, "\n".join(lines))
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    summary = run_demo(Path(args.out), full=args.full, quiet=args.json)
+    emit(args, summary, summary["text"])
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _Parser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+
+    parser = _Parser(prog="volsched", description=__doc__.splitlines()[0],
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"volsched {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    gen = sub.add_parser("generate", help="generate a seeded instance")
+    fam = gen.add_subparsers(dest="family", required=True, metavar="FAMILY")
+    for name, family in FAMILIES.items():
+        p = fam.add_parser(name, parents=[common], help=f"a {name} instance")
+        family.add_generate_arguments(p)
+        p.add_argument("--out", help="write the instance here (default: print it)")
+    gen.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser("solve", parents=[common], help="solve an instance exactly")
+    p.add_argument("instance")
+    p.add_argument("--method", help="exact method (default: the family's fastest)")
+    p.add_argument("--time-limit", type=float, help="seconds")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", help="also write the result object here")
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("simulate", parents=[common], help="run one heuristic on an instance")
+    p.add_argument("instance")
+    p.add_argument("--heuristic", required=True)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--samples", type=int, default=100_000, help="Monte-Carlo samples")
+    p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("evaluate", parents=[common],
+                       help="score heuristics against the optimum on the same instance")
+    p.add_argument("instance")
+    p.add_argument("--heuristics", help="comma-separated (default: all)")
+    p.add_argument("--method")
+    p.add_argument("--time-limit", type=float)
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("verify", parents=[common], help="check a solution against an instance")
+    p.add_argument("instance")
+    p.add_argument("solution", help="a solve result or a solution object")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("demo", parents=[common], help="end-to-end demonstration")
+    p.add_argument("--out", default="volsched-demo", help="output folder (default ./volsched-demo)")
+    p.add_argument("--full", action="store_true",
+                   help="also reproduce the checkpoint paper's Figures 1-3 (hours)")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return args.func(args)
+    except InputError as exc:
+        print(f"volsched: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("volsched: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the contract: exit 1 on internal errors
+        if os.environ.get("VOLSCHED_DEBUG"):
+            traceback.print_exc()
+        print(f"volsched: internal error: {type(exc).__name__}: {exc} "
+              "(set VOLSCHED_DEBUG=1 for the traceback)", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""The families the application layer knows, behind one interface.
+
+Each family adapter wires its instance model, its exact ``solve``, its verifier
+and its heuristics together so that the CLI, the demo and the experiment
+engine treat every family alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from volsched.instances.errors import require
+from volsched.instances.io import check_envelope
+
+
+@dataclass(frozen=True)
+class Family:
+    """How the application layer drives one family.
+
+    Attributes
+    ----------
+    name : str
+        The ``family`` field of its instance files.
+    load : callable
+        Parsed instance JSON -> instance model (raises ``InputError``).
+    methods : sequence of str
+        Exact methods of its ``solve``; the first is the default.
+    solve : callable
+        ``solve(instance, method=, time_limit=, seed=) -> SolveResult``.
+    value : callable
+        ``value(instance, solution_dict) -> float``: the verifier's recomputed
+        objective of a solution (raises ``InputError`` if it is infeasible).
+    heuristics : dict
+        Name -> ``heuristic(instance) -> solution_dict``.
+    add_generate_arguments, generate : callable
+        The ``volsched generate <family>`` options and the generator behind them.
+    sense : str
+        ``"min"`` or ``"max"``: how a heuristic's value compares to the optimum.
+    """
+
+    name: str
+    load: Callable[[dict], Any]
+    methods: Sequence[str]
+    solve: Callable[..., Any]
+    value: Callable[[Any, dict], float]
+    heuristics: dict[str, Callable[[Any], dict]]
+    add_generate_arguments: Callable[[argparse.ArgumentParser], None]
+    generate: Callable[[argparse.Namespace], Any]
+    simulate: Callable[..., dict]
+    sense: str = "min"
+
+
+def _registry() -> dict[str, Family]:
+    from . import checkpoint
+
+    return {f.name: f for f in (checkpoint.FAMILY,)}
+
+
+FAMILIES: dict[str, Family] = _registry()
+
+
+def family_of(obj: Any) -> Family:
+    """The family adapter for a parsed instance object."""
+    obj = check_envelope(obj)
+    name = obj["family"]
+    require(name in FAMILIES, "family", f"must be one of {sorted(FAMILIES)}, got {name!r}")
+    return FAMILIES[name]
