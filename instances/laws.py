@@ -171,9 +171,9 @@ class HyperExponential(FailureLaw):
         rates = _vector(self.rates, "rates")
         require(len(probs) >= 1, "probs", "needs at least one phase")
         require(len(rates) == len(probs), "rates", f"has {len(rates)} entries, probs has {len(probs)}")
-        for i, p in enumerate(probs):
+        for i, p in enumerate(probs.tolist()):
             require(0.0 <= p <= 1.0, f"probs[{i}]", f"must be in [0, 1], got {p!r}")
-        for i, r in enumerate(rates):
+        for i, r in enumerate(rates.tolist()):
             require(r > 0.0, f"rates[{i}]", f"must be positive, got {r!r}")
         total = float(probs.sum())
         require(abs(total - 1.0) <= 1e-9, "probs", f"must sum to 1, got {total!r}")
@@ -248,7 +248,7 @@ class Empirical(FailureLaw):
     def __post_init__(self):
         x = _vector(self.samples, "samples")
         require(len(x) >= 2, "samples", f"needs at least 2 observations, got {len(x)}")
-        for i, v in enumerate(x):
+        for i, v in enumerate(x.tolist()):
             require(v > 0, f"samples[{i}]", f"must be positive, got {v!r}")
         x = np.sort(x)
         object.__setattr__(self, "samples", x)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
-class SolveStatus(str, Enum):
+class SolveStatus(StrEnum):
     """How far a method got. ``OPTIMAL`` only with a proof (bound equals objective)."""
 
     OPTIMAL = "optimal"

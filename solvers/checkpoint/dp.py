@@ -24,7 +24,6 @@ column per checkpoint.
 from __future__ import annotations
 
 import numpy as np
-
 from volsched.instances.checkpoint import CheckpointInstance
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
-
 from volsched.instances.checkpoint import CheckpointInstance
 
 SINK = "sink"
@@ -42,10 +41,10 @@ def build_graph(instance: CheckpointInstance) -> nx.DiGraph:
         weight = np.maximum(weight, 0.0)  # the integrand is >= 0; Dijkstra needs no rounding below
         graph.add_weighted_edges_from(
             ((j, int(s)), (int(i), int(ns)), float(w))
-            for s, row_i, row_ns, row_w in zip(sigmas, [targets] * len(sigmas), new_sigma, weight)
-            for i, ns, w in zip(row_i, row_ns, row_w)
+            for s, row_ns, row_w in zip(sigmas, new_sigma, weight, strict=True)
+            for i, ns, w in zip(targets, row_ns, row_w, strict=True)
         )
-        for i, column in zip(targets, new_sigma.T):
+        for i, column in zip(targets, new_sigma.T, strict=True):
             frontier.setdefault(int(i), set()).update(column.tolist())
     graph.add_weighted_edges_from(((n, int(s)), SINK, 0.0) for s in frontier.pop(n, ()))
     return graph
