@@ -188,17 +188,13 @@ class CheckpointInstance:
         time since the start, ``alpha t``, as Expression 1 defines it.
         """
         a = self.check_schedule(a)
-        total = 0.0
-        start, sigma = 0.0, 0
-        tau = self.tau
-        for i in np.flatnonzero(a) + 1:
-            sigma += int(self.c[i - 1])
-            end = float(tau[i] + sigma)
-            prob = float(self.law.sf(start) - self.law.sf(end))
-            mass = float(self.law.partial_expectation(start, end))
-            total += (sigma - self.alpha * start) * prob + self.alpha * mass
-            start = end
-        return total
+        closing = np.flatnonzero(a) + 1
+        sigma = np.cumsum(self.c[closing - 1])
+        end = (self.tau[closing] + sigma).astype(float)
+        start = np.concatenate([[0.0], end[:-1]])
+        prob = self.law.interval_probability(start, end)
+        mass = self.law.partial_expectation(start, end)
+        return math.fsum((sigma - self.alpha * start) * prob + self.alpha * mass)
 
     def to_json(self) -> dict:
         data = {

@@ -12,7 +12,6 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-
 from volsched.instances.checkpoint import CheckpointInstance
 
 

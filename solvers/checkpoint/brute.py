@@ -30,7 +30,7 @@ def solve_brute(instance: CheckpointInstance) -> tuple[np.ndarray, float]:
     start = np.take_along_axis(np.concatenate([np.zeros((len(codes), 1)), end], axis=1), previous,
                                axis=1)
     law, alpha = instance.law, instance.alpha
-    prob = law.sf(start) - law.sf(end)
+    prob = law.interval_probability(start, end)
     cost = (sigma - alpha * start) * prob + alpha * law.partial_expectation(start, end)
     waste = np.where(a, cost, 0.0).sum(axis=1)
     best = int(np.argmin(waste))

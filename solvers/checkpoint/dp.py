@@ -7,18 +7,20 @@ index, so its shortest path is the forward recursion
           \\qquad V(0, 0) = 0,
 
 with ``w`` Expression 3. Writing ``a = tau_j + sigma`` for the interval's start,
-``b = tau_i + c_i + sigma`` for its end, ``S`` the survival function and
-``TE(t) = E[T; T > t]``,
+``b = tau_i + c_i + sigma`` for its end, ``F`` the CDF and
+``H(t) = E[T; T <= t]``,
 
-.. math:: w = (\\sigma + c_i - \\alpha a)(S(a) - S(b)) + \\alpha (TE(a) - TE(b))
-            = U_{j\\sigma} + c_i S(a) - (\\sigma - \\alpha a) S(b) - W_{i\\sigma},
+.. math:: w = (\\sigma + c_i - \\alpha a)(F(b) - F(a)) + \\alpha (H(b) - H(a))
+            = U_{j\\sigma} - c_i F(a) + (\\sigma - \\alpha a) F(b) + W_{i\\sigma},
 
-where ``U = (sigma - alpha a) S(a) + alpha TE(a)`` depends on the predecessor only
-and ``W = c_i S(b) + alpha TE(b)`` on the successor only, so ``W`` leaves the
-minimum over ``j``. Each ``i`` is then one array expression over all
+where ``U = -(sigma - alpha a) F(a) - alpha H(a)`` depends on the predecessor
+only and ``W = c_i F(b) + alpha H(b)`` on the successor only, so ``W`` leaves
+the minimum over ``j``. Each ``i`` is then one array expression over all
 predecessors ``(j, sigma)``; the law is evaluated once, on the union of all
-interval starts and ends. The optimal path is recovered by re-evaluating one
-column per checkpoint.
+interval starts and ends. ``F`` and ``H`` (rather than the survival function
+and tail expectation) keep every term no larger than ``b F(b)``, so a job much
+shorter than the mean time to failure keeps its digits. The optimal path is
+recovered by re-evaluating one column per checkpoint.
 """
 
 from __future__ import annotations
@@ -52,16 +54,16 @@ def solve_dp(instance: CheckpointInstance) -> tuple[np.ndarray, float]:
     start0, end0 = tau[:n], tau[1:] + c
     points = _union_of_ranges(np.concatenate([start0, end0]),
                               np.concatenate([start0 + reach[:n], end0 + reach[:n]]))
-    sf = law.sf(points.astype(float))
-    te = alpha * law.tail_expectation(points.astype(float))
+    cdf = law.cdf(points.astype(float))
+    head = alpha * law.head_expectation(points.astype(float))
     last = len(points) - 1
     at_start = np.minimum(np.searchsorted(points, start0)[:, None] + sigma, last)
     at_end = np.minimum(np.searchsorted(points, end0)[:, None] + sigma, last)
 
-    sf_start, sf_end = sf[at_start], sf[at_end]
+    f_start, f_end = cdf[at_start], cdf[at_end]
     coef = sigma - alpha * (start0[:, None] + sigma)
-    u = coef * sf_start + te[at_start]
-    w = c[:, None] * sf_end + te[at_end]
+    u = -coef * f_start - head[at_start]
+    w = c[:, None] * f_end + head[at_end]
 
     # x[j, sigma] = V(j, sigma) + U[j, sigma]; unreachable states stay infinite.
     x = np.full((n, width), np.inf)
@@ -70,13 +72,13 @@ def solve_dp(instance: CheckpointInstance) -> tuple[np.ndarray, float]:
     for i in range(1, n):
         k, ci = reach[i - 1] + 1, c[i - 1]
         t = buf[:i, :k]
-        np.multiply(coef[:i, :k], sf_end[i - 1, :k], out=t)
-        np.subtract(x[:i, :k], t, out=t)
-        t += ci * sf_start[:i, :k]
+        np.multiply(coef[:i, :k], f_end[i - 1, :k], out=t)
+        np.add(x[:i, :k], t, out=t)
+        t -= ci * f_start[:i, :k]
         best = t.min(axis=0)
-        x[i, ci : ci + k] = best - w[i - 1, :k] + u[i, ci : ci + k]
+        x[i, ci : ci + k] = best + w[i - 1, :k] + u[i, ci : ci + k]
 
-    final = (x + c[-1] * sf_start - coef * sf_end[-1]).min(axis=0) - w[-1]
+    final = (x - c[-1] * f_start + coef * f_end[-1]).min(axis=0) + w[-1]
     s = int(np.argmin(final))
     objective = float(final[s])
 
@@ -84,7 +86,7 @@ def solve_dp(instance: CheckpointInstance) -> tuple[np.ndarray, float]:
     i = n
     while True:
         a[i - 1] = True
-        j = int(np.argmin(x[:i, s] + c[i - 1] * sf_start[:i, s] - coef[:i, s] * sf_end[i - 1, s]))
+        j = int(np.argmin(x[:i, s] - c[i - 1] * f_start[:i, s] + coef[:i, s] * f_end[i - 1, s]))
         if j == 0:
             return a, objective
         i, s = j, s - int(c[j - 1])

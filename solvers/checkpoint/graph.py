@@ -36,7 +36,7 @@ def build_graph(instance: CheckpointInstance) -> nx.DiGraph:
         start = (tau[j] + sigmas)[:, None].astype(float)
         new_sigma = sigmas[:, None] + c[targets - 1][None, :]
         end = (tau[targets][None, :] + new_sigma).astype(float)
-        prob = law.sf(start) - law.sf(end)
+        prob = law.interval_probability(start, end)
         weight = (new_sigma - alpha * start) * prob + alpha * law.partial_expectation(start, end)
         weight = np.maximum(weight, 0.0)  # the integrand is >= 0; Dijkstra needs no rounding below
         graph.add_weighted_edges_from(

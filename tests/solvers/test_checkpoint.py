@@ -1,0 +1,377 @@
+"""Exact checkpoint placement (Section III-C): dp, graph and brute against hand optima,
+each other, an independent enumeration by quadrature, and the verifier."""
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy import integrate
+from volsched.heuristics.checkpoint import POLICIES
+from volsched.instances.checkpoint import CheckpointInstance, generate
+from volsched.instances.errors import InputError
+from volsched.instances.laws import Empirical, Exponential, HyperExponential, LogNormal, Weibull
+from volsched.solvers import SolveStatus, VerificationError
+from volsched.solvers.checkpoint import METHODS, solve, verify
+
+ALL_METHODS = ["dp", "graph", "brute"]
+
+
+def _close(x, y, rel=1e-9):
+    return math.isclose(x, y, rel_tol=rel, abs_tol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Hand-derived optima
+
+
+def _pe_exp(r, x, y):
+    """``int_x^y t r e^{-rt} dt`` for the exponential law."""
+    return (x + 1 / r) * math.exp(-r * x) - (y + 1 / r) * math.exp(-r * y)
+
+
+def _prob_exp(r, x, y):
+    return math.exp(-r * x) - math.exp(-r * y)
+
+
+def _two_slice_wastes(p, c, r, alpha):
+    """Expected waste of a = (0, 1) and a = (1, 1) under an exponential law, by hand.
+
+    (0, 1): one interval (0, B], B = p1 + p2 + c2, overhead c2, lost work alpha t.
+    (1, 1): (0, b1] with overhead c1, then (b1, b2] with overhead c1 + c2 and lost
+    work alpha (t - b1); b1 = p1 + c1, b2 = b1 + p2 + c2.
+    """
+    big = p[0] + p[1] + c[1]
+    only_last = c[1] * _prob_exp(r, 0, big) + alpha * _pe_exp(r, 0, big)
+    b1 = p[0] + c[0]
+    b2 = b1 + p[1] + c[1]
+    both = (c[0] * _prob_exp(r, 0, b1) + alpha * _pe_exp(r, 0, b1)
+            + (c[0] + c[1] - alpha * b1) * _prob_exp(r, b1, b2) + alpha * _pe_exp(r, b1, b2))
+    return only_last, both
+
+
+@pytest.mark.parametrize("method", ALL_METHODS)
+def test_single_slice(method):
+    # The only schedule is a = (1): c F(p + c) + alpha PE(0, p + c).
+    inst = CheckpointInstance(p=[5], c=[2], alpha=0.5, law=Exponential(rate=0.1))
+    e = math.exp(-0.7)
+    res = solve(inst, method)
+    assert res.solution["a"] == [1]
+    assert res.objective == pytest.approx(2 * (1 - e) + 0.5 * (10 - 17 * e), rel=1e-12)
+
+
+@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.parametrize(
+    ("p", "c", "rate", "alpha", "best"),
+    [
+        ([10, 10], [1, 1], 0.1, 1.0, [1, 1]),   # frequent failures, cheap checkpoint
+        ([1, 1], [5, 1], 0.01, 1.0, [0, 1]),    # rare failures, expensive checkpoint
+        ([30, 5], [2, 3], 0.05, 0.6, [1, 1]),
+    ],
+)
+def test_two_slices_by_hand(method, p, c, rate, alpha, best):
+    only_last, both = _two_slice_wastes(p, c, rate, alpha)
+    hand = {(0, 1): only_last, (1, 1): both}
+    assert min(hand, key=hand.get) == tuple(best)  # the hand derivation itself
+    assert abs(only_last - both) > 0.1 * min(only_last, both)  # no near-tie
+    inst = CheckpointInstance(p=p, c=c, alpha=alpha, law=Exponential(rate=rate))
+    res = solve(inst, method)
+    assert res.solution["a"] == best
+    assert res.objective == pytest.approx(hand[tuple(best)], rel=1e-12)
+
+
+@pytest.mark.parametrize("method", ALL_METHODS)
+def test_certain_failure_before_first_checkpoint_prefers_no_checkpoint(method):
+    # Every failure falls in the first slice (t <= 2 < p1 = 3): any early checkpoint is
+    # never reached, the waste is alpha E[T] + (overhead of the first interval); the
+    # first interval's overhead is smallest when only the last slice checkpoints and
+    # c_n is small. By hand: a = (0, 0, 1): c3 + alpha * 1.5 = 1 + 0.75.
+    inst = CheckpointInstance(p=[3, 3, 3], c=[5, 5, 1], alpha=0.5,
+                              law=Empirical(samples=[1.0, 2.0]))
+    res = solve(inst, method)
+    assert res.solution["a"] == [0, 0, 1]
+    assert res.objective == pytest.approx(1.75, rel=1e-14)
+
+
+# ---------------------------------------------------------------------------
+# Independent brute force: enumeration + quadrature of Expression 1
+
+
+def _intervals(p, c, a):
+    out, clock, sigma, start = [], 0, 0, 0
+    for pj, cj, aj in zip(p, c, a, strict=True):
+        clock += pj
+        if aj:
+            clock += cj
+            sigma += cj
+            out.append((start, clock, sigma))
+            start = clock
+    return out
+
+
+def _survival(law):
+    if isinstance(law, Exponential):
+        return lambda t: math.exp(-law.rate * t)
+    if isinstance(law, Weibull):
+        return lambda t: math.exp(-((t / law.scale) ** law.shape))
+    if isinstance(law, LogNormal):
+        return lambda t: (0.5 * math.erfc((math.log(t) - law.mu) / (law.sigma * math.sqrt(2)))
+                          if t > 0 else 1.0)
+    pairs = list(zip(law.probs.tolist(), law.rates.tolist(), strict=True))
+    return lambda t: sum(q * math.exp(-r * t) for q, r in pairs)
+
+
+def _waste_by_quadrature(p, c, alpha, law, a):
+    """``sum over intervals of K (S(s) - S(e)) + alpha int_s^e (S(t) - S(e)) dt``."""
+    sf = _survival(law)
+    total = 0.0
+    for start, end, sigma in _intervals(p, c, a):
+        s_end = sf(end)
+        lost, _ = integrate.quad(lambda t, s_end=s_end: sf(t) - s_end, start, end,
+                                 epsabs=0.0, epsrel=1e-12)
+        total += sigma * (sf(start) - s_end) + alpha * lost
+    return total
+
+
+ORACLE_CASES = [
+    ([7, 3, 12, 5], [2, 6, 1, 3], 0.45, Weibull(shape=1.3, scale=25.0)),
+    ([4, 4, 4, 4, 4], [1, 1, 1, 1, 1], 1.0, Exponential(rate=0.08)),
+    ([20, 2, 9, 15, 6], [4, 9, 2, 1, 7], 0.8, LogNormal(mu=3.0, sigma=0.8)),
+    ([11, 6, 30, 2], [3, 1, 2, 8], 0.3, HyperExponential(probs=[0.7, 0.3], rates=[0.2, 0.01])),
+    ([60, 120, 90], [5, 3, 9], 1.0, Weibull(shape=0.431, scale=100.92)),
+]
+
+
+@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.parametrize("case", ORACLE_CASES, ids=[law.kind for *_, law in ORACLE_CASES])
+def test_optimum_against_independent_enumeration(method, case):
+    p, c, alpha, law = case
+    n = len(p)
+    values = {a: _waste_by_quadrature(p, c, alpha, law, a)
+              for a in (bits + (1,) for bits in itertools.product((0, 1), repeat=n - 1))}
+    best = min(values.values())
+    res = solve(CheckpointInstance(p=p, c=c, alpha=alpha, law=law), method)
+    assert res.objective == pytest.approx(best, rel=1e-9)
+    assert values[tuple(res.solution["a"])] == pytest.approx(best, rel=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# Cross-method agreement on seeded random instances
+
+KINDS = ["exponential", "weibull", "hyperexponential", "lognormal", "empirical"]
+
+
+def random_law(rng, kind, work):
+    """A law whose time scale is comparable to the job's length ``work``."""
+    scale = work * 10 ** rng.uniform(-1.3, 0.7)
+    if kind == "exponential":
+        return Exponential(rate=1.0 / scale)
+    if kind == "weibull":
+        return Weibull(shape=rng.uniform(0.3, 3.0), scale=scale)
+    if kind == "hyperexponential":
+        k = int(rng.integers(1, 4))
+        return HyperExponential(probs=rng.dirichlet(np.ones(k)),
+                                rates=1.0 / (work * 10 ** rng.uniform(-1.5, 1.0, k)))
+    if kind == "lognormal":
+        return LogNormal(mu=math.log(scale), sigma=rng.uniform(0.2, 2.0))
+    # integer observations land on interval ends
+    size = int(rng.integers(2, 40))
+    return Empirical(samples=rng.integers(1, 2 * work, size).astype(float))
+
+
+def random_instance(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 13))
+    p = rng.integers(1, 31, n)
+    c = rng.integers(1, 10, n)
+    alpha = 1.0 if seed % 4 == 0 else float(rng.uniform(0.05, 1.0))
+    law = random_law(rng, KINDS[seed % len(KINDS)], int(p.sum() + c.sum()))
+    return CheckpointInstance(p=p, c=c, alpha=alpha, law=law, name=f"random-{seed}")
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_methods_agree_on_random_instances(seed):
+    inst = random_instance(seed)
+    results = {m: solve(inst, m) for m in ALL_METHODS}
+    oracle = results["brute"].objective
+    for m, res in results.items():
+        assert _close(res.objective, oracle), (m, res.objective, oracle)
+        assert _close(inst.expected_waste(res.solution["a"]), oracle), m
+    for name, policy in POLICIES.items():
+        assert inst.expected_waste(policy(inst)) >= oracle * (1 - 1e-12) - 1e-12, name
+
+
+@pytest.mark.parametrize(("n", "seed"), [(5, 0), (10, 1), (16, 2)])
+def test_methods_agree_on_generated_instances(n, seed):
+    inst = generate(n, seed)
+    values = [solve(inst, m).objective for m in ALL_METHODS]
+    assert _close(values[0], values[2]) and _close(values[1], values[2]), values
+
+
+@pytest.mark.parametrize("method", ALL_METHODS)
+def test_ties_equal_slices(method):
+    # All slices and costs equal: several optimal vectors may exist; the value is unique.
+    inst = CheckpointInstance(p=[5] * 8, c=[2] * 8, alpha=1.0, law=Exponential(rate=0.05))
+    res = solve(inst, method)
+    assert _close(res.objective, solve(inst, "brute").objective)
+    assert _close(inst.expected_waste(res.solution["a"]), res.objective)
+
+
+def test_dp_and_graph_agree_on_a_paper_sized_job():
+    inst = generate(30, 0)
+    dp, graph = solve(inst, "dp"), solve(inst, "graph")
+    assert _close(dp.objective, graph.objective), (dp.objective, graph.objective)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(10))
+def test_dp_and_graph_agree_on_paper_sized_jobs(seed):
+    inst = generate(50, seed)
+    dp, graph = solve(inst, "dp"), solve(inst, "graph")
+    assert _close(dp.objective, graph.objective), (dp.objective, graph.objective)
+
+
+# ---------------------------------------------------------------------------
+# Numerical robustness: a law whose mean dwarfs the job
+
+
+LONG_MTTF = [
+    Exponential(rate=1e-6),
+    Weibull(shape=2.0, scale=1e5),
+    Weibull(shape=0.5, scale=1e6),
+]
+
+
+@pytest.mark.parametrize("method", ["dp", "graph"])
+@pytest.mark.parametrize("law", LONG_MTTF, ids=[law.describe() for law in LONG_MTTF])
+def test_long_mean_time_to_failure(method, law):
+    # A valid instance (the paper's client lifetime as failure law has a mean of ~3e5
+    # minutes): every method must return a verified optimum equal to brute's, not raise.
+    inst = CheckpointInstance(p=[10, 10, 10, 10], c=[1, 2, 1, 3], alpha=0.5, law=law)
+    oracle = solve(inst, "brute").objective
+    res = solve(inst, method)
+    assert _close(res.objective, oracle), (res.objective, oracle)
+
+
+# ---------------------------------------------------------------------------
+# Result contract and verifier
+
+
+@pytest.mark.parametrize("method", ALL_METHODS)
+def test_result_contract(method):
+    inst = random_instance(7)
+    res = solve(inst, method)
+    assert res.status is SolveStatus.OPTIMAL
+    assert res.verified is True
+    assert res.bound == res.objective
+    assert res.gap == 0.0
+    assert res.family == "checkpoint" and res.method == method and res.instance == inst.name
+    a = res.solution["a"]
+    assert len(a) == inst.n and a[-1] == 1 and set(a) <= {0, 1}
+    assert all(type(v) is int for v in a)
+    assert res.solution["checkpoints"] == sum(a)
+    assert res.runtime_s >= 0
+    d = json.loads(json.dumps(res.to_dict(), allow_nan=False))
+    assert d["status"] == "optimal" and d["verified"] is True and d["gap"] == 0.0
+    assert d["objective"] == d["bound"] == res.objective
+
+
+def test_solve_accepts_the_common_interface_arguments():
+    inst = random_instance(3)
+    res = solve(inst, method="dp", time_limit=1.0, seed=0)
+    assert res.status is SolveStatus.OPTIMAL
+    assert set(METHODS) == set(ALL_METHODS)
+
+
+@pytest.mark.parametrize("method", ALL_METHODS)
+def test_verify_accepts_solver_output(method):
+    inst = random_instance(11)
+    res = solve(inst, method)
+    assert verify(inst, res.solution["a"], res.objective) == pytest.approx(res.objective,
+                                                                           rel=1e-12)
+    assert verify(inst, np.asarray(res.solution["a"], dtype=bool)) == pytest.approx(
+        res.objective, rel=1e-12)
+
+
+def test_verify_rejects_a_wrong_claimed_objective():
+    inst = CheckpointInstance(p=[10, 10], c=[1, 1], alpha=1.0, law=Exponential(rate=0.1))
+    only_last, both = _two_slice_wastes([10, 10], [1, 1], 0.1, 1.0)
+    assert verify(inst, [1, 1], both) == pytest.approx(both, rel=1e-12)
+    for claimed in (both * (1 + 1e-6), both * (1 - 1e-6), 0.0, only_last, -both):
+        with pytest.raises(VerificationError):
+            verify(inst, [1, 1], claimed)
+    # claiming the optimum's value for the other (worse) schedule
+    with pytest.raises(VerificationError):
+        verify(inst, [0, 1], both)
+
+
+def test_verify_rejects_invalid_schedules():
+    inst = CheckpointInstance(p=[10, 10], c=[1, 1], alpha=1.0, law=Exponential(rate=0.1))
+    for a in ([1, 0], [1, 1, 1], [2, 1]):
+        with pytest.raises(InputError):
+            verify(inst, a)
+
+
+def test_brute_refuses_more_than_16_slices():
+    inst = CheckpointInstance(p=[1] * 17, c=[1] * 17, alpha=1.0, law=Exponential(rate=0.1))
+    with pytest.raises(InputError) as info:
+        solve(inst, "brute")
+    assert str(info.value).startswith("method:")
+    ok = CheckpointInstance(p=[1] * 16, c=[1] * 16, alpha=1.0, law=Exponential(rate=0.1))
+    assert _close(solve(ok, "brute").objective, solve(ok, "dp").objective)
+
+
+def test_unknown_method():
+    inst = random_instance(1)
+    for method in ("dijkstra", "", None):
+        with pytest.raises(InputError) as info:
+            solve(inst, method)
+        assert str(info.value).startswith("method:")
+
+
+# ---------------------------------------------------------------------------
+# Property: dp = brute, every policy >= optimum
+
+
+@st.composite
+def small_instances(draw):
+    n = draw(st.integers(1, 7))
+    p = draw(st.lists(st.integers(1, 20), min_size=n, max_size=n))
+    c = draw(st.lists(st.integers(1, 6), min_size=n, max_size=n))
+    alpha = draw(st.floats(0.01, 1.0))
+    work = sum(p) + sum(c)
+    scale = work * 10 ** draw(st.floats(-1.0, 1.0))
+    kind = draw(st.sampled_from(KINDS))
+    if kind == "exponential":
+        law = Exponential(rate=1.0 / scale)
+    elif kind == "weibull":
+        law = Weibull(shape=draw(st.floats(0.3, 3.0)), scale=scale)
+    elif kind == "hyperexponential":
+        w = draw(st.floats(0.05, 0.95))
+        law = HyperExponential(probs=[w, 1.0 - w],
+                               rates=[1.0 / scale, 1.0 / (scale * draw(st.floats(0.05, 20.0)))])
+    elif kind == "lognormal":
+        law = LogNormal(mu=math.log(scale), sigma=draw(st.floats(0.2, 2.0)))
+    else:
+        law = Empirical(samples=draw(st.lists(st.floats(0.5, 2.0 * work), min_size=2,
+                                              max_size=30)))
+    return CheckpointInstance(p=p, c=c, alpha=alpha, law=law)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_instances())
+def test_property_dp_equals_brute_and_policies_are_no_better(inst):
+    dp, brute = solve(inst, "dp"), solve(inst, "brute")
+    assert _close(dp.objective, brute.objective), (dp.objective, brute.objective)
+    optimum = brute.objective
+    for name, policy in POLICIES.items():
+        a = policy(inst)
+        inst.check_schedule(a.astype(int).tolist())
+        value = inst.expected_waste(a)
+        if optimum > 0:
+            assert value / optimum >= 1 - 1e-12, name
+        else:
+            assert value >= -1e-12, name
