@@ -371,7 +371,8 @@ def law_from_dict(obj: Any, field_name: str = "law") -> FailureLaw:
     """Build a law from ``{"kind": ..., **params}``; errors name ``<field_name>.<param>``."""
     require(isinstance(obj, dict), field_name, "must be an object with a 'kind'")
     kind = obj.get("kind")
-    require(isinstance(kind, str) and kind in LAWS, f"{field_name}.kind", f"must be one of {sorted(LAWS)}, got {kind!r}")
+    require(isinstance(kind, str) and kind in LAWS, f"{field_name}.kind",
+            f"must be one of {sorted(LAWS)}, got {kind!r}")
     cls = LAWS[kind]
     expected = {f.name for f in fields(cls) if f.init}
     given = set(obj) - {"kind"}
