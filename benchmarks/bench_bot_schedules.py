@@ -14,8 +14,9 @@ import argparse
 import os
 import time
 
-from volsched.checkpoint_bot import optimal_schedules
 from volsched.instances.bot import generate_bot
+
+from volsched.checkpoint_bot import optimal_schedules
 
 
 def main() -> None:
