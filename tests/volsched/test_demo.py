@@ -1,0 +1,31 @@
+"""``volsched demo`` end to end: one JSON object, every artefact written, ratios sound."""
+
+import json
+
+from volsched.cli import main
+from volsched.instances.checkpoint import CheckpointInstance
+from volsched.instances.io import read_json
+
+
+def test_demo_writes_instances_results_and_plots(capsys, tmp_path):
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    files = set(summary["files"])
+    assert {"results.json", "checkpoint-ratios.png", "bot/table.md", "bot/rows.json"} <= files
+    assert any(f.startswith("bot/figure-") and f.endswith(".png") for f in files)
+    for name in files:
+        assert (out / name).stat().st_size > 0
+    assert (out / "checkpoint-ratios.png").read_bytes()[:4] == b"\x89PNG"
+
+    results = read_json(out / "results.json")["checkpoint"]
+    for report in results["reports"]:
+        instance = CheckpointInstance.from_json(read_json(out / "instances" / f"{report['instance']}.json"))
+        assert instance.expected_waste(report["optimal_solution"]["a"]) == report["optimum"]
+        for policy in report["policies"].values():
+            assert policy["ratio"] >= 1.0
+            assert instance.expected_waste(policy["solution"]["a"]) >= report["optimum"] * (1 - 1e-9)
+    spread = max(results["agreement"].values()) - min(results["agreement"].values())
+    assert spread <= 1e-9 * max(results["agreement"].values())
+    assert {row["policy"] for row in results["bot"]} == {"optimal", "periodic", "none"}
+    assert all(row["stop"] == "complete" for row in results["bot"])
