@@ -35,7 +35,7 @@ from .checkpoint import (
     slice_quanta,
 )
 from .errors import InputError, require
-from .io import check_envelope, envelope
+from .io import envelope, unwrap
 from .laws import FailureLaw, law_from_dict
 
 FAMILY = "checkpoint-bot"
@@ -259,13 +259,7 @@ class BotInstance:
 
     @classmethod
     def from_json(cls, obj: Any) -> BotInstance:
-        obj = check_envelope(obj)
-        require(obj["family"] == FAMILY, "family", f"must be {FAMILY!r}, got {obj['family']!r}")
-        data = obj["data"]
-        for key in _DATA_KEYS:
-            require(key in data, f"data.{key}", "missing")
-        for key in sorted(set(data) - set(_DATA_KEYS)):
-            raise InputError(f"data.{key}: unknown field")
+        data = unwrap(obj, FAMILY, _DATA_KEYS)
         laws = {name: law_from_dict(data[name], name) for name in _LAW_FIELDS}
         return cls(
             speeds=data["speeds"],

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, require
-from .io import check_envelope, envelope
+from .errors import require
+from .io import envelope, unwrap
 from .laws import (
     Empirical,
     Exponential,
@@ -207,13 +207,7 @@ class CheckpointInstance:
 
     @classmethod
     def from_json(cls, obj: Any) -> CheckpointInstance:
-        obj = check_envelope(obj)
-        require(obj["family"] == FAMILY, "family", f"must be {FAMILY!r}, got {obj['family']!r}")
-        data = obj["data"]
-        for key in ("p", "c", "alpha", "law"):
-            require(key in data, f"data.{key}", "missing")
-        for key in sorted(set(data) - {"p", "c", "alpha", "law"}):
-            raise InputError(f"data.{key}: unknown field")
+        data = unwrap(obj, FAMILY, ("p", "c", "alpha", "law"))
         return cls(
             p=data["p"],
             c=data["c"],

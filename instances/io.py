@@ -43,6 +43,18 @@ def check_envelope(obj: Any) -> dict:
     return obj
 
 
+def unwrap(obj: Any, family: str, keys: tuple[str, ...]) -> dict:
+    """Check the envelope of a ``family`` instance and that ``data`` has exactly ``keys``."""
+    obj = check_envelope(obj)
+    require(obj["family"] == family, "family", f"must be {family!r}, got {obj['family']!r}")
+    data = obj["data"]
+    for key in keys:
+        require(key in data, f"data.{key}", "missing")
+    for key in sorted(set(data) - set(keys)):
+        raise InputError(f"data.{key}: unknown field")
+    return data
+
+
 def read_json(path: str | os.PathLike) -> Any:
     """Read a JSON file, turning I/O and syntax problems into :class:`InputError`."""
     path = Path(path)
