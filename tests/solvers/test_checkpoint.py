@@ -375,3 +375,13 @@ def test_property_dp_equals_brute_and_policies_are_no_better(inst):
             assert value / optimum >= 1 - 1e-12, name
         else:
             assert value >= -1e-12, name
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_instances())
+def test_property_json_round_trip_keeps_the_optimum(inst):
+    again = CheckpointInstance.from_json(json.loads(json.dumps(inst.to_json())))
+    assert again.to_json() == inst.to_json()
+    first, second = solve(inst, "dp"), solve(again, "dp")
+    assert first.objective == second.objective and first.solution == second.solution
+    assert first.verified and verify(again, first.solution["a"], first.objective) == first.objective
