@@ -23,6 +23,7 @@ import pstats
 import time
 
 import numpy as np
+
 from volsched.heuristics.checkpoint.bot import policy_schedules, simulate_bot
 from volsched.heuristics.checkpoint.policies import POLICIES
 from volsched.instances.bot import generate_bot

@@ -14,9 +14,8 @@ import argparse
 import os
 import time
 
-from volsched.instances.bot import generate_bot
-
 from volsched.checkpoint_bot import optimal_schedules
+from volsched.instances.bot import generate_bot
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ import statistics
 import time
 
 import numpy as np
+
 from volsched.instances.checkpoint import generate
 from volsched.solvers.checkpoint.dp import solve_dp
 from volsched.solvers.checkpoint.graph import solve_graph

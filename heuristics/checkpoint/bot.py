@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from tqdm import tqdm
+
 from volsched.instances.bot import BotInstance
 from volsched.instances.checkpoint import CheckpointInstance, checkpoint_quanta, slice_quanta
 from volsched.instances.errors import require

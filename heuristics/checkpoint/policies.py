@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+
 from volsched.instances.checkpoint import CheckpointInstance
 
 

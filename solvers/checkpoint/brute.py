@@ -7,6 +7,7 @@ the interval decomposition of Expression 1 rather than from the DAG.
 from __future__ import annotations
 
 import numpy as np
+
 from volsched.instances.checkpoint import CheckpointInstance
 from volsched.instances.errors import require
 

@@ -26,6 +26,7 @@ recovered by re-evaluating one column per checkpoint.
 from __future__ import annotations
 
 import numpy as np
+
 from volsched.instances.checkpoint import CheckpointInstance
 
 

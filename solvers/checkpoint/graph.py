@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
+
 from volsched.instances.checkpoint import CheckpointInstance
 
 SINK = "sink"

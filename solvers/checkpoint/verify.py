@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from volsched.instances.checkpoint import CheckpointInstance
 
 from ..result import VerificationError

@@ -7,6 +7,7 @@ here) and constant periods (an empirical law with one repeated value).
 
 import numpy as np
 import pytest
+
 from volsched.heuristics.checkpoint.bot import policy_schedules, simulate_bot
 from volsched.heuristics.checkpoint.policies import POLICIES
 from volsched.instances import InputError

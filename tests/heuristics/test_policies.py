@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+
 from volsched.heuristics.checkpoint import POLICIES, daly_period, periodic_schedule, young_period
 from volsched.instances.checkpoint import CheckpointInstance, generate
 from volsched.instances.laws import Empirical, Exponential, LogNormal, Weibull

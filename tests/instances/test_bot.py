@@ -5,6 +5,7 @@ import json
 
 import numpy as np
 import pytest
+
 from volsched.instances import InputError, read_json, write_json
 from volsched.instances.bot import BotInstance, generate_bot
 from volsched.instances.checkpoint import (

@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 from scipy import integrate
+
 from volsched.instances.checkpoint import CheckpointInstance, generate
 from volsched.instances.errors import InputError
 from volsched.instances.laws import Empirical, Exponential, HyperExponential, LogNormal, Weibull

@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 from scipy import integrate, special, stats
+
 from volsched.instances.errors import InputError
 from volsched.instances.laws import (
     LAWS,

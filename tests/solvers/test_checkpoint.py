@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import integrate
+
 from volsched.heuristics.checkpoint import POLICIES
 from volsched.instances.checkpoint import CheckpointInstance, generate
 from volsched.instances.errors import InputError

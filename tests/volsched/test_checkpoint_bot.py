@@ -2,10 +2,6 @@
 
 import numpy as np
 import pytest
-from volsched.heuristics.checkpoint.policies import daly
-from volsched.instances.bot import generate_bot
-from volsched.instances.errors import InputError
-from volsched.solvers.checkpoint.brute import solve_brute
 
 from volsched.checkpoint_bot import (
     BOT_POLICIES,
@@ -15,6 +11,10 @@ from volsched.checkpoint_bot import (
     run_bot,
     schedules_for,
 )
+from volsched.heuristics.checkpoint.policies import daly
+from volsched.instances.bot import generate_bot
+from volsched.instances.errors import InputError
+from volsched.solvers.checkpoint.brute import solve_brute
 
 
 @pytest.fixture(scope="module")

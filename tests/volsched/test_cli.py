@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from volsched.cli import main
 from volsched.instances.checkpoint import CheckpointInstance
 from volsched.instances.io import read_json
 from volsched.solvers.checkpoint.brute import solve_brute
-
-from volsched.cli import main
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 BROKEN = DATA / "broken" / "checkpoint"

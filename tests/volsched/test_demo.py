@@ -2,10 +2,9 @@
 
 import json
 
+from volsched.cli import main
 from volsched.instances.checkpoint import CheckpointInstance
 from volsched.instances.io import read_json
-
-from volsched.cli import main
 
 
 def test_demo_writes_instances_results_and_plots(capsys, tmp_path):
