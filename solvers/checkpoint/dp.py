@@ -1,7 +1,8 @@
 """Vectorised dynamic program over the checkpoint DAG (Section III-C).
 
 Same states, edges and costs as :mod:`.graph`. The DAG is acyclic in the slice
-index, so its shortest path is the forward recursion
+index, so its shortest path is found by relaxing the edges out of the states
+of slice ``j = 0, 1, ..., n - 1`` in order:
 
 .. math:: V(i, \\sigma + c_i) = \\min_{j < i} V(j, \\sigma) + w(j, \\sigma, i),
           \\qquad V(0, 0) = 0,
@@ -15,12 +16,13 @@ with ``w`` Expression 3. Writing ``a = tau_j + sigma`` for the interval's start,
 
 where ``U = -(sigma - alpha a) F(a) - alpha H(a)`` depends on the predecessor
 only and ``W = c_i F(b) + alpha H(b)`` on the successor only, so ``W`` leaves
-the minimum over ``j``. Each ``i`` is then one array expression over all
-predecessors ``(j, sigma)``; the law is evaluated once, on the union of all
-interval starts and ends. ``F`` and ``H`` (rather than the survival function
-and tail expectation) keep every term no larger than ``b F(b)``, so a job much
-shorter than the mean time to failure keeps its digits. The optimal path is
-recovered by re-evaluating one column per checkpoint.
+the minimum over ``j``. Relaxing state row ``j`` is one array expression over
+its reachable ``sigma <= sum_{h <= j} c_h`` and every successor ``i > j``; the
+law is evaluated once, on the union of all interval starts and ends. ``F`` and
+``H`` (rather than the survival function and the tail expectation) keep every
+term no larger than ``b F(b)``, so a job much shorter than the mean time to
+failure keeps its digits. The path is recovered by re-evaluating, for each
+checkpoint on it, the one column of candidates that produced it.
 """
 
 from __future__ import annotations
@@ -66,28 +68,29 @@ def solve_dp(instance: CheckpointInstance) -> tuple[np.ndarray, float]:
     u = -coef * f_start - head[at_start]
     w = c[:, None] * f_end + head[at_end]
 
-    # x[j, sigma] = V(j, sigma) + U[j, sigma]; unreachable states stay infinite.
+    # best[i - 1, s]: the shortest path into (i, s + c_i), with s the predecessor's sigma;
+    # x[j, s] = V(j, s) + U[j, s]. Unreachable states stay infinite.
+    best = np.full((n, width), np.inf)
     x = np.full((n, width), np.inf)
     x[0, 0] = u[0, 0]
-    buf = np.empty((n, width))
-    for i in range(1, n):
-        k, ci = reach[i - 1] + 1, c[i - 1]
-        t = buf[:i, :k]
-        np.multiply(coef[:i, :k], f_end[i - 1, :k], out=t)
-        np.add(x[:i, :k], t, out=t)
-        t -= ci * f_start[:i, :k]
-        best = t.min(axis=0)
-        x[i, ci : ci + k] = best + w[i - 1, :k] + u[i, ci : ci + k]
+    for j in range(n):
+        r = reach[j] + 1
+        if j:
+            cj = c[j - 1]
+            x[j, cj:r] = best[j - 1, : r - cj] + w[j - 1, : r - cj] + u[j, cj:r]
+        t = f_end[j:, :r] * coef[j, :r]
+        t -= np.multiply.outer(c[j:], f_start[j, :r])
+        t += x[j, :r]
+        np.minimum(best[j:, :r], t, out=best[j:, :r])
 
-    final = (x - c[-1] * f_start + coef * f_end[-1]).min(axis=0) + w[-1]
+    final = best[n - 1] + w[n - 1]
     s = int(np.argmin(final))
     objective = float(final[s])
-
     a = np.zeros(n, dtype=bool)
     i = n
     while True:
         a[i - 1] = True
-        j = int(np.argmin(x[:i, s] - c[i - 1] * f_start[:i, s] + coef[:i, s] * f_end[i - 1, s]))
+        j = int(np.argmin(f_end[i - 1, s] * coef[:i, s] - c[i - 1] * f_start[:i, s] + x[:i, s]))
         if j == 0:
             return a, objective
         i, s = j, s - int(c[j - 1])
