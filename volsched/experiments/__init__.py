@@ -1,0 +1,1 @@
+"""Experiment engine: sweeps of (instance, method) tasks, a results store, reports."""

@@ -1,0 +1,210 @@
+"""The results store: one SQLite file (WAL), written by the sweep driver only.
+
+Two tables. ``planned`` holds every task a sweep asked for (so ``pending`` is
+known), ``results`` one row per *finished* task. Each task's row is inserted in
+one transaction keyed by the task key (``PRIMARY KEY``), so a process killed at
+any moment leaves either the whole row or none, and never two.
+
+A finished exact task also fills ``optimum`` / ``optimum_bound`` and the ratio
+columns of the heuristic rows of the same instance, and a heuristic row looks
+its instance's exact row up when it is written; both happen inside the same
+transaction as the insert.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from volsched.instances.errors import InputError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS planned (
+    key TEXT PRIMARY KEY,
+    sweep TEXT NOT NULL,
+    family TEXT NOT NULL,
+    instance_key TEXT NOT NULL,
+    params TEXT NOT NULL,          -- generator parameters, JSON, including the seed
+    method TEXT NOT NULL,
+    kind TEXT NOT NULL,            -- 'exact' or 'heuristic'
+    method_params TEXT NOT NULL,   -- JSON, e.g. {"time_limit": 60}
+    sense TEXT NOT NULL            -- 'min' or 'max'
+);
+CREATE TABLE IF NOT EXISTS results (
+    key TEXT PRIMARY KEY REFERENCES planned(key),
+    sweep TEXT NOT NULL,
+    family TEXT NOT NULL,
+    instance_key TEXT NOT NULL,
+    instance TEXT,                 -- the instance's name
+    params TEXT NOT NULL,
+    method TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    method_params TEXT NOT NULL,
+    sense TEXT NOT NULL,
+    status TEXT NOT NULL,          -- optimal/feasible/infeasible/unknown (exact), ok (heuristic),
+                                   -- timeout, error
+    objective REAL,                -- exact: incumbent; heuristic: its value
+    bound REAL,                    -- exact: best proven bound
+    runtime_s REAL,
+    optimum REAL,                  -- the instance's best known (exact incumbent) value
+    optimum_bound REAL,            -- ... and its proven bound
+    optimum_proven INTEGER,        -- 1 when the exact method proved optimality
+    ratio REAL,                    -- heuristic / optimum when proven, else NULL
+    ratio_lo REAL,                 -- interval when not proven: [value/incumbent, value/bound]
+    ratio_hi REAL,
+    error TEXT,
+    versions TEXT NOT NULL,        -- JSON
+    host TEXT NOT NULL,
+    timestamp TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS results_instance ON results(instance_key);
+"""
+
+RESULT_COLUMNS = (
+    "key", "sweep", "family", "instance_key", "instance", "params", "method", "kind",
+    "method_params", "sense", "status", "objective", "bound", "runtime_s", "error",
+    "versions", "host", "timestamp",
+)
+PROVEN = "optimal"
+
+
+def ratio_interval(value: float | None, optimum: float | None, bound: float | None,
+                   proven: bool, sense: str) -> tuple[float | None, float | None, float | None]:
+    """``(ratio, ratio_lo, ratio_hi)`` of a heuristic value against its instance's exact row.
+
+    Minimisation: ``value / optimum`` when proven; otherwise the true optimum lies
+    in ``[bound, incumbent]`` and the ratio in ``[value / incumbent, value / bound]``.
+    Maximisation uses ``optimum / value`` and the mirrored interval. ``None``
+    where a quotient is undefined (a zero or missing denominator).
+    """
+
+    def q(a, b):
+        return None if a is None or b is None or b <= 0 else a / b
+
+    if value is None or optimum is None:
+        return None, None, None
+    if sense == "min":
+        lo, hi = q(value, optimum), q(value, bound if bound is not None and bound > 0 else None)
+    else:
+        lo, hi = q(optimum, value), q(bound, value)
+    if proven:
+        r = None if lo is None else max(1.0, lo)
+        return r, r, r
+    return None, lo, hi
+
+
+class Store:
+    """A results store at ``path`` (created on first use)."""
+
+    def __init__(self, path: str | Path, create: bool = True):
+        self.path = Path(path)
+        if not create and not self.path.exists():
+            raise InputError(f"{self.path}: no such store")
+        if self.path.is_dir():
+            raise InputError(f"{self.path}: is a directory, not a store file")
+        try:
+            self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"{self.path}: not a volsched store ({exc})") from None
+        self.db.row_factory = sqlite3.Row
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def plan(self, tasks: Iterable[dict]) -> None:
+        """Record planned tasks (idempotent)."""
+        rows = [(t["key"], t["sweep"], t["family"], t["instance_key"], json.dumps(t["params"], sort_keys=True),
+                 t["method"], t["kind"], json.dumps(t["method_params"], sort_keys=True), t["sense"])
+                for t in tasks]
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.executemany("INSERT OR IGNORE INTO planned VALUES (?,?,?,?,?,?,?,?,?)", rows)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def finished_keys(self) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT key FROM results")}
+
+    def write(self, row: dict) -> bool:
+        """Insert one finished task's row and link it with its instance's other rows.
+
+        Returns ``False`` (and changes nothing) if the key is already stored.
+        """
+        values = [row.get(c) for c in RESULT_COLUMNS]
+        for c in ("params", "method_params", "versions"):
+            values[RESULT_COLUMNS.index(c)] = json.dumps(row[c], sort_keys=True)
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            cur = db.execute(
+                f"INSERT OR IGNORE INTO results ({','.join(RESULT_COLUMNS)}) "
+                f"VALUES ({','.join('?' * len(RESULT_COLUMNS))})", values)
+            if cur.rowcount == 0:
+                db.execute("ROLLBACK")
+                return False
+            if row["kind"] == "exact":
+                self._link_exact(row)
+            else:
+                self._link_heuristic(row)
+            db.execute("COMMIT")
+            return True
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def _exact_row(self, instance_key: str):
+        return self.db.execute(
+            "SELECT objective, bound, status FROM results WHERE instance_key=? AND kind='exact' "
+            "AND status NOT IN ('error') ORDER BY (status='optimal') DESC LIMIT 1",
+            (instance_key,)).fetchone()
+
+    def _set_ratio(self, key: str, value, sense: str, exact) -> None:
+        optimum, bound, status = (exact["objective"], exact["bound"], exact["status"]) if exact else (None,) * 3
+        proven = status == PROVEN
+        r, lo, hi = ratio_interval(value, optimum, bound, proven, sense)
+        self.db.execute(
+            "UPDATE results SET optimum=?, optimum_bound=?, optimum_proven=?, ratio=?, ratio_lo=?, "
+            "ratio_hi=? WHERE key=?", (optimum, bound, int(proven) if exact else None, r, lo, hi, key))
+
+    def _link_exact(self, row: dict) -> None:
+        exact = self._exact_row(row["instance_key"])
+        self._set_ratio(row["key"], None, row["sense"], exact)
+        for h in self.db.execute("SELECT key, objective, sense FROM results WHERE instance_key=? "
+                                 "AND kind='heuristic'", (row["instance_key"],)).fetchall():
+            self._set_ratio(h["key"], h["objective"], h["sense"], exact)
+
+    def _link_heuristic(self, row: dict) -> None:
+        if row["status"] == "ok":
+            self._set_ratio(row["key"], row["objective"], row["sense"], self._exact_row(row["instance_key"]))
+
+    def rows(self) -> list[dict]:
+        """Every finished row, JSON columns decoded, in key order."""
+        out = []
+        for r in self.db.execute("SELECT * FROM results ORDER BY key"):
+            d = dict(r)
+            for c in ("params", "method_params", "versions"):
+                d[c] = json.loads(d[c])
+            out.append(d)
+        return out
+
+    def planned(self) -> list[dict]:
+        out = []
+        for r in self.db.execute("SELECT * FROM planned ORDER BY key"):
+            d = dict(r)
+            d["params"], d["method_params"] = json.loads(d["params"]), json.loads(d["method_params"])
+            out.append(d)
+        return out
