@@ -149,6 +149,43 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from .experiments.config import parse_config, read_config
+    from .experiments.presets import preset
+    from .experiments.runner import run_sweep
+
+    require((args.config is None) != (args.preset is None), "sweep",
+            "give either a CONFIG file or --preset NAME")
+    sweeps = read_config(args.config) if args.config else parse_config({"sweep": preset(args.preset)},
+                                                                        f"preset {args.preset}")
+    summary = run_sweep(sweeps, args.store, workers=args.workers, dask_scheduler=args.dask_scheduler,
+                        quiet=args.quiet or args.json)
+    emit(args, summary,
+         f"{summary['store']}: {summary['done']}/{summary['tasks']} tasks done "
+         f"({summary['new']} new, {summary['skipped']} already stored, {summary['failed']} failed), "
+         f"{summary['pending']} pending, {summary['elapsed_s']:.1f} s"
+         + ("; interrupted: run the same command again to resume" if summary["interrupted"] else ""))
+    return 130 if summary["interrupted"] else 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .experiments.figures import write_plots
+    from .experiments.report import summarize, to_markdown, write_csv
+    from .experiments.store import Store
+
+    with Store(args.store, create=False) as store:
+        summary = summarize(store, reference=args.reference)
+        written = []
+        if args.csv:
+            written += [str(p) for p in write_csv(summary, Path(args.csv))]
+        if args.plot:
+            written += [str(p) for p in write_plots(store, Path(args.plot), param=args.param,
+                                                    reference=args.reference)]
+    text = to_markdown(summary) + ("\n\nwrote " + ", ".join(written) if written else "")
+    emit(args, {**summary, "written": written}, text)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -193,6 +230,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("instance")
     p.add_argument("solution", help="a solve result or a solution object")
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("sweep", parents=[common], help="run a resumable sweep of (instance, method) tasks")
+    p.add_argument("config", nargs="?", help="a TOML sweep file")
+    p.add_argument("--preset", help="a named sweep instead of a file (e.g. smoke)")
+    p.add_argument("--store", required=True, help="SQLite results store (created if missing)")
+    p.add_argument("--workers", type=int, default=-1, help="local worker processes (default: all cores)")
+    p.add_argument("--dask-scheduler", metavar="ADDRESS", help="run on a Dask cluster, e.g. tcp://host:8786")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("report", parents=[common], help="tables and plots of a results store")
+    p.add_argument("store")
+    p.add_argument("--csv", metavar="DIR", help="also write CSV tables here")
+    p.add_argument("--plot", metavar="DIR", help="also write PNG plots here")
+    p.add_argument("--reference", help="reference heuristic of the relative metrics")
+    p.add_argument("--param", help="generator parameter for the metric-vs-parameter plot")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("demo", parents=[common], help="end-to-end demonstration")
     p.add_argument("--out", default="volsched-demo", help="output folder (default ./volsched-demo)")

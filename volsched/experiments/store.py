@@ -17,7 +17,6 @@ import json
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from volsched.instances.errors import InputError
 

@@ -17,6 +17,18 @@ from volsched.instances.io import check_envelope
 
 
 @dataclass(frozen=True)
+class Param:
+    """A generator parameter a sweep grid may vary.
+
+    ``check(value, key)`` returns the value normalised or raises ``InputError``
+    naming ``key``; ``is_list`` marks parameters whose single value is a list.
+    """
+
+    check: Callable[[Any, str], Any]
+    is_list: bool = False
+
+
+@dataclass(frozen=True)
 class Family:
     """How the application layer drives one family.
 
@@ -37,6 +49,14 @@ class Family:
         Name -> ``heuristic(instance) -> solution_dict``.
     add_generate_arguments, generate : callable
         The ``volsched generate <family>`` options and the generator behind them.
+    generator_params : dict
+        Name -> :class:`Param`: what a sweep grid may set.
+    generate_from : callable
+        ``generate_from(params) -> instance`` from grid parameters plus ``seed``;
+        the same parameters give the same instance, so a stored row can be re-derived.
+    presets : dict
+        Name -> list of sweep tables (see :mod:`volsched.experiments.config`);
+        each family registers ``<paper>`` and ``<paper>-smoke``.
     sense : str
         ``"min"`` or ``"max"``: how a heuristic's value compares to the optimum.
     """
@@ -50,6 +70,9 @@ class Family:
     add_generate_arguments: Callable[[argparse.ArgumentParser], None]
     generate: Callable[[argparse.Namespace], Any]
     simulate: Callable[..., dict]
+    generator_params: dict[str, Param]
+    generate_from: Callable[[dict], Any]
+    presets: dict[str, list[dict]]
     sense: str = "min"
 
 

@@ -11,7 +11,7 @@ from volsched.instances import checkpoint as model
 from volsched.instances.errors import require
 from volsched.solvers import checkpoint as exact
 
-from . import Family
+from . import Family, Param
 
 
 def _value(instance: model.CheckpointInstance, solution: dict) -> float:
@@ -72,6 +72,52 @@ def simulate(instance: model.CheckpointInstance, heuristic: str, seed: int,
     }
 
 
+def _integer(value, key: str) -> int:
+    ok = isinstance(value, int) and not isinstance(value, bool)
+    require(ok and value >= 1, key, f"must be a positive integer, got {value!r}")
+    return value
+
+
+def _number(value, key: str) -> float:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    require(ok, key, f"must be a number, got {value!r}")
+    return float(value)
+
+
+def _law(value, key: str) -> str:
+    require(value in model.LAW_CHOICES, key, f"must be one of {list(model.LAW_CHOICES)}, got {value!r}")
+    return value
+
+
+def _pair(value, key: str) -> list[float]:
+    ok = isinstance(value, list) and len(value) == 2
+    require(ok, key, f"must be a [low, high] pair of hours, got {value!r}")
+    return [_number(v, f"{key}[{i}]") for i, v in enumerate(value)]
+
+
+def _generate_from(params: dict) -> model.CheckpointInstance:
+    return model.generate(params.get("slices", 20), params["seed"], alpha=params.get("alpha", 1.0),
+                          law=params.get("law", "weibull"),
+                          slice_hours=tuple(params.get("slice_hours", model.SLICE_HOURS_ON_MEAN_CLIENT)))
+
+
+#: Section IV-A's single-job question on a grid: every law (the paper's Weibull and
+#: four with its mean), the paper's 1-5 h slices and short 3-30 min ones.
+PRESETS = {
+    "bouguerra2011": [{
+        "name": "bouguerra2011", "family": model.FAMILY, "seeds": 10,
+        "grid": {"slices": [10, 25, 50], "law": list(model.LAW_CHOICES),
+                 "slice_hours": [[1.0, 5.0], [0.05, 0.5]]},
+        "exact": {"method": "dp"},
+    }],
+    "bouguerra2011-smoke": [{
+        "name": "bouguerra2011-smoke", "family": model.FAMILY, "seeds": 2,
+        "grid": {"slices": [8, 16], "law": ["weibull", "exponential"], "slice_hours": [[0.05, 0.5]]},
+        "exact": {"method": "dp"},
+    }],
+}
+
+
 FAMILY = Family(
     name=model.FAMILY,
     load=model.CheckpointInstance.from_json,
@@ -82,4 +128,8 @@ FAMILY = Family(
     add_generate_arguments=_add_generate_arguments,
     generate=_generate,
     simulate=simulate,
+    generator_params={"slices": Param(_integer), "alpha": Param(_number), "law": Param(_law),
+                      "slice_hours": Param(_pair, is_list=True)},
+    generate_from=_generate_from,
+    presets=PRESETS,
 )

@@ -1,0 +1,151 @@
+"""Sweep configurations: TOML files and presets, validated, expanded into tasks.
+
+A sweep names a family, a grid of generator parameters (lists expand to their
+Cartesian product), replicate seeds, the exact method with its time limit and
+the heuristics::
+
+    name = "my-sweep"
+    family = "checkpoint"
+    seeds = [0, 1, 2]             # or a count: seeds = 3 means 0, 1, 2
+    heuristics = ["none", "daly"] # default: all of the family's
+    [exact]
+    method = "dp"                 # default: the family's first
+    time_limit = 60               # seconds, optional
+    [grid]
+    slices = [10, 20]
+    law = ["weibull", "exponential"]
+
+Several sweeps go in one file as ``[[sweep]]`` tables. Every problem is an
+``InputError`` naming the key (exit 2 on the command line).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from volsched.instances.errors import InputError, require
+
+from ..families import FAMILIES, Family
+
+SWEEP_KEYS = {"name", "family", "seeds", "heuristics", "exact", "grid"}
+EXACT_KEYS = {"method", "time_limit"}
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """One validated sweep."""
+
+    name: str
+    family: Family
+    grid: dict[str, list]
+    seeds: tuple[int, ...]
+    method: str
+    time_limit: float | None
+    heuristics: tuple[str, ...]
+
+    def instances(self) -> list[dict]:
+        """Generator parameters (with ``seed``) of every instance, grid order then seed."""
+        names = sorted(self.grid)
+        return [{**dict(zip(names, values, strict=True)), "seed": seed}
+                for values in itertools.product(*(self.grid[n] for n in names))
+                for seed in self.seeds]
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def parse_sweep(obj: Any, where: str = "config") -> Sweep:
+    """Validate one sweep table; ``where`` prefixes the key names in errors."""
+    require(isinstance(obj, dict), where, "must be a table")
+    for key in sorted(set(obj) - SWEEP_KEYS):
+        raise InputError(f"{where}.{key}: unknown key (allowed: {', '.join(sorted(SWEEP_KEYS))})")
+    require("family" in obj, f"{where}.family", "missing")
+    fam = obj["family"]
+    require(isinstance(fam, str) and fam in FAMILIES, f"{where}.family",
+            f"must be one of {sorted(FAMILIES)}, got {fam!r}")
+    family = FAMILIES[fam]
+
+    seeds = obj.get("seeds", 1)
+    if _is_int(seeds):
+        require(seeds >= 1, f"{where}.seeds", f"must be a positive count or a list, got {seeds}")
+        seeds = list(range(seeds))
+    require(isinstance(seeds, list) and seeds, f"{where}.seeds", "must be a non-empty list of integers")
+    for i, s in enumerate(seeds):
+        require(_is_int(s) and s >= 0, f"{where}.seeds[{i}]", f"must be a non-negative integer, got {s!r}")
+    require(len(set(seeds)) == len(seeds), f"{where}.seeds", "has duplicates")
+
+    grid = obj.get("grid", {})
+    require(isinstance(grid, dict), f"{where}.grid", "must be a table")
+    values: dict[str, list] = {}
+    for name, spec in grid.items():
+        key = f"{where}.grid.{name}"
+        require(name in family.generator_params, key,
+                f"unknown parameter for {fam} (allowed: {', '.join(sorted(family.generator_params))})")
+        param = family.generator_params[name]
+        require(not (isinstance(spec, list) and not spec), key,
+                "is an empty list: the grid would have no instance")
+        listed = isinstance(spec, list) and (not param.is_list or all(isinstance(v, list) for v in spec))
+        spec = spec if listed else [spec]
+        values[name] = [param.check(v, f"{key}[{i}]") for i, v in enumerate(spec)]
+
+    exact = obj.get("exact", {})
+    require(isinstance(exact, dict), f"{where}.exact", "must be a table")
+    for key in sorted(set(exact) - EXACT_KEYS):
+        raise InputError(f"{where}.exact.{key}: unknown key (allowed: method, time_limit)")
+    method = exact.get("method", family.methods[0])
+    require(method in family.methods, f"{where}.exact.method",
+            f"must be one of {list(family.methods)}, got {method!r}")
+    limit = exact.get("time_limit")
+    if limit is not None:
+        ok = isinstance(limit, (int, float)) and not isinstance(limit, bool)
+        require(ok and math.isfinite(limit) and limit > 0, f"{where}.exact.time_limit",
+                f"must be a positive number of seconds, got {limit!r}")
+        limit = float(limit)
+
+    heuristics = obj.get("heuristics", sorted(family.heuristics))
+    require(isinstance(heuristics, list), f"{where}.heuristics", "must be a list of names")
+    for i, h in enumerate(heuristics):
+        require(isinstance(h, str) and h in family.heuristics, f"{where}.heuristics[{i}]",
+                f"must be one of {sorted(family.heuristics)}, got {h!r}")
+
+    name = obj.get("name", fam)
+    require(isinstance(name, str) and name, f"{where}.name", "must be a non-empty string")
+    return Sweep(name=name, family=family, grid=values, seeds=tuple(seeds), method=method,
+                 time_limit=limit, heuristics=tuple(heuristics))
+
+
+def parse_config(obj: Any, where: str = "config") -> list[Sweep]:
+    """A config is one sweep table, or ``{"sweep": [tables...]}``."""
+    require(isinstance(obj, dict), where, "must be a table")
+    if "sweep" not in obj:
+        return [parse_sweep(obj, where)]
+    for key in sorted(set(obj) - {"sweep"}):
+        raise InputError(f"{where}.{key}: unknown key next to [[sweep]] tables")
+    sweeps = obj["sweep"]
+    require(isinstance(sweeps, list) and sweeps, f"{where}.sweep", "must be a non-empty array of tables")
+    parsed = [parse_sweep(s, f"{where}.sweep[{i}]") for i, s in enumerate(sweeps)]
+    names = [s.name for s in parsed]
+    require(len(set(names)) == len(names), f"{where}.sweep", f"sweep names must differ, got {names}")
+    return parsed
+
+
+def read_config(path: str | Path) -> list[Sweep]:
+    """Read and validate a TOML sweep file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read ({exc})") from None
+    try:
+        obj = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{path}: not valid TOML ({exc})") from None
+    return parse_config(obj, path.name)

@@ -1,0 +1,87 @@
+"""The sweep driver: plan the tasks, skip the finished ones, run the rest, store each row.
+
+Only this process writes the store, one transaction per finished task, so a
+sweep killed at any moment loses at most the tasks in flight and the next run
+of the same sweep completes it. Tasks run on the local cores through joblib
+(loky) or, given a scheduler address, on an existing Dask cluster.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from joblib import Parallel, delayed
+from tqdm import tqdm
+
+from volsched.instances.errors import InputError, require
+
+from .config import Sweep
+from .store import Store
+from .tasks import build_tasks, run_task
+
+FAILED = ("error", "timeout")
+
+
+def _local(todo: list[dict], workers: int) -> Iterator[dict]:
+    if workers == 1:
+        yield from map(run_task, todo)
+        return
+    yield from Parallel(n_jobs=workers, return_as="generator_unordered", batch_size="auto")(
+        delayed(run_task)(t) for t in todo)
+
+
+def _dask(todo: list[dict], address: str) -> Iterator[dict]:
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError:
+        raise InputError("--dask-scheduler: dask is not installed (pip install 'volsched[dask]')") from None
+    try:
+        client = Client(address, timeout=10)
+    except OSError as exc:
+        raise InputError(f"--dask-scheduler: cannot reach {address} ({exc})") from None
+    try:
+        futures = client.map(run_task, todo, pure=False)
+        for future in as_completed(futures):
+            yield future.result()
+    finally:
+        client.close()
+
+
+def run_sweep(sweeps: list[Sweep], store_path: str | Path, workers: int = -1,
+              dask_scheduler: str | None = None, quiet: bool = False) -> dict:
+    """Run every task of ``sweeps`` not yet in the store; return counts for the summary.
+
+    Ctrl-C stops cleanly: rows already written stay, the rest stays pending.
+    """
+    require(workers == -1 or workers >= 1, "--workers", f"must be -1 (all cores) or >= 1, got {workers}")
+    tasks = [t for sweep in sweeps for t in build_tasks(sweep)]
+    begin = time.perf_counter()
+    with Store(store_path) as store:
+        store.plan(tasks)
+        finished = store.finished_keys()
+        todo = [t for t in tasks if t["key"] not in finished]
+        new = failed = 0
+        interrupted = False
+        results = _dask(todo, dask_scheduler) if dask_scheduler else _local(todo, workers)
+        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="sweep", unit="task",
+                   disable=quiet, dynamic_ncols=True)
+        try:
+            for row in results:
+                if store.write(row):
+                    new += 1
+                    failed += row["status"] in FAILED
+                bar.update(1)
+                bar.set_postfix(failed=failed, refresh=False)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            bar.close()
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
+        done = len(store.finished_keys() & {t["key"] for t in tasks})
+    return {"store": str(store_path), "tasks": len(tasks), "skipped": len(tasks) - len(todo),
+            "new": new, "failed": failed, "done": done, "pending": len(tasks) - done,
+            "interrupted": interrupted, "elapsed_s": time.perf_counter() - begin}

@@ -1,0 +1,115 @@
+"""Tasks: one (instance, method) pair, its deterministic key, and running it in a worker.
+
+A task carries only plain data (picklable for joblib and Dask). Its key hashes
+the family, the generator parameters with the seed, the method with its
+parameters and the volsched version, so the same sweep always plans the same
+keys and a stored row can be re-derived and re-run from its parameters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import platform
+import signal
+import socket
+import threading
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from volsched import __version__
+from volsched.solvers import SolveStatus
+
+from ..families import FAMILIES
+from .config import Sweep
+
+#: A task whose exact method overruns its time limit by this factor (plus the
+#: grace) is interrupted and stored as ``timeout``; the cooperative limit comes first.
+HARD_LIMIT_FACTOR = 2.0
+HARD_LIMIT_GRACE_S = 10.0
+
+
+def _digest(obj: Any) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:24]
+
+
+def build_tasks(sweep: Sweep) -> list[dict]:
+    """Every task of a sweep: per instance, the exact method then each heuristic."""
+    fam = sweep.family
+    exact_params = {} if sweep.time_limit is None else {"time_limit": sweep.time_limit}
+    tasks = []
+    for params in sweep.instances():
+        instance_key = _digest({"family": fam.name, "params": params, "version": __version__})
+        methods = [(sweep.method, "exact", exact_params)] + [(h, "heuristic", {}) for h in sweep.heuristics]
+        for method, kind, method_params in methods:
+            key = _digest({"family": fam.name, "params": params, "method": method, "kind": kind,
+                           "method_params": method_params, "version": __version__})
+            tasks.append({"key": key, "sweep": sweep.name, "family": fam.name,
+                          "instance_key": instance_key, "params": params, "method": method,
+                          "kind": kind, "method_params": method_params, "sense": fam.sense})
+    return tasks
+
+
+class TaskTimeout(Exception):
+    """The hard per-task limit fired."""
+
+
+def _alarm(_signum, _frame):
+    raise TaskTimeout
+
+
+def _with_hard_limit(seconds: float | None, fn):
+    """Run ``fn()`` under a SIGALRM limit where signals are available (a worker's main thread)."""
+    usable = seconds is not None and hasattr(signal, "setitimer") \
+        and threading.current_thread() is threading.main_thread()
+    if not usable:
+        return fn()
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _finite(x: float | None) -> float | None:
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+def _versions() -> dict:
+    import numpy
+
+    return {"volsched": __version__, "python": platform.python_version(), "numpy": numpy.__version__}
+
+
+def run_task(task: dict) -> dict:
+    """Run one task and return its result row (never raises for the task's own failures)."""
+    family = FAMILIES[task["family"]]
+    row = {**task, "instance": None, "status": "error", "objective": None, "bound": None,
+           "runtime_s": None, "error": None, "versions": _versions(), "host": socket.gethostname()}
+    begin = time.perf_counter()
+    try:
+        instance = family.generate_from(task["params"])
+        row["instance"] = getattr(instance, "name", None)
+        if task["kind"] == "exact":
+            limit = task["method_params"].get("time_limit")
+            hard = None if limit is None else limit * HARD_LIMIT_FACTOR + HARD_LIMIT_GRACE_S
+            result = _with_hard_limit(hard, lambda: family.solve(
+                instance, method=task["method"], time_limit=limit, seed=task["params"]["seed"]))
+            row["objective"], row["bound"] = _finite(result.objective), _finite(result.bound)
+            stopped = limit is not None and result.status in (SolveStatus.FEASIBLE, SolveStatus.UNKNOWN)
+            row["status"] = "timeout" if stopped else result.status.value
+        else:
+            solution = family.heuristics[task["method"]](instance)
+            row["objective"] = _finite(family.value(instance, solution))
+            row["status"] = "ok"
+    except TaskTimeout:
+        row["status"], row["error"] = "timeout", "hard time limit reached; no bound available"
+    except Exception as exc:  # noqa: BLE001 - a failing task is stored, the sweep goes on
+        row["status"], row["error"] = "error", f"{type(exc).__name__}: {exc}"
+    row["runtime_s"] = time.perf_counter() - begin
+    row["timestamp"] = datetime.now(UTC).isoformat(timespec="seconds")
+    return row
