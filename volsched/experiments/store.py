@@ -124,8 +124,9 @@ class Store:
 
     def plan(self, tasks: Iterable[dict]) -> None:
         """Record planned tasks (idempotent)."""
-        rows = [(t["key"], t["sweep"], t["family"], t["instance_key"], json.dumps(t["params"], sort_keys=True),
-                 t["method"], t["kind"], json.dumps(t["method_params"], sort_keys=True), t["sense"])
+        rows = [(t["key"], t["sweep"], t["family"], t["instance_key"],
+                 json.dumps(t["params"], sort_keys=True), t["method"], t["kind"],
+                 json.dumps(t["method_params"], sort_keys=True), t["sense"])
                 for t in tasks]
         self.db.execute("BEGIN IMMEDIATE")
         try:
@@ -172,7 +173,8 @@ class Store:
             (instance_key,)).fetchone()
 
     def _set_ratio(self, key: str, value, sense: str, exact) -> None:
-        optimum, bound, status = (exact["objective"], exact["bound"], exact["status"]) if exact else (None,) * 3
+        optimum, bound, status = ((exact["objective"], exact["bound"], exact["status"]) if exact
+                                  else (None, None, None))
         proven = status == PROVEN
         r, lo, hi = ratio_interval(value, optimum, bound, proven, sense)
         self.db.execute(
