@@ -68,6 +68,7 @@ RESULT_COLUMNS = (
     "versions", "host", "timestamp",
 )
 PROVEN = "optimal"
+RATIO_RTOL = 1e-9
 
 
 def ratio_interval(value: float | None, optimum: float | None, bound: float | None,
@@ -77,7 +78,9 @@ def ratio_interval(value: float | None, optimum: float | None, bound: float | No
     Minimisation: ``value / optimum`` when proven; otherwise the true optimum lies
     in ``[bound, incumbent]`` and the ratio in ``[value / incumbent, value / bound]``.
     Maximisation uses ``optimum / value`` and the mirrored interval. ``None``
-    where a quotient is undefined (a zero or missing denominator).
+    where a quotient is undefined (a zero or missing denominator). A proven
+    ratio below ``1 - RATIO_RTOL`` is kept as is: it means a bug, and the
+    report shows it.
     """
 
     def q(a, b):
@@ -90,7 +93,8 @@ def ratio_interval(value: float | None, optimum: float | None, bound: float | No
     else:
         lo, hi = q(optimum, value), q(bound, value)
     if proven:
-        r = None if lo is None else max(1.0, lo)
+        # Ties within rounding read as 1; a heuristic truly beating a proof stays visible below 1.
+        r = None if lo is None else (1.0 if 1.0 - RATIO_RTOL <= lo < 1.0 else lo)
         return r, r, r
     return None, lo, hi
 
