@@ -20,6 +20,8 @@ from pathlib import Path
 
 from volsched.instances.errors import InputError
 
+from ..evaluate import RATIO_RTOL
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS planned (
     key TEXT PRIMARY KEY,
@@ -68,7 +70,6 @@ RESULT_COLUMNS = (
     "versions", "host", "timestamp",
 )
 PROVEN = "optimal"
-RATIO_RTOL = 1e-9
 
 
 def ratio_interval(value: float | None, optimum: float | None, bound: float | None,
