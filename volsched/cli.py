@@ -169,12 +169,15 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .experiments.figures import write_plots
+    from .experiments.figures import check_plot_args, write_plots
     from .experiments.report import summarize, to_markdown, write_csv
     from .experiments.store import Store
 
+    require(args.param is None or args.plot, "--param", "needs --plot DIR (it names the plot's x axis)")
     with Store(args.store, create=False) as store:
         summary = summarize(store, reference=args.reference)
+        if args.plot:
+            check_plot_args(store.rows(), args.param, args.reference)
         written = []
         if args.csv:
             written += [str(p) for p in write_csv(summary, Path(args.csv))]

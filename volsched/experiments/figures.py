@@ -74,10 +74,26 @@ def generator_params(rows: list[dict]) -> list[str]:
     return sorted({k for r in rows for k in r["params"]})
 
 
+def check_plot_args(rows: list[dict], param: str | None = None, reference: str | None = None) -> None:
+    """Validate :func:`write_plots` arguments against ``rows`` (so a caller can check before writing).
+
+    Raises
+    ------
+    InputError
+        ``param`` is not a generator parameter in the rows, or ``reference``
+        is not a heuristic in the rows.
+    """
+    if param is not None:
+        _check_param(rows, param)
+    if reference is not None:
+        resolve_reference(rows, reference)
+
+
 def _check_param(rows: list[dict], param: str) -> None:
     names = generator_params(rows)
     if param not in names:
-        raise InputError(f"--param: {param!r} is not a generator parameter in the store (parameters: {names})")
+        raise InputError(f"--param: {param!r} is not a generator parameter in the store "
+                         f"(parameters: {names})")
 
 
 def _x_positions(values: list) -> tuple[dict, list[str] | None]:
@@ -174,10 +190,7 @@ def write_plots(store: Store, directory: Path, param: str | None = None,
         is not a heuristic in the store.
     """
     rows = store.rows()
-    if param is not None:
-        _check_param(rows, param)
-    if reference is not None:
-        resolve_reference(rows, reference)
+    check_plot_args(rows, param, reference)
     directory = Path(directory)
     paths = [ratio_boxplot(rows, directory / "ratios.png")]
     if param is not None:
