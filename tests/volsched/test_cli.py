@@ -179,3 +179,22 @@ def test_console_entry_point_prints_no_traceback():
     assert proc.stderr.strip().splitlines() == [
         f"volsched: error: {BROKEN / 'c_negative.json'}: c[1]: must be a positive integer "
         "(time quanta), got -3"]
+
+
+def test_report_checks_plot_arguments_before_writing_anything(capsys, tmp_path):
+    store = tmp_path / "s.db"
+    assert run(capsys, "sweep", "--preset", "smoke", "--store", store, "--workers", 1, "--quiet")[0] == 0
+    csv_dir, plot_dir = tmp_path / "csv", tmp_path / "plots"
+    code, out, err = run(capsys, "report", store, "--csv", csv_dir, "--plot", plot_dir, "--param", "nope")
+    assert_input_error(code, err, "--param")
+    assert not csv_dir.exists() and not plot_dir.exists()
+    code, _, err = run(capsys, "report", store, "--param", "slices")
+    assert_input_error(code, err, "--param: needs --plot")
+    code, out, _ = run(capsys, "report", store, "--json", "--csv", csv_dir, "--plot", plot_dir,
+                       "--param", "slices")
+    summary = one_json(out)
+    assert summary["tasks"] == summary["done"] == 40 and summary["pending"] == 0
+    assert all(Path(p).exists() for p in summary["written"])
+    code, _, err = run(capsys, "report", tmp_path / "missing.db")
+    assert_input_error(code, err, "no such store")
+    assert not (tmp_path / "missing.db").exists()
