@@ -198,3 +198,9 @@ def test_report_checks_plot_arguments_before_writing_anything(capsys, tmp_path):
     code, _, err = run(capsys, "report", tmp_path / "missing.db")
     assert_input_error(code, err, "no such store")
     assert not (tmp_path / "missing.db").exists()
+
+
+def test_a_store_in_a_missing_folder_is_bad_input(capsys, tmp_path):
+    code, _, err = run(capsys, "sweep", "--preset", "smoke", "--store", tmp_path / "no" / "s.db", "--quiet")
+    assert_input_error(code, err, "does not exist")
+    assert not (tmp_path / "no").exists()

@@ -93,6 +93,7 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
         listed = isinstance(spec, list) and (not param.is_list or all(isinstance(v, list) for v in spec))
         spec = spec if listed else [spec]
         values[name] = [param.check(v, f"{key}[{i}]") for i, v in enumerate(spec)]
+        require(len({repr(v) for v in values[name]}) == len(values[name]), key, "has repeated values")
 
     exact = obj.get("exact", {})
     require(isinstance(exact, dict), f"{where}.exact", "must be a table")
@@ -113,6 +114,7 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
     for i, h in enumerate(heuristics):
         require(isinstance(h, str) and h in family.heuristics, f"{where}.heuristics[{i}]",
                 f"must be one of {sorted(family.heuristics)}, got {h!r}")
+    require(len(set(heuristics)) == len(heuristics), f"{where}.heuristics", "has repeated names")
 
     name = obj.get("name", fam)
     require(isinstance(name, str) and name, f"{where}.name", "must be a non-empty string")

@@ -22,6 +22,7 @@ from .store import Store
 from .tasks import build_tasks, run_task
 
 FAILED = ("error", "timeout")
+DASK_CONNECT_TIMEOUT_S = 10
 
 
 def _local(todo: list[dict], workers: int) -> Iterator[dict]:
@@ -32,18 +33,23 @@ def _local(todo: list[dict], workers: int) -> Iterator[dict]:
         delayed(run_task)(t) for t in todo)
 
 
-def _dask(todo: list[dict], address: str) -> Iterator[dict]:
+def _dask_client(address: str):
+    """Connect first, so that an unreachable cluster is bad input before anything is written."""
     try:
-        from dask.distributed import Client, as_completed
+        from dask.distributed import Client
     except ImportError:
         raise InputError("--dask-scheduler: dask is not installed (pip install 'volsched[dask]')") from None
     try:
-        client = Client(address, timeout=10)
+        return Client(address, timeout=DASK_CONNECT_TIMEOUT_S)
     except OSError as exc:
         raise InputError(f"--dask-scheduler: cannot reach {address} ({exc})") from None
+
+
+def _dask(todo: list[dict], client) -> Iterator[dict]:
+    from dask.distributed import as_completed
+
     try:
-        futures = client.map(run_task, todo, pure=False)
-        for future in as_completed(futures):
+        for future in as_completed(client.map(run_task, todo, pure=False)):
             yield future.result()
     finally:
         client.close()
@@ -56,15 +62,21 @@ def run_sweep(sweeps: list[Sweep], store_path: str | Path, workers: int = -1,
     Ctrl-C stops cleanly: rows already written stay, the rest stays pending.
     """
     require(workers == -1 or workers >= 1, "--workers", f"must be -1 (all cores) or >= 1, got {workers}")
-    tasks = [t for sweep in sweeps for t in build_tasks(sweep)]
+    # Overlapping sweeps share tasks: each key runs and counts once.
+    unique: dict[str, dict] = {}
+    for sweep in sweeps:
+        for task in build_tasks(sweep):
+            unique.setdefault(task["key"], task)
+    tasks = list(unique.values())
     begin = time.perf_counter()
+    client = _dask_client(dask_scheduler) if dask_scheduler else None
     with Store(store_path) as store:
         store.plan(tasks)
         finished = store.finished_keys()
         todo = [t for t in tasks if t["key"] not in finished]
         new = failed = 0
         interrupted = False
-        results = _dask(todo, dask_scheduler) if dask_scheduler else _local(todo, workers)
+        results = _dask(todo, client) if client else _local(todo, workers)
         bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="sweep", unit="task",
                    disable=quiet, dynamic_ncols=True)
         try:

@@ -109,6 +109,8 @@ class Store:
             raise InputError(f"{self.path}: no such store")
         if self.path.is_dir():
             raise InputError(f"{self.path}: is a directory, not a store file")
+        if not self.path.parent.is_dir():
+            raise InputError(f"{self.path}: folder {self.path.parent} does not exist")
         try:
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
