@@ -1,5 +1,5 @@
 import sys
 
-from volsched.cli import main
+from volsched.cli import console
 
-sys.exit(main())
+sys.exit(console())

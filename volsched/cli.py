@@ -11,6 +11,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
 import traceback
 from pathlib import Path
@@ -83,7 +84,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
     method = args.method or family.methods[0]
     require(method in family.methods, "--method",
             f"{family.name} has methods {list(family.methods)}, got {method!r}")
-    result = family.solve(instance, method=method, time_limit=args.time_limit, seed=args.seed)
+    options = {}
+    if args.problem is not None:
+        require(args.problem in family.problems, "--problem",
+                f"{family.name} has problems {list(family.problems) or 'none to choose'}, "
+                f"got {args.problem!r}")
+        options["problem"] = args.problem
+    result = family.solve(instance, method=method, time_limit=args.time_limit, seed=args.seed, **options)
     obj = result.to_dict()
     if args.out:
         write_json(args.out, obj)
@@ -208,6 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", parents=[common], help="solve an instance exactly")
     p.add_argument("instance")
+    p.add_argument("--problem", help="exact problem, for families with several (coupled)")
     p.add_argument("--method", help="exact method (default: the family's fastest)")
     p.add_argument("--time-limit", type=float, help="seconds")
     p.add_argument("--seed", type=int, default=0)
@@ -260,6 +268,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def console() -> int:
+    """The ``volsched`` executable: :func:`main` with the shell's SIGPIPE behaviour."""
+    if hasattr(signal, "SIGPIPE"):  # `volsched report S | head` ends quietly, like other tools
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    return main()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
@@ -280,4 +295,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console())

@@ -1,9 +1,10 @@
 """``volsched demo``: every family end to end on seeded instances.
 
-For each family present (today: checkpoint) it generates instances, solves
-them exactly (verified), cross-checks the exact methods against each other,
-scores every heuristic against the optimum, prints a ratio table and writes
-the instances, the results and PNG plots to the output folder.
+For each family present it generates instances, solves them exactly
+(verified), cross-checks the exact methods against each other, scores every
+heuristic against the optimum (checkpoint; the coupled family's on-line
+heuristics are still to come), prints tables and writes the instances, the
+results and PNG plots to the output folder.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from volsched.instances.checkpoint import LAW_CHOICES, generate
+from volsched.instances.coupled import generate_markov, generate_planted
 from volsched.instances.io import write_json
 
 from .checkpoint_bot import PAPER_CLIENTS, PAPER_JOBS, reproduce
@@ -63,6 +65,22 @@ def _checkpoint_part(out: Path, quiet: bool) -> tuple[dict, list[str]]:
     return {"reports": reports, "agreement": agreement}, lines
 
 
+def _coupled_part(out: Path, quiet: bool) -> tuple[dict, list[str]]:
+    """OFF-LINE-COUPLED (mu = 1) on small instances, every exact method side by side."""
+    family = FAMILIES["coupled"]
+    instances = [generate_markov(14, 120, m, seed) for seed, m in enumerate((3, 5, 8))]
+    instances.append(generate_planted(14, 120, 6, 30, 0.5, 0))
+    rows, lines = [], ["coupled OFF-LINE-COUPLED (mu = 1): most slots with m processors all UP",
+                       f"{'instance':<40} " + " ".join(f"{m:>14}" for m in family.methods)]
+    for instance in tqdm(instances, desc="coupled: exact methods", disable=quiet, leave=False):
+        write_json(out / "instances" / f"{instance.name}.json", instance.to_json())
+        results = {m: family.solve(instance, method=m, time_limit=10) for m in family.methods}
+        rows.append({"instance": instance.name, **{m: r.to_dict() for m, r in results.items()}})
+        lines.append(f"{instance.name:<40} " + " ".join(
+            f"{r.objective:>5.0f} {r.status.value:<8}" for r in results.values()))
+    return {"rows": rows}, lines
+
+
 def _bot_part(out: Path, clients, jobs, seed: int) -> tuple[dict, list[str]]:
     res = reproduce(out, clients=clients, jobs=jobs, seed=seed)
     (out / "table.md").write_text(res["table"] + "\n")
@@ -82,12 +100,14 @@ def run_demo(out: Path, full: bool = False, quiet: bool = False, seed: int = 0) 
     begin = time.perf_counter()
     out.mkdir(parents=True, exist_ok=True)
     results, lines = _checkpoint_part(out, quiet)
+    coupled, coupled_lines = _coupled_part(out, quiet)
+    lines += ["", *coupled_lines]
     bot_dir = out / ("reproduction" if full else "bot")
     bot, bot_lines = _bot_part(bot_dir, PAPER_CLIENTS if full else DEMO_BOT_CLIENTS,
                                PAPER_JOBS if full else DEMO_BOT_JOBS, seed)
     results["bot"] = bot["rows"]
     lines += ["", *bot_lines]
-    write_json(out / "results.json", {"checkpoint": results})
+    write_json(out / "results.json", {"checkpoint": results, "coupled": coupled})
     elapsed = time.perf_counter() - begin
     lines.append(f"\nwrote {out}/: instances/, results.json, checkpoint-ratios.png, "
                  f"{bot_dir.name}/ (table.md, rows.json, figures) in {elapsed:.1f} s")

@@ -193,7 +193,7 @@ def test_report_checks_plot_arguments_before_writing_anything(capsys, tmp_path):
     code, out, _ = run(capsys, "report", store, "--json", "--csv", csv_dir, "--plot", plot_dir,
                        "--param", "slices")
     summary = one_json(out)
-    assert summary["tasks"] == summary["done"] == 40 and summary["pending"] == 0
+    assert summary["tasks"] == summary["done"] > 0 and summary["pending"] == 0
     assert all(Path(p).exists() for p in summary["written"])
     code, _, err = run(capsys, "report", tmp_path / "missing.db")
     assert_input_error(code, err, "no such store")

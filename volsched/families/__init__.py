@@ -59,6 +59,8 @@ class Family:
         each family registers ``<paper>`` and ``<paper>-smoke``.
     sense : str
         ``"min"`` or ``"max"``: how a heuristic's value compares to the optimum.
+    problems : tuple of str
+        Exact problems ``solve(..., problem=)`` accepts; empty when there is one.
     """
 
     name: str
@@ -74,12 +76,13 @@ class Family:
     generate_from: Callable[[dict], Any]
     presets: dict[str, list[dict]]
     sense: str = "min"
+    problems: tuple[str, ...] = ()
 
 
 def _registry() -> dict[str, Family]:
-    from . import checkpoint
+    from . import checkpoint, coupled
 
-    return {f.name: f for f in (checkpoint.FAMILY,)}
+    return {f.name: f for f in (checkpoint.FAMILY, coupled.FAMILY)}
 
 
 FAMILIES: dict[str, Family] = _registry()

@@ -1,0 +1,289 @@
+"""Coupled family: tightly-coupled iterative applications on volatile processors.
+
+Casanova, Dufossé, Robert, Vivien, "Scheduling parallel iterative applications
+on volatile resources" (HCW 2013), Section III. ``p`` processors, each UP,
+RECLAIMED or DOWN in every time slot; processor ``q`` computes a task in ``w_q``
+slots and holds at most ``mu_q`` tasks at once; an iteration is ``m`` identical
+tasks that progress in lock step; the master sends at most ``n_com`` messages
+at once (program ``T_prog`` slots, task data ``T_data`` slots); ``K`` iterations.
+The availability realization is part of the instance: one string per
+processor over ``U``, ``R``, ``D`` (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError, require
+from .io import envelope, unwrap
+
+FAMILY = "coupled"
+UP, RECLAIMED, DOWN = 0, 1, 2
+ALPHABET = "URD"
+_DATA_KEYS = ("availability", "w", "mu", "m", "n_com", "T_prog", "T_data", "K")
+
+
+def _plain_int(v: Any) -> bool:
+    v = v.item() if isinstance(v, np.generic) else v
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _int_at_least(v: Any, low: int, name: str) -> int:
+    require(_plain_int(v) and v >= low, name, f"must be an integer >= {low}, got {v!r}")
+    return int(v)
+
+
+def parse_availability(rows: Any, name: str = "availability") -> np.ndarray:
+    """Strings over ``U``/``R``/``D`` (one per processor, equal lengths) -> int8 matrix (p, H)."""
+    require(isinstance(rows, (list, tuple)) and len(rows) >= 1, name,
+            "must be a non-empty list of strings over U, R, D")
+    length = None
+    codes = np.full(256, -1, dtype=np.int8)
+    for code, letter in enumerate(ALPHABET):
+        codes[ord(letter)] = code
+    out = []
+    for q, row in enumerate(rows):
+        require(isinstance(row, str) and row.isascii(), f"{name}[{q}]", "must be a string over U, R, D")
+        require(len(row) >= 1, f"{name}[{q}]", "is empty")
+        if length is None:
+            length = len(row)
+        require(len(row) == length, f"{name}[{q}]", f"has {len(row)} slots, processor 0 has {length}")
+        arr = codes[np.frombuffer(row.encode(), dtype=np.uint8)]
+        bad = np.flatnonzero(arr < 0)
+        if bad.size:
+            raise InputError(f"{name}[{q}]: slot {bad[0]} is {row[bad[0]]!r}, not U, R or D")
+        out.append(arr)
+    return np.stack(out)
+
+
+def format_availability(states: np.ndarray) -> list[str]:
+    letters = np.frombuffer(ALPHABET.encode(), dtype=np.uint8)
+    return [letters[row].tobytes().decode() for row in states]
+
+
+@dataclass(frozen=True, eq=False)
+class CoupledInstance:
+    """Platform, application and availability realization (Section III).
+
+    Parameters
+    ----------
+    availability : int8 array, shape (p, H)
+        ``S_q[t]`` coded ``UP = 0``, ``RECLAIMED = 1``, ``DOWN = 2``.
+    w : int array, shape (p,)
+        Slots for ``P_q`` to compute one task while UP.
+    mu : float array, shape (p,)
+        Most tasks ``P_q`` may hold at once; ``inf`` for no bound (``mu = m`` is
+        equivalent, Section IV).
+    m : int
+        Tasks per iteration.
+    n_com : int
+        Simultaneous master communications, ``floor(BW / bw)``.
+    T_prog, T_data : int
+        Slots to send the program and one task's data.
+    K : int
+        Iterations to complete.
+    """
+
+    availability: np.ndarray
+    w: np.ndarray
+    mu: np.ndarray
+    m: int
+    n_com: int = 1
+    T_prog: int = 0
+    T_data: int = 0
+    K: int = 1
+    name: str = FAMILY
+    params: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        states = np.asarray(self.availability)
+        require(states.ndim == 2 and states.shape[0] >= 1 and states.shape[1] >= 1, "availability",
+                "must be a (processors x slots) matrix")
+        require(np.issubdtype(states.dtype, np.integer) and bool(np.all((states >= 0) & (states <= 2))),
+                "availability", "codes must be 0 (UP), 1 (RECLAIMED) or 2 (DOWN)")
+        p = states.shape[0]
+        w = list(self.w) if isinstance(self.w, (list, tuple, np.ndarray)) else None
+        require(w is not None and len(w) == p, "w", f"must list one integer per processor ({p})")
+        w = np.asarray([_int_at_least(v, 1, f"w[{q}]") for q, v in enumerate(w)], dtype=np.int64)
+        mu = list(self.mu) if isinstance(self.mu, (list, tuple, np.ndarray)) else None
+        require(mu is not None and len(mu) == p, "mu", f"must list one bound per processor ({p})")
+        mu_out = []
+        for q, v in enumerate(mu):
+            v = v.item() if isinstance(v, np.generic) else v
+            if v is None or (isinstance(v, float) and math.isinf(v) and v > 0):
+                mu_out.append(math.inf)
+            else:
+                mu_out.append(_int_at_least(v, 1, f"mu[{q}]"))
+        m = _int_at_least(self.m, 1, "m")
+        require(sum(min(v, m) for v in mu_out) >= m, "mu",
+                f"the processors hold at most {sum(min(v, m) for v in mu_out):g} tasks, m = {m}")
+        object.__setattr__(self, "availability", np.ascontiguousarray(states, dtype=np.int8))
+        object.__setattr__(self, "w", w)
+        object.__setattr__(self, "mu", np.asarray(mu_out, dtype=float))
+        object.__setattr__(self, "m", m)
+        object.__setattr__(self, "n_com", _int_at_least(self.n_com, 1, "n_com"))
+        object.__setattr__(self, "T_prog", _int_at_least(self.T_prog, 0, "T_prog"))
+        object.__setattr__(self, "T_data", _int_at_least(self.T_data, 0, "T_data"))
+        object.__setattr__(self, "K", _int_at_least(self.K, 1, "K"))
+        for arr in (self.availability, self.w, self.mu):
+            arr.setflags(write=False)
+
+    @property
+    def p(self) -> int:
+        return self.availability.shape[0]
+
+    @property
+    def horizon(self) -> int:
+        return self.availability.shape[1]
+
+    @property
+    def up(self) -> np.ndarray:
+        """Boolean (p, H): processor ``q`` UP in slot ``t``."""
+        return self.availability == UP
+
+    def to_json(self) -> dict:
+        data = {
+            "availability": format_availability(self.availability),
+            "w": self.w.tolist(),
+            "mu": [None if math.isinf(v) else int(v) for v in self.mu],
+            "m": self.m, "n_com": self.n_com, "T_prog": self.T_prog, "T_data": self.T_data,
+            "K": self.K,
+        }
+        return envelope(FAMILY, self.name, self.params, data)
+
+    @classmethod
+    def from_json(cls, obj: Any) -> CoupledInstance:
+        data = unwrap(obj, FAMILY, _DATA_KEYS)
+        return cls(
+            availability=parse_availability(data["availability"]),
+            w=data["w"], mu=data["mu"], m=data["m"], n_com=data["n_com"], T_prog=data["T_prog"],
+            T_data=data["T_data"], K=data["K"], name=obj.get("name", FAMILY),
+            params=obj.get("params", {}),
+        )
+
+
+def markov_chains(rng: np.random.Generator, p: int) -> np.ndarray:
+    """The paper's per-processor 3-state chains (Section VII-A).
+
+    ``P_xx ~ U[0.90, 0.99]`` for each state ``x`` and ``P_xy = 0.5 (1 - P_xx)``
+    for ``y != x``; returns the (p, 3, 3) transition matrices (rows: from).
+    """
+    stay = rng.uniform(0.90, 0.99, (p, 3))
+    trans = np.repeat((0.5 * (1.0 - stay))[:, :, None], 3, axis=2)
+    idx = np.arange(3)
+    trans[:, idx, idx] = stay
+    return trans
+
+
+def markov_realization(rng: np.random.Generator, trans: np.ndarray, horizon: int) -> np.ndarray:
+    """One realization of the chains over ``horizon`` slots, every processor UP in slot 0.
+
+    The paper does not give the initial state; all processors start UP.
+    """
+    p = trans.shape[0]
+    cum = np.cumsum(trans, axis=2)
+    states = np.empty((p, horizon), dtype=np.int8)
+    s = np.zeros(p, dtype=np.int64)
+    draws = rng.random((horizon, p))
+    rows = np.arange(p)
+    for t in range(horizon):
+        states[:, t] = s
+        s = np.minimum((draws[t][:, None] >= cum[rows, s]).sum(axis=1), 2)
+    return states
+
+
+def generate_markov(processors: int, slots: int, tasks: int, seed: int, w: int = 1) -> CoupledInstance:
+    """``markov`` preset: the paper's chains, identical ``w``, ``mu = 1``, no communication.
+
+    The OFF-LINE-COUPLED (mu = 1) setting of Section IV; ``slots`` is the horizon ``H``.
+    """
+    processors = _int_at_least(processors, 1, "processors")
+    slots = _int_at_least(slots, 1, "slots")
+    tasks = _int_at_least(tasks, 1, "tasks")
+    require(tasks <= processors, "tasks", f"m = {tasks} exceeds the {processors} processors (mu = 1)")
+    require(_plain_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
+    rng = np.random.default_rng(seed)
+    states = markov_realization(rng, markov_chains(rng, processors), slots)
+    return CoupledInstance(
+        availability=states, w=[w] * processors, mu=[1] * processors, m=tasks,
+        name=f"coupled-markov-p{processors}-h{slots}-m{tasks}-s{seed}",
+        params={"generator": "markov", "processors": processors, "slots": slots, "tasks": tasks,
+                "seed": seed, "w": w})
+
+
+def generate_planted(processors: int, slots: int, tasks: int, block: int, density: float,
+                     seed: int) -> CoupledInstance:
+    """``planted``: UP with probability ``density``, plus an all-UP ``tasks x block`` block.
+
+    Rows and columns are shuffled so the block is hidden; the optimum is at least ``block``.
+    """
+    processors = _int_at_least(processors, 1, "processors")
+    slots = _int_at_least(slots, 1, "slots")
+    tasks = _int_at_least(tasks, 1, "tasks")
+    block = _int_at_least(block, 1, "block")
+    require(tasks <= processors, "tasks", f"m = {tasks} exceeds the {processors} processors")
+    require(block <= slots, "block", f"{block} exceeds the {slots} slots")
+    ok = isinstance(density, (int, float)) and not isinstance(density, bool)
+    require(ok and 0.0 <= density <= 1.0, "density", f"must be in [0, 1], got {density!r}")
+    require(_plain_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
+    rng = np.random.default_rng(seed)
+    up = rng.random((processors, slots)) < density
+    up[:tasks, :block] = True
+    up = up[rng.permutation(processors)][:, rng.permutation(slots)]
+    return CoupledInstance(
+        availability=np.where(up, UP, DOWN).astype(np.int8), w=[block] * processors,
+        mu=[1] * processors, m=tasks,
+        name=f"coupled-planted-p{processors}-h{slots}-m{tasks}-b{block}-s{seed}",
+        params={"generator": "planted", "processors": processors, "slots": slots, "tasks": tasks,
+                "block": block, "density": density, "seed": seed})
+
+
+def read_edgelist(path, tasks: int, transpose: bool = False) -> CoupledInstance:
+    """``edgelist``: a bipartite graph as an availability matrix (rows = processors, edge = UP).
+
+    The format of ``../shared/data/biclique/``: ``#`` lines are a header, then one
+    ``u<TAB>v`` edge per line, 0-based. Sizes are the largest indices plus one
+    unless a header line ``# |U| |V| |E|`` (three integers) gives them.
+    ``transpose`` reads ``v`` as the processor.
+    """
+    from pathlib import Path
+
+    path = Path(path)
+    tasks = _int_at_least(tasks, 1, "tasks")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read ({exc})") from None
+    sizes, edges = None, []
+    for number, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text:
+            continue
+        if text.startswith("#"):
+            fields = text.lstrip("#").split()
+            if sizes is None and len(fields) == 3 and all(f.isdigit() for f in fields):
+                sizes = (int(fields[0]), int(fields[1]))
+            continue
+        fields = text.split()
+        ok = len(fields) == 2 and all(f.isdigit() for f in fields)
+        require(ok, f"{path.name}: line {number}", f"must be two non-negative integers 'u v', got {text!r}")
+        edges.append((int(fields[0]), int(fields[1])))
+    require(edges, str(path.name), "has no edge")
+    arr = np.asarray(edges, dtype=np.int64)
+    rows = max(int(arr[:, 0].max()) + 1, sizes[0] if sizes else 0)
+    cols = max(int(arr[:, 1].max()) + 1, sizes[1] if sizes else 0)
+    up = np.zeros((rows, cols), dtype=bool)
+    up[arr[:, 0], arr[:, 1]] = True
+    if transpose:
+        up = up.T
+    require(tasks <= up.shape[0], "tasks", f"m = {tasks} exceeds the {up.shape[0]} processors")
+    return CoupledInstance(
+        availability=np.where(up, UP, DOWN).astype(np.int8), w=[1] * up.shape[0],
+        mu=[1] * up.shape[0], m=tasks, name=f"coupled-edgelist-{path.stem}-m{tasks}",
+        params={"generator": "edgelist", "file": path.name, "tasks": tasks, "transpose": transpose})

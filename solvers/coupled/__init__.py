@@ -1,0 +1,71 @@
+"""Exact off-line problems of the coupled family (Casanova et al. 2013, Section IV).
+
+Implemented so far: ``offline-coupled`` (mu = 1, no communication, identical w):
+the most slots in which some ``m`` processors are all UP, a fixed-size maximum
+biclique. Methods ``bnb`` (combinatorial branch-and-bound, the fast one),
+``cpsat``, ``milp`` (PuLP + CBC) and ``brute`` (p <= 16). Every solution is
+recounted by :func:`.verify.verify_offline` before it is reported. The
+decision form (ENCD) is answered alongside: an iteration of ``w`` slots fits
+iff the optimum is at least ``w``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from volsched.instances.coupled import FAMILY, CoupledInstance
+from volsched.instances.errors import require
+
+from ..result import SolveResult, SolveStatus
+from .bnb import solve_bnb
+from .brute import solve_brute
+from .cpsat import solve_cpsat
+from .milp import solve_milp
+from .verify import verify_offline
+
+PROBLEMS = ("offline-coupled",)
+METHODS = ("bnb", "cpsat", "milp", "brute")
+
+
+def _offline(instance: CoupledInstance, method: str, time_limit, seed,
+             ) -> tuple[list[int], int | None, int | None, bool]:
+    up, m = instance.up, instance.m
+    if method == "bnb":
+        chosen, value, bound, _ = solve_bnb(up, m, time_limit)
+        return chosen, value, bound, value == bound
+    if method == "cpsat":
+        return solve_cpsat(up, m, time_limit, seed or 0)
+    if method == "milp":
+        return solve_milp(up, m, time_limit)
+    chosen, value = solve_brute(up, m)
+    return chosen, value, value, True
+
+
+def solve(instance: CoupledInstance, problem: str | None = None, method: str = "bnb",
+          time_limit: float | None = None, seed: int | None = None) -> SolveResult:
+    """Solve one of :data:`PROBLEMS` with one of :data:`METHODS`."""
+    problem = problem or PROBLEMS[0]
+    require(problem in PROBLEMS, "--problem",
+            f"must be one of {list(PROBLEMS)} (the others are not implemented yet), got {problem!r}")
+    require(method in METHODS, "method", f"must be one of {list(METHODS)}, got {method!r}")
+    require(instance.m <= instance.p, "m", f"m = {instance.m} exceeds the {instance.p} processors (mu = 1)")
+    begin = time.perf_counter()
+    chosen, value, bound, proven = _offline(instance, method, time_limit, seed)
+    runtime = time.perf_counter() - begin
+    if value is None:
+        status = SolveStatus.UNKNOWN
+    else:
+        value = verify_offline(instance, [int(q) for q in chosen], value)
+        status = SolveStatus.OPTIMAL if proven else SolveStatus.FEASIBLE
+    solution = {"processors": sorted(int(q) for q in chosen)} if value is not None else {}
+    w = int(instance.w.max())
+    if value is not None and int(instance.w.min()) == w:
+        fits = True if value >= w else (False if proven else None)
+        solution["decision"] = {"w": w, "iteration_fits": fits}
+    return SolveResult(family=FAMILY, instance=instance.name, method=method, status=status,
+                       objective=None if value is None else float(value),
+                       bound=None if bound is None else float(bound), runtime_s=runtime,
+                       solution=solution, verified=value is not None)
+
+
+__all__ = ["METHODS", "PROBLEMS", "solve", "verify_offline"]

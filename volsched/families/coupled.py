@@ -1,0 +1,89 @@
+"""The coupled family behind the :class:`~volsched.families.Family` interface (off-line part)."""
+
+from __future__ import annotations
+
+import argparse
+
+from volsched.instances import coupled as model
+from volsched.instances.errors import require
+from volsched.solvers import coupled as exact
+
+from . import Family, Param
+
+
+def _value(instance: model.CoupledInstance, solution: dict) -> float:
+    require(isinstance(solution, dict) and "processors" in solution, "solution.processors", "missing")
+    return float(exact.verify_offline(instance, solution["processors"]))
+
+
+def _add_generate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--preset", choices=("markov", "planted", "edgelist"), required=True,
+                        help="markov: the paper's 3-state chains; planted: random matrix with a hidden "
+                             "block; edgelist: a bipartite graph file (rows = processors, edge = UP)")
+    parser.add_argument("--file", help="edgelist: the graph file")
+    parser.add_argument("--transpose", action="store_true", help="edgelist: columns are the processors")
+    parser.add_argument("--processors", type=int, default=20, help="p (default 20)")
+    parser.add_argument("--slots", type=int, default=500, help="horizon H in slots (default 500)")
+    parser.add_argument("--tasks", type=int, default=5, help="m, tasks per iteration (default 5)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--block", type=int, default=10, help="planted: slots of the all-UP block")
+    parser.add_argument("--density", type=float, default=0.5, help="planted: UP probability elsewhere")
+
+
+def _generate(args: argparse.Namespace) -> model.CoupledInstance:
+    if args.preset == "edgelist":
+        require(args.file is not None, "--file", "the edgelist preset needs --file PATH")
+        return model.read_edgelist(args.file, args.tasks, transpose=args.transpose)
+    if args.preset == "markov":
+        return model.generate_markov(args.processors, args.slots, args.tasks, args.seed)
+    return model.generate_planted(args.processors, args.slots, args.tasks, args.block, args.density,
+                                  args.seed)
+
+
+def _int_param(value, key: str) -> int:
+    ok = isinstance(value, int) and not isinstance(value, bool)
+    require(ok and value >= 1, key, f"must be a positive integer, got {value!r}")
+    return value
+
+
+def _generate_from(params: dict) -> model.CoupledInstance:
+    return model.generate_markov(params.get("processors", 20), params.get("slots", 500),
+                                 params.get("tasks", 5), params["seed"])
+
+
+#: OFF-LINE-COUPLED (mu = 1) on the paper's Markov chains with its p = 20 and m in {5, 10}.
+PRESETS = {
+    "casanova2013-offline": [{
+        "name": "casanova2013-offline", "family": model.FAMILY, "seeds": 10,
+        "grid": {"processors": 20, "slots": [500, 2000], "tasks": [5, 10]},
+        "exact": {"method": "bnb", "time_limit": 60}, "heuristics": [],
+    }],
+    "casanova2013-offline-smoke": [{
+        "name": "casanova2013-offline-smoke", "family": model.FAMILY, "seeds": 2,
+        "grid": {"processors": 12, "slots": 100, "tasks": [3, 5]},
+        "exact": {"method": "bnb", "time_limit": 10}, "heuristics": [],
+    }],
+}
+
+
+def _simulate(instance, heuristic, seed, samples=0):
+    require(False, "--heuristic", "the coupled family has no on-line heuristics yet")
+
+
+FAMILY = Family(
+    name=model.FAMILY,
+    load=model.CoupledInstance.from_json,
+    methods=exact.METHODS,
+    solve=exact.solve,
+    value=_value,
+    heuristics={},
+    add_generate_arguments=_add_generate_arguments,
+    generate=_generate,
+    simulate=_simulate,
+    generator_params={"processors": Param(_int_param), "slots": Param(_int_param),
+                      "tasks": Param(_int_param)},
+    generate_from=_generate_from,
+    presets=PRESETS,
+    sense="max",
+    problems=exact.PROBLEMS,
+)
