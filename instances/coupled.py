@@ -100,7 +100,10 @@ class CoupledInstance:
     params: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        states = np.asarray(self.availability)
+        try:
+            states = np.asarray(self.availability)
+        except ValueError:
+            raise InputError("availability: rows must all have the same number of slots") from None
         require(states.ndim == 2 and states.shape[0] >= 1 and states.shape[1] >= 1, "availability",
                 "must be a (processors x slots) matrix")
         require(np.issubdtype(states.dtype, np.integer) and bool(np.all((states >= 0) & (states <= 2))),

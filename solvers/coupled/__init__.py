@@ -6,7 +6,9 @@ biclique. Methods ``bnb`` (combinatorial branch-and-bound, the fast one),
 ``cpsat``, ``milp`` (PuLP + CBC) and ``brute`` (p <= 16). Every solution is
 recounted by :func:`.verify.verify_offline` before it is reported. The
 decision form (ENCD) is answered alongside: an iteration of ``w`` slots fits
-iff the optimum is at least ``w``.
+iff the optimum is at least ``w``. The problem reads the availability and ``m``
+only (it is the mu = 1, communication-free case of Section IV). A method
+stopped without a bound of its own reports :func:`trivial_bound`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,11 @@ from .milp import solve_milp
 from .verify import verify_offline
 
 PROBLEMS = ("offline-coupled",)
+
+
+def trivial_bound(up, m: int) -> int:
+    """Slots in which at least ``m`` processors are UP: no m-set can share more."""
+    return int((up.sum(axis=0) >= m).sum())
 METHODS = ("bnb", "cpsat", "milp", "brute")
 
 
@@ -52,6 +59,8 @@ def solve(instance: CoupledInstance, problem: str | None = None, method: str = "
     begin = time.perf_counter()
     chosen, value, bound, proven = _offline(instance, method, time_limit, seed)
     runtime = time.perf_counter() - begin
+    if bound is None:
+        bound = trivial_bound(instance.up, instance.m)
     if value is None:
         status = SolveStatus.UNKNOWN
     else:

@@ -29,7 +29,7 @@ def solve_cpsat(up: np.ndarray, m: int, time_limit: float | None = None, seed: i
         solver.parameters.max_time_in_seconds = time_limit
     status = solver.solve(model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return [], None, int(solver.best_objective_bound) if status == cp_model.UNKNOWN else horizon, False
+        return [], None, None, False  # stopped before presolve: its bound means nothing
     chosen = [q for q in range(p) if solver.value(x[q])]
     return chosen, int(round(solver.objective_value)), int(round(solver.best_objective_bound)), \
         status == cp_model.OPTIMAL

@@ -11,8 +11,8 @@ def solve_milp(up: np.ndarray, m: int, time_limit: float | None = None,
     """``(processors, value, bound, proven)``."""
     p, horizon = up.shape
     prob = pulp.LpProblem("offline_coupled", pulp.LpMaximize)
-    x = [pulp.LpVariable(f"x{q}", cat="Binary") for q in range(p)]
-    y = [pulp.LpVariable(f"y{t}", cat="Binary") for t in range(horizon)]
+    x = [prob.add_variable(f"x{q}", cat="Binary") for q in range(p)]
+    y = [prob.add_variable(f"y{t}", cat="Binary") for t in range(horizon)]
     prob += pulp.lpSum(y)
     prob += pulp.lpSum(x) == m
     for q, t in zip(*np.nonzero(~up), strict=True):
