@@ -290,3 +290,95 @@ def read_edgelist(path, tasks: int, transpose: bool = False) -> CoupledInstance:
         availability=np.where(up, UP, DOWN).astype(np.int8), w=[1] * up.shape[0],
         mu=[1] * up.shape[0], m=tasks, name=f"coupled-edgelist-{path.stem}-m{tasks}",
         params={"generator": "edgelist", "file": path.name, "tasks": tasks, "transpose": transpose})
+
+
+def encd_instance(graph, left, right, a: int, b: int, mu: str = "1") -> CoupledInstance:
+    """Theorem 4.1's reductions from ENCD (biclique with exactly ``a`` + ``b`` nodes).
+
+    ``graph`` is a bipartite ``networkx`` graph with parts ``left`` (V, the
+    processors) and ``right`` (W, the time slots), in the given orders.
+
+    * ``mu = "1"`` (proof part i): ``p = |V|``, ``N = |W|``, ``P_i`` UP at slot ``j``
+      iff ``(v_i, w_j)`` is an edge; ``m = a`` and ``w = b``.
+    * ``mu = "inf"`` (part ii): ``N = 2|W| + 1``; the first ``|W|`` slots as above,
+      every processor UP in the last ``|W| + 1``; ``m = a``, ``w = b + |W| + 1``,
+      unbounded ``mu``.
+
+    Either way a biclique ``a x b`` exists iff one iteration completes (for
+    ``mu = 1``: iff the OFF-LINE-COUPLED optimum with ``m = a`` is at least ``b``).
+    Slots that are not UP are DOWN.
+    """
+    left, right = list(left), list(right)
+    require(len(left) >= 1 and len(right) >= 1, "graph", "both parts must be non-empty")
+    require(_plain_int(a) and 1 <= a <= len(left), "a", f"must be in [1, |V| = {len(left)}], got {a!r}")
+    require(_plain_int(b) and 1 <= b <= len(right), "b", f"must be in [1, |W| = {len(right)}], got {b!r}")
+    require(mu in ("1", "inf"), "mu", f"must be '1' or 'inf', got {mu!r}")
+    index = {w: j for j, w in enumerate(right)}
+    up = np.zeros((len(left), len(right)), dtype=bool)
+    for i, v in enumerate(left):
+        for u in graph.neighbors(v):
+            require(u in index, "graph", f"edge ({v!r}, {u!r}) does not join the two parts")
+            up[i, index[u]] = True
+    if mu == "1":
+        states, w, bound = up, b, 1
+    else:
+        states = np.concatenate([up, np.ones((len(left), len(right) + 1), dtype=bool)], axis=1)
+        w, bound = b + len(right) + 1, None
+    return CoupledInstance(
+        availability=np.where(states, UP, DOWN).astype(np.int8), w=[w] * len(left),
+        mu=[bound] * len(left), m=a, name=f"coupled-encd-mu{mu}-a{a}-b{b}",
+        params={"generator": "encd", "mu": mu, "a": a, "b": b, "V": len(left), "W": len(right)})
+
+
+def read_bipartite(path) -> tuple:
+    """An edge-list file (``u v`` per line, ``#`` comments) as a networkx bipartite graph.
+
+    Returns ``(graph, left, right)`` with ``left = ("v", 0..)``, ``right = ("w", 0..)``.
+    """
+    import networkx as nx
+
+    inst = read_edgelist(path, 1)
+    up = inst.up
+    graph = nx.Graph()
+    left = [("v", i) for i in range(up.shape[0])]
+    right = [("w", j) for j in range(up.shape[1])]
+    graph.add_nodes_from(left, bipartite=0)
+    graph.add_nodes_from(right, bipartite=1)
+    graph.add_edges_from((left[i], right[j]) for i, j in zip(*np.nonzero(up), strict=True))
+    return graph, left, right
+
+
+def generate_paper(seed: int, scenarios: int = 10, trials: int = 10,
+                   slots: int = 2000) -> list[CoupledInstance]:
+    """The experiment space of Section VII-A: ``(m, n_com, w_min)`` x scenarios x trials.
+
+    ``p = 20``, ``m`` in {5, 10}, ``n_com`` in {5, 10, 20}, ``w_min`` in 1..10,
+    ``w_q ~ U{w_min, ..., 10 w_min}``, ``T_data = w_min``, ``T_prog = 5 w_min``,
+    ``K = 10``, ``mu = inf``; a scenario draws the chains and the ``w_q``, each
+    of its trials one realization of ``slots`` slots (the paper runs until the
+    10 iterations end; an off-line instance needs a horizon, default 2,000).
+    ``2 x 3 x 10 x scenarios x trials`` instances (6,000 with the defaults).
+    """
+    require(_plain_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
+    scenarios = _int_at_least(scenarios, 1, "scenarios")
+    trials = _int_at_least(trials, 1, "trials")
+    slots = _int_at_least(slots, 1, "slots")
+    p = 20
+    out = []
+    for m in (5, 10):
+        for n_com in (5, 10, 20):
+            for w_min in range(1, 11):
+                for s in range(scenarios):
+                    rng = np.random.default_rng([seed, m, n_com, w_min, s])
+                    chains = markov_chains(rng, p)
+                    w = rng.integers(w_min, 10 * w_min + 1, p)
+                    for trial in range(trials):
+                        trial_rng = np.random.default_rng([seed, m, n_com, w_min, s, trial])
+                        states = markov_realization(trial_rng, chains, slots)
+                        out.append(CoupledInstance(
+                            availability=states, w=w.tolist(), mu=[None] * p, m=m, n_com=n_com,
+                            T_prog=5 * w_min, T_data=w_min, K=10,
+                            name=f"coupled-paper-m{m}-ncom{n_com}-wmin{w_min}-sc{s}-tr{trial}-s{seed}",
+                            params={"generator": "paper", "m": m, "n_com": n_com, "w_min": w_min,
+                                    "scenario": s, "trial": trial, "slots": slots, "seed": seed}))
+    return out

@@ -67,14 +67,22 @@ def _fmt(x: float | None) -> str:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    made = FAMILIES[args.family].generate(args)
+    if isinstance(made, list):
+        require(args.out is not None, "--out", "this preset makes many instances: give a folder")
+        require(not Path(args.out).is_file(), "--out", f"{args.out} is a file; this preset needs a folder")
+        for instance in made:
+            write_json(Path(args.out) / f"{instance.name}.json", instance.to_json())
+        emit(args, {"family": args.family, "out": args.out, "instances": len(made)},
+             f"wrote {len(made)} instances to {args.out}/")
+        return 0
     _writable(args.out)
-    instance = FAMILIES[args.family].generate(args)
-    obj = instance.to_json()
+    obj = made.to_json()
     if args.out:
         write_json(args.out, obj)
-    emit(args, {"instance": instance.name, "family": args.family, "out": args.out,
+    emit(args, {"instance": made.name, "family": args.family, "out": args.out,
                 "params": obj["params"]} if args.out else obj,
-         f"wrote {args.out} ({instance.name})" if args.out else json.dumps(obj, indent=1))
+         f"wrote {args.out} ({made.name})" if args.out else json.dumps(obj, indent=1))
     return 0
 
 

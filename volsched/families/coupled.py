@@ -17,27 +17,43 @@ def _value(instance: model.CoupledInstance, solution: dict) -> float:
 
 
 def _add_generate_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--preset", choices=("markov", "planted", "edgelist"), required=True,
+    parser.add_argument("--preset", choices=("markov", "planted", "edgelist", "encd", "paper"), required=True,
                         help="markov: the paper's 3-state chains; planted: random matrix with a hidden "
-                             "block; edgelist: a bipartite graph file (rows = processors, edge = UP)")
-    parser.add_argument("--file", help="edgelist: the graph file")
-    parser.add_argument("--transpose", action="store_true", help="edgelist: columns are the processors")
+                             "block; edgelist: a bipartite graph file (rows = processors, edge = UP); "
+                             "encd: Theorem 4.1's reduction of a graph file and (a, b); paper: the "
+                             "Section VII-A experiment space, one file per realization in --out DIR")
     parser.add_argument("--processors", type=int, default=20, help="p (default 20)")
-    parser.add_argument("--slots", type=int, default=500, help="horizon H in slots (default 500)")
+    parser.add_argument("--slots", type=int, help="horizon H in slots (default 500; paper: 2000)")
     parser.add_argument("--tasks", type=int, default=5, help="m, tasks per iteration (default 5)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--block", type=int, default=10, help="planted: slots of the all-UP block")
     parser.add_argument("--density", type=float, default=0.5, help="planted: UP probability elsewhere")
+    parser.add_argument("--file", help="edgelist, encd: the graph file")
+    parser.add_argument("--transpose", action="store_true", help="edgelist: columns are the processors")
+    parser.add_argument("--a", type=int, help="encd: nodes on the processor side")
+    parser.add_argument("--b", type=int, help="encd: nodes on the slot side")
+    parser.add_argument("--mu", choices=("1", "inf"), default="1", help="encd: which reduction (default 1)")
+    parser.add_argument("--scenarios", type=int, default=10, help="paper: scenarios per (m, n_com, w_min)")
+    parser.add_argument("--trials", type=int, default=10, help="paper: realizations per scenario")
 
 
-def _generate(args: argparse.Namespace) -> model.CoupledInstance:
+def _generate(args: argparse.Namespace):
+    """One instance, or for ``paper`` the list of all realizations."""
+    if args.preset in ("edgelist", "encd"):
+        require(args.file is not None, "--file", f"the {args.preset} preset needs --file PATH")
     if args.preset == "edgelist":
-        require(args.file is not None, "--file", "the edgelist preset needs --file PATH")
         return model.read_edgelist(args.file, args.tasks, transpose=args.transpose)
+    if args.preset == "encd":
+        require(args.a is not None and args.b is not None, "--a", "the encd preset needs --a and --b")
+        graph, left, right = model.read_bipartite(args.file)
+        return model.encd_instance(graph, left, right, args.a, args.b, mu=args.mu)
+    if args.preset == "paper":
+        return model.generate_paper(args.seed, args.scenarios, args.trials,
+                                    2000 if args.slots is None else args.slots)
+    slots = 500 if args.slots is None else args.slots
     if args.preset == "markov":
-        return model.generate_markov(args.processors, args.slots, args.tasks, args.seed)
-    return model.generate_planted(args.processors, args.slots, args.tasks, args.block, args.density,
-                                  args.seed)
+        return model.generate_markov(args.processors, slots, args.tasks, args.seed)
+    return model.generate_planted(args.processors, slots, args.tasks, args.block, args.density, args.seed)
 
 
 def _int_param(value, key: str) -> int:
