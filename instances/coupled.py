@@ -117,6 +117,8 @@ class CoupledInstance:
         mu_out = []
         for q, v in enumerate(mu):
             v = v.item() if isinstance(v, np.generic) else v
+            if isinstance(v, float) and v.is_integer():
+                v = int(v)  # the stored array is float (for inf); integral values come back as such
             if v is None or (isinstance(v, float) and math.isinf(v) and v > 0):
                 mu_out.append(math.inf)
             else:

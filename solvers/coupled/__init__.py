@@ -1,6 +1,8 @@
 """Exact off-line problems of the coupled family (Casanova et al. 2013, Section IV).
 
-Implemented so far: ``offline-coupled`` (mu = 1, no communication, identical w):
+Implemented so far: ``offline-coupled-inf`` (mu = infinity, the earliest slot by
+which one iteration completes, :mod:`.flexible`; methods ``bnb`` and ``brute``)
+and ``offline-coupled`` (mu = 1, no communication, identical w):
 the most slots in which some ``m`` processors are all UP, a fixed-size maximum
 biclique. Methods ``bnb`` (combinatorial branch-and-bound, the fast one),
 ``cpsat``, ``milp`` (PuLP + CBC) and ``brute`` (p <= 16). Every solution is
@@ -20,12 +22,13 @@ from volsched.instances.errors import require
 
 from ..result import SolveResult, SolveStatus
 from .bnb import solve_bnb
-from .brute import solve_brute
+from .brute import solve_brute, solve_flexible_brute
 from .cpsat import solve_cpsat
+from .flexible import solve_flexible
 from .milp import solve_milp
-from .verify import verify_offline
+from .verify import verify_flexible, verify_offline
 
-PROBLEMS = ("offline-coupled",)
+PROBLEMS = ("offline-coupled", "offline-coupled-inf")
 
 
 def trivial_bound(up, m: int) -> int:
@@ -52,6 +55,8 @@ def solve(instance: CoupledInstance, problem: str | None = None, method: str = "
           time_limit: float | None = None, seed: int | None = None) -> SolveResult:
     """Solve one of :data:`PROBLEMS` with one of :data:`METHODS`."""
     problem = problem or PROBLEMS[0]
+    if problem == "offline-coupled-inf":
+        return _solve_flexible(instance, method, time_limit)
     require(problem in PROBLEMS, "--problem",
             f"must be one of {list(PROBLEMS)} (the others are not implemented yet), got {problem!r}")
     require(method in METHODS, "method", f"must be one of {list(METHODS)}, got {method!r}")
@@ -77,4 +82,32 @@ def solve(instance: CoupledInstance, problem: str | None = None, method: str = "
                        solution=solution, verified=value is not None)
 
 
-__all__ = ["METHODS", "PROBLEMS", "solve", "verify_offline"]
+def _solve_flexible(instance: CoupledInstance, method: str, time_limit) -> SolveResult:
+    require(method in ("bnb", "brute"), "method",
+            f"offline-coupled-inf supports bnb and brute, got {method!r}")
+    w = int(instance.w[0])
+    require(bool((instance.w == w).all()), "w", "offline-coupled-inf needs identical w (Section IV)")
+    begin = time.perf_counter()
+    if method == "bnb":
+        rows, _, completion, lower, proven = solve_flexible(instance.up, instance.m, w, time_limit)
+    else:
+        rows, completion = solve_flexible_brute(instance.up, instance.m, w)
+        lower, proven = (completion if completion is not None else instance.horizon + 1), True
+    runtime = time.perf_counter() - begin
+    if completion is None:
+        status = SolveStatus.INFEASIBLE if proven else SolveStatus.UNKNOWN
+        return SolveResult(family=FAMILY, instance=instance.name, method=method, status=status,
+                           objective=None, bound=None, runtime_s=runtime, solution={}, verified=False)
+    rows = sorted(int(q) for q in rows)
+    value = verify_flexible(instance, rows, completion)
+    k = len(rows)
+    return SolveResult(
+        family=FAMILY, instance=instance.name, method=method,
+        status=SolveStatus.OPTIMAL if proven else SolveStatus.FEASIBLE,
+        objective=float(value), bound=float(lower), runtime_s=runtime,
+        solution={"processors": rows, "k": k, "tasks_per_processor": -(-instance.m // k),
+                  "workload": -(-instance.m // k) * w, "completion_slots": value},
+        verified=True)
+
+
+__all__ = ["METHODS", "PROBLEMS", "solve", "verify_flexible", "verify_offline"]

@@ -73,10 +73,16 @@ def _color_classes(adj: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.n
     return np.asarray(out_order), np.asarray(out_color)
 
 
+class _Reached(Exception):
+    """The decision target was met: the search can stop."""
+
+
 class _Search:
-    def __init__(self, up: np.ndarray, m: int, deadline: float | None):
-        self.up, self.m, self.deadline = up, m, deadline
+    def __init__(self, up: np.ndarray, m: int, deadline: float | None, target: int | None = None):
+        self.up, self.m, self.deadline, self.target = up, m, deadline, target
         self.best, self.best_set = _greedy(up, m)
+        if target is not None and self.best < target:
+            self.best, self.best_set = target - 1, []  # only solutions reaching the target count
         self.open_bound = -1  # largest bound of a subtree left unexplored at the deadline
         self.nodes = 0
 
@@ -130,6 +136,8 @@ class _Search:
     def _improve(self, value: int, chosen: list[int]) -> None:
         if value > self.best:
             self.best, self.best_set = value, sorted(chosen)
+            if self.target is not None and value >= self.target:
+                raise _Reached
 
 
 def solve_bnb(up: np.ndarray, m: int, time_limit: float | None = None) -> tuple[list[int], int, int, int]:
@@ -138,3 +146,23 @@ def solve_bnb(up: np.ndarray, m: int, time_limit: float | None = None) -> tuple[
     search = _Search(np.ascontiguousarray(up, dtype=bool), m, deadline)
     search.run()
     return search.best_set, search.best, max(search.best, search.open_bound), search.nodes
+
+
+def decide_bnb(up: np.ndarray, m: int, target: int, deadline: float | None = None,
+               ) -> tuple[list[int] | None, bool]:
+    """Do some ``m`` rows share at least ``target`` UP slots? ``(rows or None, decided)``.
+
+    The decision form (ENCD, Theorem 4.1): the same search with the incumbent
+    set just below ``target``, stopped at the first set that reaches it.
+    ``decided`` is ``False`` when the deadline passed before an answer.
+    """
+    if target <= 0:
+        return list(range(m)), True
+    search = _Search(np.ascontiguousarray(up, dtype=bool), m, deadline, target)
+    if search.best >= target:
+        return search.best_set, True
+    try:
+        search.run()
+    except _Reached:
+        return search.best_set, True
+    return None, search.open_bound < target

@@ -20,3 +20,19 @@ def solve_brute(up: np.ndarray, m: int) -> tuple[list[int], int]:
         if value > best:
             best, best_set = value, list(subset)
     return best_set, best
+
+
+def solve_flexible_brute(up: np.ndarray, m: int, w: int) -> tuple[list[int] | None, int | None]:
+    """OFF-LINE-COUPLED (mu = inf) by enumeration: ``(processors, T)`` or ``(None, None)``."""
+    import math
+
+    p = up.shape[0]
+    require(p <= MAX_PROCESSORS, "method", f"brute enumerates all subsets; p = {p} > {MAX_PROCESSORS}")
+    best, best_set = None, None
+    for k in range(1, min(m, p) + 1):
+        need = math.ceil(m / k) * w
+        for subset in itertools.combinations(range(p), k):
+            common = np.flatnonzero(np.logical_and.reduce(up[list(subset)], axis=0))
+            if len(common) >= need and (best is None or common[need - 1] + 1 < best):
+                best, best_set = int(common[need - 1]) + 1, list(subset)
+    return best_set, best

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from volsched.instances.coupled import UP, CoupledInstance
-from volsched.instances.errors import require
+from volsched.instances.errors import InputError, require
 
 from ..result import VerificationError
 
@@ -23,3 +23,35 @@ def verify_offline(instance: CoupledInstance, processors, claimed: int | None = 
     if claimed is not None and value != claimed:
         raise VerificationError(f"coupled: claimed {claimed} common UP slots but the processors have {value}")
     return value
+
+
+def verify_flexible(instance: CoupledInstance, processors, claimed: int | None = None) -> int:
+    """Completion slot count ``T`` of one iteration on ``processors`` with unbounded ``mu``.
+
+    ``k = len(processors)`` processors hold ``ceil(m / k)`` tasks each and need
+    ``ceil(m / k) w`` slots in which all are UP; ``T`` is one past the slot of
+    the last of them. Raises ``InputError`` if they never share that many.
+    """
+    import math
+
+    require(isinstance(processors, (list, tuple)) and len(processors) >= 1, "processors",
+            "must be a non-empty list of processor indices")
+    seen = set()
+    for i, q in enumerate(processors):
+        ok = isinstance(q, int) and not isinstance(q, bool) and 0 <= q < instance.p
+        require(ok, f"processors[{i}]", f"must be a processor index in [0, {instance.p}), got {q!r}")
+        require(q not in seen, f"processors[{i}]", f"processor {q} is listed twice")
+        seen.add(q)
+    require(len(processors) <= instance.m, "processors", f"more processors than the m = {instance.m} tasks")
+    w = int(instance.w[0])
+    require(all(int(x) == w for x in instance.w), "w", "offline-coupled-inf needs identical w")
+    need = math.ceil(instance.m / len(processors)) * w
+    shared = 0
+    for t in range(instance.horizon):
+        shared += all(instance.availability[q, t] == UP for q in processors)
+        if shared == need:
+            if claimed is not None and t + 1 != claimed:
+                raise VerificationError(f"coupled: claimed completion {claimed} but the processors "
+                                        f"complete at {t + 1}")
+            return t + 1
+    raise InputError(f"processors: they share {shared} UP slots, an iteration needs {need}")
