@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, require
-from .io import envelope, unwrap
+from .io import envelope, read_text, unwrap
 
 FAMILY = "coupled"
 UP, RECLAIMED, DOWN = 0, 1, 2
@@ -259,12 +259,7 @@ def read_edgelist(path, tasks: int, transpose: bool = False) -> CoupledInstance:
 
     path = Path(path)
     tasks = _int_at_least(tasks, 1, "tasks")
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
+    lines = read_text(path).splitlines()
     sizes, edges = None, []
     for number, line in enumerate(lines, 1):
         text = line.strip()
@@ -315,12 +310,18 @@ def encd_instance(graph, left, right, a: int, b: int, mu: str = "1") -> CoupledI
     require(_plain_int(a) and 1 <= a <= len(left), "a", f"must be in [1, |V| = {len(left)}], got {a!r}")
     require(_plain_int(b) and 1 <= b <= len(right), "b", f"must be in [1, |W| = {len(right)}], got {b!r}")
     require(mu in ("1", "inf"), "mu", f"must be '1' or 'inf', got {mu!r}")
-    index = {w: j for j, w in enumerate(right)}
+    row = {v: i for i, v in enumerate(left)}
+    col = {w: j for j, w in enumerate(right)}
+    require(len(row) == len(left) and len(col) == len(right), "graph", "a node is listed twice in a part")
+    require(not set(row) & set(col), "graph", "a node is in both parts")
+    for node in (*left, *right):
+        require(node in graph, "graph", f"node {node!r} is not in the graph")
     up = np.zeros((len(left), len(right)), dtype=bool)
-    for i, v in enumerate(left):
-        for u in graph.neighbors(v):
-            require(u in index, "graph", f"edge ({v!r}, {u!r}) does not join the two parts")
-            up[i, index[u]] = True
+    for u, v in graph.edges():
+        if u in col:
+            u, v = v, u
+        require(u in row and v in col, "graph", f"edge ({u!r}, {v!r}) does not join the two parts")
+        up[row[u], col[v]] = True
     if mu == "1":
         states, w, bound = up, b, 1
     else:

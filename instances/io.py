@@ -55,15 +55,20 @@ def unwrap(obj: Any, family: str, keys: tuple[str, ...]) -> dict:
     return data
 
 
-def read_json(path: str | os.PathLike) -> Any:
-    """Read a JSON file, turning I/O and syntax problems into :class:`InputError`."""
+def read_text(path: str | os.PathLike) -> str:
+    """A UTF-8 text file's contents; a missing or unreadable file is :class:`InputError`."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: cannot read ({exc})") from None
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    """Read a JSON file, turning I/O and syntax problems into :class:`InputError`."""
+    text = read_text(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -8,15 +8,20 @@ from volsched.instances.errors import InputError, require
 from ..result import VerificationError
 
 
-def verify_offline(instance: CoupledInstance, processors, claimed: int | None = None) -> int:
-    """Number of slots in which every chosen processor is UP; raise if ``claimed`` differs."""
+def _check_processors(instance: CoupledInstance, processors) -> None:
+    """A list of distinct processor indices (a processor appears once in a configuration)."""
     require(isinstance(processors, (list, tuple)), "processors", "must be a list of processor indices")
     seen = set()
     for i, q in enumerate(processors):
         ok = isinstance(q, int) and not isinstance(q, bool) and 0 <= q < instance.p
         require(ok, f"processors[{i}]", f"must be a processor index in [0, {instance.p}), got {q!r}")
-        require(q not in seen, f"processors[{i}]", f"processor {q} is chosen twice (mu = 1)")
+        require(q not in seen, f"processors[{i}]", f"processor {q} is chosen twice")
         seen.add(q)
+
+
+def verify_offline(instance: CoupledInstance, processors, claimed: int | None = None) -> int:
+    """Number of slots in which every chosen processor is UP; raise if ``claimed`` differs."""
+    _check_processors(instance, processors)
     require(len(processors) == instance.m, "processors",
             f"has {len(processors)} processors, an iteration needs m = {instance.m}")
     value = sum(all(instance.availability[q, t] == UP for q in processors) for t in range(instance.horizon))
@@ -34,14 +39,8 @@ def verify_flexible(instance: CoupledInstance, processors, claimed: int | None =
     """
     import math
 
-    require(isinstance(processors, (list, tuple)) and len(processors) >= 1, "processors",
-            "must be a non-empty list of processor indices")
-    seen = set()
-    for i, q in enumerate(processors):
-        ok = isinstance(q, int) and not isinstance(q, bool) and 0 <= q < instance.p
-        require(ok, f"processors[{i}]", f"must be a processor index in [0, {instance.p}), got {q!r}")
-        require(q not in seen, f"processors[{i}]", f"processor {q} is listed twice")
-        seen.add(q)
+    _check_processors(instance, processors)
+    require(len(processors) >= 1, "processors", "must name at least one processor")
     require(len(processors) <= instance.m, "processors", f"more processors than the m = {instance.m} tasks")
     w = int(instance.w[0])
     require(all(int(x) == w for x in instance.w), "w", "offline-coupled-inf needs identical w")

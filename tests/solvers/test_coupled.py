@@ -25,7 +25,7 @@ ALL_METHODS = ["bnb", "cpsat", "milp", "brute"]
 
 def test_methods_and_problems_are_the_documented_ones():
     assert list(METHODS) == ALL_METHODS
-    assert list(PROBLEMS) == ["offline-coupled"]
+    assert list(PROBLEMS) == ["offline-coupled", "offline-coupled-inf"]
 
 
 # ---------------------------------------------------------------------------
@@ -440,8 +440,8 @@ def test_verify_is_independent_of_the_up_property(four):
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
-    ({"problem": "full"}, "--problem: must be one of ['offline-coupled']"),
-    ({"problem": "offline-coupled-inf"}, "--problem"),
+    ({"problem": "full"}, "--problem: must be one of ['offline-coupled', 'offline-coupled-inf']"),
+    ({"problem": "iterations"}, "--problem"),
     ({"method": "dp"}, "method: must be one of ['bnb', 'cpsat', 'milp', 'brute']"),
 ])
 def test_solve_rejects_unknown_problem_and_method(kwargs, fragment):

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from volsched.instances.errors import InputError, require
+from volsched.instances.io import read_text
 
 from ..families import FAMILIES, Family
 
@@ -140,12 +141,7 @@ def parse_config(obj: Any, where: str = "config") -> list[Sweep]:
 def read_config(path: str | Path) -> list[Sweep]:
     """Read and validate a TOML sweep file."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read ({exc})") from None
+    text = read_text(path)
     try:
         obj = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
