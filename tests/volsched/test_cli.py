@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import assert_input_error, one_json, run
 
-from volsched.cli import main
 from volsched.instances.checkpoint import CheckpointInstance
 from volsched.instances.io import read_json
 from volsched.solvers.checkpoint.brute import solve_brute
@@ -18,26 +18,6 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 BROKEN = DATA / "broken" / "checkpoint"
 EXPECTED = json.loads((BROKEN / "EXPECTED.json").read_text())
 VALID = DATA / "valid_checkpoint.json"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_json(out: str) -> dict:
-    obj = json.loads(out)  # fails on anything but exactly one JSON document
-    assert isinstance(obj, dict)
-    return obj
-
-
-def assert_input_error(code: int, err: str, fragment: str) -> None:
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("volsched: error: ")
-    assert fragment in lines[0], (fragment, lines[0])
 
 
 def test_every_broken_file_has_an_expected_error():

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import assert_input_error, one_json, run
 
-from volsched.cli import main
 from volsched.instances.coupled import CoupledInstance
 from volsched.instances.io import read_json
 
@@ -20,27 +20,6 @@ METHODS = ["bnb", "cpsat", "milp", "brute"]
 VALID = {"format": "volsched-instance", "version": 1, "family": "coupled", "name": "valid",
          "params": {}, "data": {"availability": ["UUUU", "URUU", "UUDU"], "w": [1, 1, 1],
                                 "mu": [1, 1, 1], "m": 2, "n_com": 1, "T_prog": 0, "T_data": 0, "K": 1}}
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_json(out: str) -> dict:
-    obj = json.loads(out)  # fails on anything but exactly one JSON document
-    assert isinstance(obj, dict)
-    return obj
-
-
-def assert_input_error(code: int, err: str, fragment: str, prefix: str = "volsched: error: ") -> None:
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith(prefix), (prefix, lines[0])
-    assert fragment in lines[0], (fragment, lines[0])
-    assert "Traceback" not in err
 
 
 def brute_optimum(rows: list[str], m: int) -> int:
