@@ -16,7 +16,7 @@ from joblib import Parallel, delayed
 from tqdm import tqdm
 
 from volsched.heuristics.checkpoint import POLICIES
-from volsched.heuristics.checkpoint.bot import simulate_bot
+from volsched.heuristics.checkpoint.bot import policy_schedules, simulate_bot
 from volsched.instances.bot import BotInstance, generate_bot
 from volsched.instances.errors import require
 from volsched.solvers.checkpoint import solve
@@ -51,8 +51,7 @@ def schedules_for(bot: BotInstance, policy: str, workers: int = -1,
     require(policy in BOT_POLICIES, "policy", f"must be one of {list(BOT_POLICIES)}, got {policy!r}")
     if policy == "optimal":
         return optimal_schedules(bot, workers, progress)
-    rule = POLICIES["daly" if policy == "periodic" else "none"]
-    return [rule(bot.job_instance(k)) for k in range(bot.n_jobs)]
+    return policy_schedules(bot, POLICIES["daly" if policy == "periodic" else "none"])
 
 
 def run_bot(clients: int, jobs: int, seed: int, policies: Sequence[str] = BOT_POLICIES,
