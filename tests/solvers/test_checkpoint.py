@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from checkpoint_oracles import intervals, survival
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import integrate
@@ -101,35 +102,11 @@ def test_certain_failure_before_first_checkpoint_prefers_no_checkpoint(method):
 # Independent brute force: enumeration + quadrature of Expression 1
 
 
-def _intervals(p, c, a):
-    out, clock, sigma, start = [], 0, 0, 0
-    for pj, cj, aj in zip(p, c, a, strict=True):
-        clock += pj
-        if aj:
-            clock += cj
-            sigma += cj
-            out.append((start, clock, sigma))
-            start = clock
-    return out
-
-
-def _survival(law):
-    if isinstance(law, Exponential):
-        return lambda t: math.exp(-law.rate * t)
-    if isinstance(law, Weibull):
-        return lambda t: math.exp(-((t / law.scale) ** law.shape))
-    if isinstance(law, LogNormal):
-        return lambda t: (0.5 * math.erfc((math.log(t) - law.mu) / (law.sigma * math.sqrt(2)))
-                          if t > 0 else 1.0)
-    pairs = list(zip(law.probs.tolist(), law.rates.tolist(), strict=True))
-    return lambda t: sum(q * math.exp(-r * t) for q, r in pairs)
-
-
 def _waste_by_quadrature(p, c, alpha, law, a):
     """``sum over intervals of K (S(s) - S(e)) + alpha int_s^e (S(t) - S(e)) dt``."""
-    sf = _survival(law)
+    sf = survival(law)
     total = 0.0
-    for start, end, sigma in _intervals(p, c, a):
+    for start, end, sigma in intervals(p, c, a):
         s_end = sf(end)
         lost, _ = integrate.quad(lambda t, s_end=s_end: sf(t) - s_end, start, end,
                                  epsabs=0.0, epsrel=1e-12)
