@@ -351,37 +351,53 @@ def read_bipartite(path) -> tuple:
     return graph, left, right
 
 
+PAPER_TASKS, PAPER_NCOM, PAPER_WMIN = (5, 10), (5, 10, 20), tuple(range(1, 11))
+
+
+def paper_realization(m: int, n_com: int, w_min: int, scenario: int, trial: int, seed: int = 0,
+                      slots: int = 2000) -> CoupledInstance:
+    """One realization of the Section VII-A experiment space.
+
+    ``p = 20``, ``w_q ~ U{w_min, ..., 10 w_min}``, ``T_data = w_min``,
+    ``T_prog = 5 w_min``, ``K = 10``, ``mu = inf``. The scenario (seeded by
+    ``seed, m, n_com, w_min, scenario``) draws the chains and the ``w_q``; the
+    trial one realization of ``slots`` slots of them. The paper runs until the
+    10 iterations end; an off-line instance needs a horizon (default 2,000).
+    The paper's grid is ``m`` in {5, 10}, ``n_com`` in {5, 10, 20},
+    ``w_min`` in 1..10; other positive values are accepted.
+    """
+    m = _int_at_least(m, 1, "tasks")
+    n_com = _int_at_least(n_com, 1, "n_com")
+    w_min = _int_at_least(w_min, 1, "w_min")
+    scenario = _int_at_least(scenario, 0, "scenario")
+    trial = _int_at_least(trial, 0, "trial")
+    slots = _int_at_least(slots, 1, "slots")
+    require(_plain_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
+    p = 20
+    rng = np.random.default_rng([seed, m, n_com, w_min, scenario])
+    chains = markov_chains(rng, p)
+    w = rng.integers(w_min, 10 * w_min + 1, p)
+    trial_rng = np.random.default_rng([seed, m, n_com, w_min, scenario, trial])
+    states = markov_realization(trial_rng, chains, slots)
+    return CoupledInstance(
+        availability=states, w=w.tolist(), mu=[None] * p, m=m, n_com=n_com,
+        T_prog=5 * w_min, T_data=w_min, K=10,
+        name=f"coupled-paper-m{m}-ncom{n_com}-wmin{w_min}-sc{scenario}-tr{trial}-s{seed}",
+        params={"generator": "paper", "m": m, "n_com": n_com, "w_min": w_min,
+                "scenario": scenario, "trial": trial, "slots": slots, "seed": seed})
+
+
 def generate_paper(seed: int, scenarios: int = 10, trials: int = 10,
                    slots: int = 2000) -> list[CoupledInstance]:
     """The experiment space of Section VII-A: ``(m, n_com, w_min)`` x scenarios x trials.
 
-    ``p = 20``, ``m`` in {5, 10}, ``n_com`` in {5, 10, 20}, ``w_min`` in 1..10,
-    ``w_q ~ U{w_min, ..., 10 w_min}``, ``T_data = w_min``, ``T_prog = 5 w_min``,
-    ``K = 10``, ``mu = inf``; a scenario draws the chains and the ``w_q``, each
-    of its trials one realization of ``slots`` slots (the paper runs until the
-    10 iterations end; an off-line instance needs a horizon, default 2,000).
-    ``2 x 3 x 10 x scenarios x trials`` instances (6,000 with the defaults).
+    ``2 x 3 x 10 x scenarios x trials`` realizations (6,000 with the
+    defaults), each from :func:`paper_realization`.
     """
     require(_plain_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
     scenarios = _int_at_least(scenarios, 1, "scenarios")
     trials = _int_at_least(trials, 1, "trials")
     slots = _int_at_least(slots, 1, "slots")
-    p = 20
-    out = []
-    for m in (5, 10):
-        for n_com in (5, 10, 20):
-            for w_min in range(1, 11):
-                for s in range(scenarios):
-                    rng = np.random.default_rng([seed, m, n_com, w_min, s])
-                    chains = markov_chains(rng, p)
-                    w = rng.integers(w_min, 10 * w_min + 1, p)
-                    for trial in range(trials):
-                        trial_rng = np.random.default_rng([seed, m, n_com, w_min, s, trial])
-                        states = markov_realization(trial_rng, chains, slots)
-                        out.append(CoupledInstance(
-                            availability=states, w=w.tolist(), mu=[None] * p, m=m, n_com=n_com,
-                            T_prog=5 * w_min, T_data=w_min, K=10,
-                            name=f"coupled-paper-m{m}-ncom{n_com}-wmin{w_min}-sc{s}-tr{trial}-s{seed}",
-                            params={"generator": "paper", "m": m, "n_com": n_com, "w_min": w_min,
-                                    "scenario": s, "trial": trial, "slots": slots, "seed": seed}))
-    return out
+    return [paper_realization(m, n_com, w_min, s, trial, seed, slots)
+            for m in PAPER_TASKS for n_com in PAPER_NCOM for w_min in PAPER_WMIN
+            for s in range(scenarios) for trial in range(trials)]

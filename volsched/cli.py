@@ -89,15 +89,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def cmd_solve(args: argparse.Namespace) -> int:
     _writable(args.out)
     family, instance = _load(args.instance)
-    method = args.method or family.methods[0]
-    require(method in family.methods, "--method",
-            f"{family.name} has methods {list(family.methods)}, got {method!r}")
     options = {}
     if args.problem is not None:
         require(args.problem in family.problems, "--problem",
                 f"{family.name} has problems {list(family.problems) or 'none to choose'}, "
                 f"got {args.problem!r}")
         options["problem"] = args.problem
+    methods = family.methods_of(args.problem)
+    method = args.method or methods[0]
+    require(method in methods, "--method",
+            f"{args.problem or family.name} has methods {list(methods)}, got {method!r}")
     result = family.solve(instance, method=method, time_limit=args.time_limit, seed=args.seed, **options)
     obj = result.to_dict()
     if args.out:

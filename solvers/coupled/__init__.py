@@ -20,21 +20,30 @@ import time
 from volsched.instances.coupled import FAMILY, CoupledInstance
 from volsched.instances.errors import require
 
-from ..result import SolveResult, SolveStatus
+from ..result import SolveResult, SolveStatus, VerificationError
 from .bnb import solve_bnb
-from .brute import solve_brute, solve_flexible_brute
+from .brute import iterations_brute, solve_brute, solve_flexible_brute
 from .cpsat import solve_cpsat
 from .flexible import solve_flexible
+from .iterations import Iteration, schedule_of, solve_iterations
+from .iterations_cpsat import solve_iterations_cpsat
 from .milp import solve_milp
+from .replay import check_claim, replay
 from .verify import verify_flexible, verify_offline
 
-PROBLEMS = ("offline-coupled", "offline-coupled-inf")
+#: Each problem's methods; the first is its default.
+PROBLEM_METHODS = {
+    "offline-coupled": ("bnb", "cpsat", "milp", "brute"),
+    "offline-coupled-inf": ("bnb", "brute"),
+    "iterations": ("chain", "cpsat", "brute"),
+}
+PROBLEMS = tuple(PROBLEM_METHODS)
+METHODS = tuple(dict.fromkeys(m for methods in PROBLEM_METHODS.values() for m in methods))
 
 
 def trivial_bound(up, m: int) -> int:
     """Slots in which at least ``m`` processors are UP: no m-set can share more."""
     return int((up.sum(axis=0) >= m).sum())
-METHODS = ("bnb", "cpsat", "milp", "brute")
 
 
 def _offline(instance: CoupledInstance, method: str, time_limit, seed,
@@ -51,15 +60,18 @@ def _offline(instance: CoupledInstance, method: str, time_limit, seed,
     return chosen, value, value, True
 
 
-def solve(instance: CoupledInstance, problem: str | None = None, method: str = "bnb",
+def solve(instance: CoupledInstance, problem: str | None = None, method: str | None = None,
           time_limit: float | None = None, seed: int | None = None) -> SolveResult:
-    """Solve one of :data:`PROBLEMS` with one of :data:`METHODS`."""
+    """Solve one of :data:`PROBLEMS` with one of its :data:`PROBLEM_METHODS` (default: the first)."""
     problem = problem or PROBLEMS[0]
+    require(problem in PROBLEMS, "--problem", f"must be one of {list(PROBLEMS)}, got {problem!r}")
+    methods = PROBLEM_METHODS[problem]
+    method = method or methods[0]
+    require(method in methods, "--method", f"{problem} has methods {list(methods)}, got {method!r}")
     if problem == "offline-coupled-inf":
         return _solve_flexible(instance, method, time_limit)
-    require(problem in PROBLEMS, "--problem",
-            f"must be one of {list(PROBLEMS)} (the others are not implemented yet), got {problem!r}")
-    require(method in METHODS, "method", f"must be one of {list(METHODS)}, got {method!r}")
+    if problem == "iterations":
+        return _solve_iterations(instance, method, time_limit, seed)
     require(instance.m <= instance.p, "m", f"m = {instance.m} exceeds the {instance.p} processors (mu = 1)")
     begin = time.perf_counter()
     chosen, value, bound, proven = _offline(instance, method, time_limit, seed)
@@ -83,8 +95,6 @@ def solve(instance: CoupledInstance, problem: str | None = None, method: str = "
 
 
 def _solve_flexible(instance: CoupledInstance, method: str, time_limit) -> SolveResult:
-    require(method in ("bnb", "brute"), "method",
-            f"offline-coupled-inf supports bnb and brute, got {method!r}")
     w = int(instance.w[0])
     require(bool((instance.w == w).all()), "w", "offline-coupled-inf needs identical w (Section IV)")
     begin = time.perf_counter()
@@ -108,6 +118,44 @@ def _solve_flexible(instance: CoupledInstance, method: str, time_limit) -> Solve
         solution={"processors": rows, "k": k, "tasks_per_processor": -(-instance.m // k),
                   "workload": -(-instance.m // k) * w, "completion_slots": value},
         verified=True)
+
+
+def _solve_iterations(instance: CoupledInstance, method: str, time_limit, seed) -> SolveResult:
+    """Problem ``iterations``: the makespan (slots) of ``K`` iterations, communication relaxed.
+
+    Proven infeasible when not even the optimal chain completes ``K``
+    iterations in the horizon; the solution then holds the most iterations
+    that do complete (the deadline form of Section IV).
+    """
+    begin = time.perf_counter()
+    if method == "cpsat":
+        rows, makespan, bound, proven = solve_iterations_cpsat(instance, time_limit, seed or 0)
+    else:
+        done = solve_iterations(instance) if method == "chain" else [
+            Iteration(start=s, completion=c, allocation=tuple(x), workload=w)
+            for s, c, x, w in iterations_brute(instance)]
+        rows = [{"start": it.start, "completion": it.completion, "allocation": list(it.allocation)}
+                for it in done]
+        makespan = rows[-1]["completion"] + 1 if len(rows) == instance.K else None
+        bound, proven = makespan or instance.horizon + 1, True
+    runtime = time.perf_counter() - begin
+    schedule = schedule_of(instance, rows or [])
+    if makespan is not None:
+        makespan = check_claim(instance, schedule, communication=False)
+        completed = schedule["completions"]
+        status = SolveStatus.OPTIMAL if proven and bound >= makespan else SolveStatus.FEASIBLE
+    else:
+        completed = replay(instance, schedule, communication=False)
+        if completed != schedule["completions"]:
+            raise VerificationError(f"coupled iterations: {method} claims {schedule['completions']}, "
+                                    f"the replay completes at {completed}")
+        status = SolveStatus.INFEASIBLE if proven else SolveStatus.UNKNOWN
+    return SolveResult(family=FAMILY, instance=instance.name, method=method, status=status,
+                       objective=None if makespan is None else float(makespan),
+                       bound=None if bound is None else float(bound), runtime_s=runtime,
+                       solution={"makespan": makespan, "completed_iterations": len(completed),
+                                 "schedule": schedule},
+                       verified=True)
 
 
 __all__ = ["METHODS", "PROBLEMS", "solve", "verify_flexible", "verify_offline"]

@@ -17,15 +17,16 @@ import pytest
 from volsched.instances.coupled import CoupledInstance, generate_markov, generate_planted, parse_availability
 from volsched.instances.errors import InputError
 from volsched.solvers import SolveStatus, VerificationError
-from volsched.solvers.coupled import METHODS, PROBLEMS, solve, verify_offline
+from volsched.solvers.coupled import PROBLEM_METHODS, solve, verify_offline
 from volsched.solvers.coupled.bnb import solve_bnb
 
 ALL_METHODS = ["bnb", "cpsat", "milp", "brute"]
 
 
 def test_methods_and_problems_are_the_documented_ones():
-    assert list(METHODS) == ALL_METHODS
-    assert list(PROBLEMS) == ["offline-coupled", "offline-coupled-inf"]
+    assert {k: list(v) for k, v in PROBLEM_METHODS.items()} == {
+        "offline-coupled": ALL_METHODS, "offline-coupled-inf": ["bnb", "brute"],
+        "iterations": ["chain", "cpsat", "brute"]}
 
 
 # ---------------------------------------------------------------------------
@@ -440,9 +441,10 @@ def test_verify_is_independent_of_the_up_property(four):
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
-    ({"problem": "full"}, "--problem: must be one of ['offline-coupled', 'offline-coupled-inf']"),
-    ({"problem": "iterations"}, "--problem"),
-    ({"method": "dp"}, "method: must be one of ['bnb', 'cpsat', 'milp', 'brute']"),
+    ({"problem": "makespan"}, "--problem: must be one of ['offline-coupled', 'offline-coupled-inf'"),
+    ({"problem": "offline-coupled-inf", "method": "cpsat"},
+     "--method: offline-coupled-inf has methods ['bnb', 'brute']"),
+    ({"method": "dp"}, "--method: offline-coupled has methods ['bnb', 'cpsat', 'milp', 'brute']"),
 ])
 def test_solve_rejects_unknown_problem_and_method(kwargs, fragment):
     with pytest.raises(InputError) as exc:

@@ -9,8 +9,9 @@ the heuristics::
     seeds = [0, 1, 2]             # or a count: seeds = 3 means 0, 1, 2
     heuristics = ["none", "daly"] # default: all of the family's
     [exact]
-    method = "dp"                 # default: the family's first
+    method = "dp"                 # default: the family's (or the problem's) first
     time_limit = 60               # seconds, optional
+    problem = "iterations"        # families with several exact problems (coupled)
     [grid]
     slices = [10, 20]
     law = ["weibull", "exponential"]
@@ -34,7 +35,7 @@ from volsched.instances.io import read_text
 from ..families import FAMILIES, Family
 
 SWEEP_KEYS = {"name", "family", "seeds", "heuristics", "exact", "grid"}
-EXACT_KEYS = {"method", "time_limit"}
+EXACT_KEYS = {"method", "time_limit", "problem"}
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class Sweep:
     method: str
     time_limit: float | None
     heuristics: tuple[str, ...]
+    problem: str | None = None
 
     def instances(self) -> list[dict]:
         """Generator parameters (with ``seed``) of every instance, grid order then seed."""
@@ -99,10 +101,15 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
     exact = obj.get("exact", {})
     require(isinstance(exact, dict), f"{where}.exact", "must be a table")
     for key in sorted(set(exact) - EXACT_KEYS):
-        raise InputError(f"{where}.exact.{key}: unknown key (allowed: method, time_limit)")
-    method = exact.get("method", family.methods[0])
-    require(method in family.methods, f"{where}.exact.method",
-            f"must be one of {list(family.methods)}, got {method!r}")
+        raise InputError(f"{where}.exact.{key}: unknown key (allowed: {', '.join(sorted(EXACT_KEYS))})")
+    problem = exact.get("problem")
+    if problem is not None:
+        require(problem in family.problems, f"{where}.exact.problem",
+                f"must be one of {list(family.problems) or 'none: ' + fam + ' has one problem'}, "
+                f"got {problem!r}")
+    methods = family.methods_of(problem)
+    method = exact.get("method", methods[0])
+    require(method in methods, f"{where}.exact.method", f"must be one of {list(methods)}, got {method!r}")
     limit = exact.get("time_limit")
     if limit is not None:
         ok = isinstance(limit, (int, float)) and not isinstance(limit, bool)
@@ -120,7 +127,7 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
     name = obj.get("name", fam)
     require(isinstance(name, str) and name, f"{where}.name", "must be a non-empty string")
     return Sweep(name=name, family=family, grid=values, seeds=tuple(seeds), method=method,
-                 time_limit=limit, heuristics=tuple(heuristics))
+                 time_limit=limit, heuristics=tuple(heuristics), problem=problem)
 
 
 def parse_config(obj: Any, where: str = "config") -> list[Sweep]:

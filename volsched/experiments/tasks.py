@@ -39,6 +39,8 @@ def build_tasks(sweep: Sweep) -> list[dict]:
     """Every task of a sweep: per instance, the exact method then each heuristic."""
     fam = sweep.family
     exact_params = {} if sweep.time_limit is None else {"time_limit": sweep.time_limit}
+    if sweep.problem is not None:
+        exact_params["problem"] = sweep.problem
     tasks = []
     for params in sweep.instances():
         instance_key = _digest({"family": fam.name, "params": params, "version": __version__})
@@ -48,7 +50,8 @@ def build_tasks(sweep: Sweep) -> list[dict]:
                            "method_params": method_params, "version": __version__})
             tasks.append({"key": key, "sweep": sweep.name, "family": fam.name,
                           "instance_key": instance_key, "params": params, "method": method,
-                          "kind": kind, "method_params": method_params, "sense": fam.sense})
+                          "kind": kind, "method_params": method_params,
+                          "sense": fam.sense_of(sweep.problem)})
     return tasks
 
 
@@ -97,8 +100,9 @@ def run_task(task: dict) -> dict:
         if task["kind"] == "exact":
             limit = task["method_params"].get("time_limit")
             hard = None if limit is None else limit * HARD_LIMIT_FACTOR + HARD_LIMIT_GRACE_S
+            options = {k: v for k, v in task["method_params"].items() if k == "problem"}
             result = _with_hard_limit(hard, lambda: family.solve(
-                instance, method=task["method"], time_limit=limit, seed=task["params"]["seed"]))
+                instance, method=task["method"], time_limit=limit, seed=task["params"]["seed"], **options))
             row["objective"], row["bound"] = _finite(result.objective), _finite(result.bound)
             stopped = limit is not None and result.status in (SolveStatus.FEASIBLE, SolveStatus.UNKNOWN)
             row["status"] = "timeout" if stopped else result.status.value

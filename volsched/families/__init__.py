@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from volsched.instances.errors import require
@@ -59,8 +59,11 @@ class Family:
         each family registers ``<paper>`` and ``<paper>-smoke``.
     sense : str
         ``"min"`` or ``"max"``: how a heuristic's value compares to the optimum.
-    problems : tuple of str
-        Exact problems ``solve(..., problem=)`` accepts; empty when there is one.
+    problems : dict
+        Exact problem -> its methods (the first is its default), for families
+        whose ``solve(..., problem=)`` has several; empty when there is one.
+    problem_sense : dict
+        Problem -> ``"min"``/``"max"`` where it differs from ``sense``.
     """
 
     name: str
@@ -76,7 +79,17 @@ class Family:
     generate_from: Callable[[dict], Any]
     presets: dict[str, list[dict]]
     sense: str = "min"
-    problems: tuple[str, ...] = ()
+    problems: dict[str, Sequence[str]] = field(default_factory=dict)
+    problem_sense: dict[str, str] = field(default_factory=dict)
+
+    def methods_of(self, problem: str | None) -> Sequence[str]:
+        """The exact methods of ``problem`` (``None``: the first problem); the first is the default."""
+        if not self.problems:
+            return self.methods
+        return self.problems[problem or next(iter(self.problems))]
+
+    def sense_of(self, problem: str | None) -> str:
+        return self.problem_sense.get(problem, self.sense) if problem else self.sense
 
 
 def _registry() -> dict[str, Family]:

@@ -62,13 +62,44 @@ def _int_param(value, key: str) -> int:
     return value
 
 
+def _count_param(value, key: str) -> int:
+    ok = isinstance(value, int) and not isinstance(value, bool)
+    require(ok and value >= 0, key, f"must be a non-negative integer, got {value!r}")
+    return value
+
+
+def _generator_param(value, key: str) -> str:
+    require(value in ("markov", "paper"), key, f"must be 'markov' or 'paper', got {value!r}")
+    return value
+
+
 def _generate_from(params: dict) -> model.CoupledInstance:
+    """``markov`` (default: processors, slots, tasks) or ``paper`` (tasks, n_com, w_min, scenario, trial)."""
+    if params.get("generator", "markov") == "paper":
+        return model.paper_realization(params.get("tasks", 5), params.get("n_com", 5), params.get("w_min", 1),
+                                       params.get("scenario", 0), params.get("trial", 0), params["seed"],
+                                       params.get("slots", 2000))
     return model.generate_markov(params.get("processors", 20), params.get("slots", 500),
                                  params.get("tasks", 5), params["seed"])
 
 
-#: OFF-LINE-COUPLED (mu = 1) on the paper's Markov chains with its p = 20 and m in {5, 10}.
+#: ``casanova2013``: the ``iterations`` optimum (a lower bound on any schedule's
+#: makespan) of the Section VII-A space, 6,000 realizations; OFF-LINE-COUPLED
+#: (mu = 1) on the paper's chains with its p = 20 and m in {5, 10}.
 PRESETS = {
+    "casanova2013": [{
+        "name": "casanova2013", "family": model.FAMILY, "seeds": [0],
+        "grid": {"generator": "paper", "tasks": list(model.PAPER_TASKS), "n_com": list(model.PAPER_NCOM),
+                 "w_min": list(model.PAPER_WMIN), "scenario": list(range(10)), "trial": list(range(10)),
+                 "slots": 2000},
+        "exact": {"problem": "iterations", "method": "chain", "time_limit": 60}, "heuristics": [],
+    }],
+    "casanova2013-smoke": [{
+        "name": "casanova2013-smoke", "family": model.FAMILY, "seeds": [0],
+        "grid": {"generator": "paper", "tasks": [5, 10], "n_com": 5, "w_min": [1, 2],
+                 "scenario": [0, 1], "trial": [0, 1], "slots": 2000},
+        "exact": {"problem": "iterations", "method": "chain", "time_limit": 10}, "heuristics": [],
+    }],
     "casanova2013-offline": [{
         "name": "casanova2013-offline", "family": model.FAMILY, "seeds": 10,
         "grid": {"processors": 20, "slots": [500, 2000], "tasks": [5, 10]},
@@ -89,17 +120,20 @@ def _simulate(instance, heuristic, seed, samples=0):
 FAMILY = Family(
     name=model.FAMILY,
     load=model.CoupledInstance.from_json,
-    methods=exact.METHODS,
+    methods=exact.PROBLEM_METHODS[exact.PROBLEMS[0]],
     solve=exact.solve,
     value=_value,
     heuristics={},
     add_generate_arguments=_add_generate_arguments,
     generate=_generate,
     simulate=_simulate,
-    generator_params={"processors": Param(_int_param), "slots": Param(_int_param),
-                      "tasks": Param(_int_param)},
+    generator_params={"generator": Param(_generator_param), "processors": Param(_int_param),
+                      "slots": Param(_int_param), "tasks": Param(_int_param), "n_com": Param(_int_param),
+                      "w_min": Param(_int_param), "scenario": Param(_count_param),
+                      "trial": Param(_count_param)},
     generate_from=_generate_from,
     presets=PRESETS,
     sense="max",
-    problems=exact.PROBLEMS,
+    problems=exact.PROBLEM_METHODS,
+    problem_sense={"offline-coupled-inf": "min", "iterations": "min"},
 )

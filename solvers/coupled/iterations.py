@@ -1,0 +1,190 @@
+"""Minimum makespan of ``K`` iterations without communication (problem ``iterations``).
+
+Casanova et al. 2013, Sections III-C and IV with ``T_prog = T_data = 0`` but
+heterogeneous ``w_q``, ``mu_q`` and all three states. An iteration runs on a
+configuration ``x`` (``x_q <= mu_q`` tasks on processor ``q``, ``sum_q x_q = m``)
+whose workload is ``W = max_q x_q w_q``: it completes at the end of the slot in
+which its enrolled workers have been UP together for ``W`` slots, none of them
+DOWN since the attempt started (RECLAIMED suspends; DOWN loses the iteration).
+
+**Chaining is optimal.** Let ``E(s)`` be the earliest slot at whose end an
+iteration can complete when its attempt starts no earlier than slot ``s``.
+Without communication no state survives an iteration (there is no program or
+data to keep), so what the iteration after a completion at ``c`` can do depends
+on ``c`` alone, and an attempt allowed to start at ``s' >= s`` is also allowed
+from ``s``: ``E`` is non-decreasing. Hence if any schedule completes its
+``i``-th iteration at ``c_i``, the chain ``g_1 = E(0)``, ``g_i = E(g_{i-1} + 1)``
+satisfies ``g_i <= c_i`` by induction (``g_i = E(g_{i-1} + 1) <=
+E(c_{i-1} + 1) <= c_i``), so the chain's makespan ``g_K + 1`` is optimal; the
+chain also completes the most iterations within any horizon.
+
+**One earliest completion, exactly.** For a set ``S`` of enrolled workers the
+smallest workload is ``W(S) = min {W : sum_{q in S} min(mu_q, m, floor(W / w_q))
+>= m}``; a larger set never has a larger ``W`` but shares fewer UP slots. An
+attempt of ``S`` that ends at ``t`` best starts right after the last DOWN of a
+member (``s'_S(t) = max(s, last DOWN + 1)``), so ``S`` completes at ``t`` iff
+its *support*, the number of slots in ``[s'_S(t), t]`` where all of ``S`` is UP,
+reaches ``W(S)``. The search sweeps ``t`` forward from ``s`` keeping a family
+of processor sets with counts such that the support of any set ``Y`` equals the
+largest count of a kept superset of ``Y`` (the closed sets of the UP masks,
+as in incremental closed-itemset mining):
+
+* at slot ``t`` with UP mask ``u``, every kept ``S`` yields ``S & u`` with count
+  ``count(S) + 1`` (merged by maximum), and ``u`` itself enters with count 1;
+* when processor ``q`` is DOWN, every kept ``S`` containing it becomes
+  ``S \\ {q}`` with its count (the members left keep their window).
+
+``S`` completes at ``t`` as soon as ``count(S) >= W(S)``; a subset ``Y`` that
+could complete has ``count(S) >= support(Y) >= W(Y) >= W(S)`` for its
+maximising superset, so testing the kept sets is exact, and the first slot at
+which one passes is ``E(s)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from volsched.instances.coupled import DOWN, UP, CoupledInstance
+
+
+@dataclass(frozen=True)
+class Iteration:
+    """One completed iteration: attempt start, completion slot, allocation and workload."""
+
+    start: int
+    completion: int
+    allocation: tuple[int, ...]
+    workload: int
+
+
+def allocation_for(instance: CoupledInstance, members: list[int], workload: int) -> tuple[int, ...]:
+    """An allocation of ``m`` tasks on ``members`` with ``max x_q w_q <= workload``.
+
+    Fills the members in order of speed (smallest ``w_q`` first) up to their
+    capacity; raises ``ValueError`` if they cannot hold ``m`` tasks.
+    """
+    x = [0] * instance.p
+    left = instance.m
+    for q in sorted(members, key=lambda q: (int(instance.w[q]), q)):
+        take = min(left, int(min(instance.mu[q], instance.m)), workload // int(instance.w[q]))
+        x[q] = take
+        left -= take
+    if left:
+        raise ValueError(f"processors {members} cannot hold {instance.m} tasks within workload {workload}")
+    return tuple(x)
+
+
+def slot_masks(instance: CoupledInstance, code: int) -> list[int]:
+    """Per slot, the set of processors in state ``code`` as an integer bitmask (bit ``q``)."""
+    packed = np.packbits(instance.availability == code, axis=0, bitorder="little")
+    return [int.from_bytes(packed[:, t].tobytes(), "little") for t in range(instance.horizon)]
+
+
+class _Sweep:
+    """What every earliest-completion search of one instance shares: masks, per-processor limits, ``W(S)``."""
+
+    def __init__(self, instance: CoupledInstance):
+        self.instance = instance
+        self.up, self.down = slot_masks(instance, UP), slot_masks(instance, DOWN)
+        self.limit = [int(min(mu, instance.m)) for mu in instance.mu]
+        self.speed = [int(w) for w in instance.w]
+        self.candidates = sorted({x * w for w, c in zip(self.speed, self.limit, strict=True)
+                                  for x in range(1, c + 1)})
+        self.workloads: dict[int, int] = {}
+        self.least = self.workload((1 << instance.p) - 1)  # no set needs less than all processors
+
+    def workload(self, members: int) -> int:
+        """``W(S)``: the smallest workload at which the set can hold the ``m`` tasks.
+
+        Binary search over the workloads ``x w_q`` (the only values ``W(S)``
+        takes): the tasks a set holds never decrease with the workload.
+        """
+        found = self.workloads.get(members)
+        if found is None:
+            rows = [q for q in range(self.instance.p) if members >> q & 1]
+            lo, hi = 0, len(self.candidates)
+            while lo < hi:
+                mid = (lo + hi) // 2
+                held = sum(min(self.limit[q], self.candidates[mid] // self.speed[q]) for q in rows)
+                lo, hi = (lo, mid) if held >= self.instance.m else (mid + 1, hi)
+            found = self.candidates[lo] if lo < len(self.candidates) else self.instance.horizon + 1
+            self.workloads[members] = found
+        return found
+
+    def earliest(self, start: int) -> Iteration | None:
+        family: dict[int, int] = {}
+        for t in range(start, self.instance.horizon):
+            down, up = self.down[t], self.up[t]
+            if down and family:
+                kept: dict[int, int] = {}
+                for members, count in family.items():
+                    members &= ~down
+                    if members and kept.get(members, 0) < count:
+                        kept[members] = count
+                family = kept
+            if not up:
+                continue
+            grown = dict(family)
+            fresh = {up: 1}
+            for members, count in family.items():
+                inter = members & up
+                if inter and fresh.get(inter, 0) <= count:
+                    fresh[inter] = count + 1
+            grown.update(fresh)
+            family = grown
+            done = [members for members, count in fresh.items()
+                    if count >= self.least and count >= self.workload(members)]
+            if done:
+                return self._pick(done, start, t)
+        return None
+
+    def _pick(self, done: list[int], start: int, t: int) -> Iteration:
+        instance = self.instance
+        workload, members = min((self.workload(s), s.bit_count(), s) for s in done)[::2]
+        x = allocation_for(instance, [q for q in range(instance.p) if members >> q & 1], workload)
+        enrolled = [q for q in range(instance.p) if x[q]]
+        downs = np.flatnonzero((instance.availability[enrolled, start:t + 1] == DOWN).any(axis=0))
+        begin = start + (int(downs[-1]) + 1 if downs.size else 0)
+        return Iteration(start=begin, completion=t, allocation=x, workload=workload)
+
+
+def earliest_completion(instance: CoupledInstance, start: int) -> Iteration | None:
+    """``E(start)``: the earliest-completing iteration whose attempt starts at or after ``start``.
+
+    ``None`` when no iteration completes within the horizon. Among the sets
+    completing first, the one with the smallest workload, then the fewest
+    processors, is returned.
+    """
+    return _Sweep(instance).earliest(start)
+
+
+def solve_iterations(instance: CoupledInstance) -> list[Iteration]:
+    """The chained earliest completions, at most ``K`` (fewer when the horizon is too short)."""
+    sweep = _Sweep(instance)
+    done: list[Iteration] = []
+    start = 0
+    while len(done) < instance.K:
+        it = sweep.earliest(start)
+        if it is None:
+            break
+        done.append(it)
+        start = it.completion + 1
+    return done
+
+
+def schedule_of(instance: CoupledInstance, iterations: list[dict]) -> dict:
+    """Iterations (``start``, ``completion``, ``allocation``) as a schedule :mod:`.replay` checks.
+
+    Each allocation is in force from its attempt's start; an idle
+    configuration fills the gap up to the next start.
+    """
+    configurations = []
+    for i, it in enumerate(iterations):
+        configurations.append({"start": it["start"], "allocation": list(it["allocation"])})
+        after = it["completion"] + 1
+        if i + 1 < len(iterations) and iterations[i + 1]["start"] > after:
+            configurations.append({"start": after, "allocation": [0] * instance.p})
+    return {"configurations": configurations, "communication": [],
+            "completions": [it["completion"] for it in iterations]}

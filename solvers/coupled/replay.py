@@ -1,0 +1,291 @@
+"""Independent verifier of coupled schedules: a slot-by-slot replay of Section III's execution model.
+
+Casanova, Dufossé, Robert, Vivien (HCW 2013), Section III. A schedule is a JSON-able dict::
+
+    {"configurations": [{"start": t, "allocation": [x_0, ..., x_{p-1}]}, ...],
+     "communication": ["..PPD...", ...],
+     "completions": [c_1, ..., c_K]}
+
+**Configurations** (III-C, "the scheduler may choose a new configuration at each
+time t"). Starts are strictly increasing slots in ``[0, H)``; an entry is in
+force from its start to the slot before the next start (the last one to the end
+of the horizon); before the first start nothing is enrolled. An allocation gives
+``0 <= x_q <= mu_q`` tasks per processor (integers) and is either all zero (idle)
+or sums to ``m`` ("each enrolled worker P_q is assigned x_q tasks, where
+sum x_q = m"). The enrolled workers are those with ``x_q >= 1``; the workload is
+``W = max_q x_q w_q`` ("the computation of an iteration requires max_q(x_q w_q)
+time-slots of concurrent computations").
+
+**Communication** is one string per processor over ``.`` (nothing), ``P`` (one
+slot of the program) and ``D`` (one slot of task data); a string shorter than
+the horizon ends in ``.``. The list may be omitted (no transfer at all).
+
+The state is replayed for ``t = 0 .. H-1``; every rule below is checked and a
+violation raises :class:`~volsched.instances.errors.InputError` naming the field,
+e.g. ``schedule.communication[1][57]: ...``.
+
+* **Program.** Each processor has a program progress ``g_q`` (complete when
+  ``g_q >= T_prog``). A ``P`` adds one slot. A DOWN slot resets it to 0: a
+  processor that becomes DOWN "loses the application program" (III-B), while a
+  RECLAIMED one "does not lose any state"; a worker needs the program "unless it
+  has received it at some previous time and has not been DOWN since then" (III-C).
+* **Attempts.** An iteration attempt begins at slot ``t`` when a configuration
+  entry starts at ``t`` (an explicit restart even if the allocation is unchanged),
+  when an iteration completed at ``t - 1`` (the next one runs on the same
+  allocation unless a new entry says otherwise), or when an enrolled worker was
+  DOWN at ``t - 1`` ("if at least one worker in config(t) becomes DOWN ... restart
+  the iteration from scratch", III-C; here from scratch on the same allocation
+  unless a new entry is given). A new attempt zeroes the data progress ``d_q`` of
+  every processor and the compute progress ``c``; program progress is kept.
+* **Data.** A ``D`` adds one slot to ``d_q``; worker ``q`` needs ``x_q T_data``
+  data slots in the current attempt (III-C, "x_q data messages (one per task)",
+  received "since the begin of the current iteration").
+* **Transfer validity.** A ``P`` or ``D`` at slot ``t`` needs processor ``q`` UP at
+  ``t`` (RECLAIMED suspends a transfer, III-B) and enrolled in the configuration
+  in force (the master sends the program and data to enrolled workers, III-C);
+  a ``P`` needs ``g_q < T_prog`` and a ``D`` needs ``d_q < x_q T_data`` (no useless
+  transfer); at most ``n_com`` transfers per slot (``n_prog + n_data <= n_com``,
+  III-B). A transfer may be split over non-consecutive slots (suspended while
+  RECLAIMED or while the master serves others); an unfinished one is lost when
+  the worker is DOWN (program and data reset) or leaves the configuration (a new
+  entry is a new attempt: "any interrupted communication must be resumed from
+  scratch if the worker became DOWN or was removed from the configuration").
+* **Computation.** At slot ``t`` the attempt computes (``c += 1``) iff the
+  allocation is not idle and every enrolled worker is UP at ``t``, has the whole
+  program and all its data at the start of ``t`` and receives nothing at ``t``
+  ("there is no overlap between communication and computations", III-A; "the
+  computation can start at a time t only if each of the k enrolled workers is in
+  the UP state, has the program, has the data of all its allocated tasks", III-C).
+  Computing is not optional. A RECLAIMED enrolled worker suspends everybody
+  (III-B). When ``c`` reaches ``W`` the iteration completes at the end of ``t``.
+* **DOWN.** An enrolled worker DOWN at ``t`` loses the attempt: computation and
+  data restart with the next slot's new attempt (III-B, "loses the application
+  program and all the data for its current tasks ... these computations are lost").
+
+``completions`` lists the slot at whose end each of the first ``K`` iterations
+completes (later ones are not counted); the makespan is ``completions[K-1] + 1``.
+With ``communication=False`` the schedule is replayed as the communication-free
+relaxation (``T_prog = T_data = 0``, no transfer allowed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from volsched.instances.coupled import DOWN, UP, CoupledInstance
+from volsched.instances.errors import InputError, require
+
+from ..result import VerificationError
+
+IDLE, PROG, DATA = 0, 1, 2
+LETTERS = ".PD"
+_STATE = ("UP", "RECLAIMED", "DOWN")
+
+
+@dataclass
+class Trace:
+    """What the replay saw in every slot ``t`` (state at the start of ``t``, after any reset).
+
+    ``allocation`` (p, H) in force; ``entry`` a configuration starts at ``t``;
+    ``new_attempt``; ``program`` ``g_q``; ``data`` ``d_q``; ``progress`` ``c``;
+    ``transfer`` (p, H) codes ``IDLE``/``PROG``/``DATA``; ``compute``; ``complete``
+    (an iteration completes at the end of ``t``, counted or not); ``completions``
+    the first ``K`` completion slots.
+    """
+
+    allocation: np.ndarray
+    entry: np.ndarray
+    new_attempt: np.ndarray
+    program: np.ndarray
+    data: np.ndarray
+    progress: np.ndarray
+    transfer: np.ndarray
+    compute: np.ndarray
+    complete: np.ndarray
+    completions: list[int]
+
+
+def _plain_int(v) -> bool:
+    v = v.item() if isinstance(v, np.generic) else v
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _configurations(instance: CoupledInstance, confs) -> dict[int, np.ndarray]:
+    name = "schedule.configurations"
+    require(isinstance(confs, (list, tuple)), name, "must be a list of {start, allocation} objects")
+    p, horizon, m = instance.p, instance.horizon, instance.m
+    out: dict[int, np.ndarray] = {}
+    previous = -1
+    for i, conf in enumerate(confs):
+        field = f"{name}[{i}]"
+        require(isinstance(conf, Mapping), field, "must be an object with 'start' and 'allocation'")
+        unknown = sorted(set(conf) - {"start", "allocation"})
+        require(not unknown, field, f"unknown keys {unknown}")
+        start = conf.get("start")
+        require(_plain_int(start) and 0 <= start < horizon, f"{field}.start",
+                f"must be an integer slot in [0, {horizon}), got {start!r}")
+        require(start > previous, f"{field}.start",
+                f"starts must be strictly increasing, {start} follows {previous}")
+        previous = int(start)
+        alloc = conf.get("allocation")
+        require(isinstance(alloc, (list, tuple)) and len(alloc) == p, f"{field}.allocation",
+                f"must list one integer per processor ({p})")
+        for q, v in enumerate(alloc):
+            require(_plain_int(v) and v >= 0, f"{field}.allocation[{q}]",
+                    f"must be a non-negative integer, got {v!r}")
+            require(v <= instance.mu[q], f"{field}.allocation[{q}]",
+                    f"{v} tasks exceed mu[{q}] = {instance.mu[q]:g}")
+        x = np.asarray([int(v) for v in alloc], dtype=np.int64)
+        total = int(x.sum())
+        require(total in (0, m), f"{field}.allocation",
+                f"must be all zero (idle) or sum to m = {m}, sums to {total}")
+        out[int(start)] = x
+    return out
+
+
+def _communication(instance: CoupledInstance, comm, communication: bool) -> np.ndarray:
+    name = "schedule.communication"
+    p, horizon = instance.p, instance.horizon
+    codes = np.zeros((p, horizon), dtype=np.int8)
+    if comm is None or (isinstance(comm, (list, tuple)) and len(comm) == 0):
+        return codes
+    require(isinstance(comm, (list, tuple)) and len(comm) == p, name,
+            f"must list one string per processor ({p})")
+    table = np.full(256, -1, dtype=np.int8)
+    for code, letter in enumerate(LETTERS):
+        table[ord(letter)] = code
+    for q, row in enumerate(comm):
+        require(isinstance(row, str) and row.isascii(), f"{name}[{q}]", "must be a string over '.', 'P', 'D'")
+        require(len(row) <= horizon, f"{name}[{q}]", f"has {len(row)} slots, the horizon is {horizon}")
+        arr = table[np.frombuffer(row.encode(), dtype=np.uint8)]
+        bad = np.flatnonzero(arr < 0)
+        if bad.size:
+            raise InputError(f"{name}[{q}][{bad[0]}]: {row[bad[0]]!r} is not '.', 'P' or 'D'")
+        if not communication and np.any(arr != IDLE):
+            t = int(np.flatnonzero(arr != IDLE)[0])
+            raise InputError(f"{name}[{q}][{t}]: no transfer in the communication-free replay")
+        codes[q, :len(row)] = arr
+    return codes
+
+
+def replay_trace(instance: CoupledInstance, schedule, *, communication: bool = True) -> Trace:
+    """Replay ``schedule`` slot by slot and return everything it did (see the module docstring).
+
+    Raises
+    ------
+    InputError
+        The schedule is malformed or breaks a rule; the message names the field.
+    """
+    require(isinstance(schedule, Mapping), "schedule", "must be an object with 'configurations'")
+    entries = _configurations(instance, schedule.get("configurations"))
+    comm = _communication(instance, schedule.get("communication"), communication)
+    p, horizon = instance.p, instance.horizon
+    t_prog, t_data = (instance.T_prog, instance.T_data) if communication else (0, 0)
+    avail, w = instance.availability, instance.w
+    trace = Trace(
+        allocation=np.zeros((p, horizon), dtype=np.int64), entry=np.zeros(horizon, dtype=bool),
+        new_attempt=np.zeros(horizon, dtype=bool), program=np.zeros((p, horizon), dtype=np.int64),
+        data=np.zeros((p, horizon), dtype=np.int64), progress=np.zeros(horizon, dtype=np.int64),
+        transfer=comm, compute=np.zeros(horizon, dtype=bool), complete=np.zeros(horizon, dtype=bool),
+        completions=[])
+    x = np.zeros(p, dtype=np.int64)
+    workload = 0
+    g = np.zeros(p, dtype=np.int64)
+    d = np.zeros(p, dtype=np.int64)
+    c = 0
+    restart = False
+    for t in range(horizon):
+        if t in entries:
+            x = entries[t]
+            workload = int((x * w).max())
+            trace.entry[t] = restart = True
+        if restart:
+            d[:] = 0
+            c = 0
+            trace.new_attempt[t] = True
+        enrolled = x > 0
+        state = avail[:, t]
+        trace.allocation[:, t], trace.program[:, t], trace.data[:, t], trace.progress[t] = x, g, d, c
+
+        sends = comm[:, t]
+        for q in np.flatnonzero(sends):
+            letter = LETTERS[sends[q]]
+            field = f"schedule.communication[{q}][{t}]"
+            require(state[q] == UP, field, f"{letter!r} while processor {q} is {_STATE[state[q]]}")
+            require(enrolled[q], field, f"{letter!r} to processor {q}, which is not enrolled at slot {t}")
+            if sends[q] == PROG:
+                require(g[q] < t_prog, field, f"'P' but processor {q} already has the program "
+                        f"(T_prog = {t_prog})")
+            else:
+                require(d[q] < x[q] * t_data, field, f"'D' but processor {q} already has the data of its "
+                        f"{x[q]} task(s) (T_data = {t_data})")
+        busy = int(np.count_nonzero(sends))
+        require(busy <= instance.n_com, f"schedule.communication[*][{t}]",
+                f"{busy} transfers at slot {t}, the master sends at most n_com = {instance.n_com}")
+
+        # State at the start of t decides; this slot's transfers only count from t + 1 (no overlap).
+        if (workload > 0 and bool(np.all(state[enrolled] == UP)) and bool(np.all(g[enrolled] >= t_prog))
+                and bool(np.all(d[enrolled] >= x[enrolled] * t_data)) and not np.any(sends[enrolled])):
+            trace.compute[t] = True
+            c += 1
+        done = trace.compute[t] and c == workload
+        if done:
+            trace.complete[t] = True
+            if len(trace.completions) < instance.K:
+                trace.completions.append(t)
+        g += sends == PROG
+        d += sends == DATA
+        lost = state == DOWN
+        g[lost] = 0
+        restart = bool(done or np.any(lost & enrolled))
+    return trace
+
+
+def replay(instance: CoupledInstance, schedule, *, communication: bool = True) -> list[int]:
+    """Completion slots of the first ``K`` iterations of ``schedule`` (fewer if it completes fewer).
+
+    Parameters
+    ----------
+    instance : CoupledInstance
+    schedule : dict
+        ``configurations``, optional ``communication``; ``completions`` is ignored here
+        (see :func:`check_claim`).
+    communication : bool
+        ``False`` replays the communication-free relaxation (``T_prog = T_data = 0``).
+
+    Raises
+    ------
+    InputError
+        Malformed schedule or a broken rule of Section III, naming the field and index.
+    """
+    return replay_trace(instance, schedule, communication=communication).completions
+
+
+def check_claim(instance: CoupledInstance, schedule, communication: bool = True) -> int:
+    """Makespan ``completions[K-1] + 1`` of a solver's schedule, after replaying it.
+
+    Raises
+    ------
+    InputError
+        The schedule breaks a rule, or ``schedule["completions"]`` is not a list of integers.
+    VerificationError
+        The claimed completions differ from the replay, or fewer than ``K`` iterations complete.
+    """
+    completions = replay(instance, schedule, communication=communication)
+    claimed = schedule.get("completions")
+    require(isinstance(claimed, (list, tuple)) and all(_plain_int(v) for v in claimed),
+            "schedule.completions", f"must be a list of integer slots, got {claimed!r}")
+    claimed = [int(v) for v in claimed]
+    if claimed != completions:
+        raise VerificationError(f"coupled full: claimed completions {claimed} but the replay completes "
+                                f"at {completions}")
+    if len(completions) < instance.K:
+        raise VerificationError(f"coupled full: the schedule completes {len(completions)} of the "
+                                f"K = {instance.K} iterations")
+    return completions[-1] + 1
+
+
+__all__ = ["Trace", "check_claim", "replay", "replay_trace"]
