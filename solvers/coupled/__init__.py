@@ -83,7 +83,9 @@ def solve(instance: CoupledInstance, problem: str | None = None, method: str | N
     else:
         value = verify_offline(instance, [int(q) for q in chosen], value)
         status = SolveStatus.OPTIMAL if proven else SolveStatus.FEASIBLE
-    solution = {"processors": sorted(int(q) for q in chosen)} if value is not None else {}
+    solution = {"problem": "offline-coupled"}
+    if value is not None:
+        solution["processors"] = sorted(int(q) for q in chosen)
     w = int(instance.w.max())
     if value is not None and int(instance.w.min()) == w:
         fits = True if value >= w else (False if proven else None)
@@ -107,7 +109,8 @@ def _solve_flexible(instance: CoupledInstance, method: str, time_limit) -> Solve
     if completion is None:
         status = SolveStatus.INFEASIBLE if proven else SolveStatus.UNKNOWN
         return SolveResult(family=FAMILY, instance=instance.name, method=method, status=status,
-                           objective=None, bound=None, runtime_s=runtime, solution={}, verified=False)
+                           objective=None, bound=None, runtime_s=runtime,
+                           solution={"problem": "offline-coupled-inf"}, verified=False)
     rows = sorted(int(q) for q in rows)
     value = verify_flexible(instance, rows, completion)
     k = len(rows)
@@ -115,8 +118,9 @@ def _solve_flexible(instance: CoupledInstance, method: str, time_limit) -> Solve
         family=FAMILY, instance=instance.name, method=method,
         status=SolveStatus.OPTIMAL if proven else SolveStatus.FEASIBLE,
         objective=float(value), bound=float(lower), runtime_s=runtime,
-        solution={"processors": rows, "k": k, "tasks_per_processor": -(-instance.m // k),
-                  "workload": -(-instance.m // k) * w, "completion_slots": value},
+        solution={"problem": "offline-coupled-inf", "processors": rows, "k": k,
+                  "tasks_per_processor": -(-instance.m // k), "workload": -(-instance.m // k) * w,
+                  "completion_slots": value},
         verified=True)
 
 
@@ -153,9 +157,11 @@ def _solve_iterations(instance: CoupledInstance, method: str, time_limit, seed) 
     return SolveResult(family=FAMILY, instance=instance.name, method=method, status=status,
                        objective=None if makespan is None else float(makespan),
                        bound=None if bound is None else float(bound), runtime_s=runtime,
-                       solution={"makespan": makespan, "completed_iterations": len(completed),
+                       solution={"problem": "iterations", "makespan": makespan,
+                                 "completed_iterations": len(completed),
                                  "schedule": schedule},
                        verified=True)
 
 
-__all__ = ["METHODS", "PROBLEMS", "solve", "verify_flexible", "verify_offline"]
+__all__ = ["METHODS", "PROBLEMS", "PROBLEM_METHODS", "check_claim", "replay", "solve", "verify_flexible",
+           "verify_offline"]

@@ -250,3 +250,44 @@ def test_verify_accepts_a_bare_solution_object(capsys, tmp_path, valid_file):
     code, out, _ = run(capsys, "verify", valid_file, path, "--json")
     assert code == 0
     assert one_json(out)["objective"] == 3.0  # processors 0 and 2: slots 0, 1, 3
+
+
+# ---------------------------------------------------------------------------
+# Problem iterations on the command line
+
+# Hand-derived (tests/solvers/test_coupled_iterations.py, "heterogeneous"): makespan 9.
+ITERATIONS = {**VALID, "name": "iterations", "data": {
+    "availability": ["UUUDDDDDDD", "UUUUUUUUUU"], "w": [1, 3], "mu": [1, None], "m": 2,
+    "n_com": 1, "T_prog": 0, "T_data": 0, "K": 2}}
+
+
+def test_iterations_solve_then_verify_and_a_tampered_claim_is_rejected(capsys, tmp_path):
+    inst = tmp_path / "it.json"
+    inst.write_text(json.dumps(ITERATIONS))
+    out_file = tmp_path / "result.json"
+    code, out, _ = run(capsys, "solve", inst, "--problem", "iterations", "--out", out_file, "--json")
+    assert code == 0
+    result = one_json(out)
+    assert (result["method"], result["status"], result["objective"]) == ("chain", "optimal", 9)
+    code, out, _ = run(capsys, "verify", inst, out_file, "--json")
+    assert code == 0 and one_json(out)["objective"] == 9
+    stored = read_json(out_file)
+    stored["solution"]["schedule"]["completions"] = [2, 7]
+    tampered = tmp_path / "tampered.json"
+    tampered.write_text(json.dumps(stored))
+    code, _, err = run(capsys, "verify", inst, tampered, "--json")
+    assert_input_error(code, err, "solution.schedule")
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--problem", "iterations", "--method", "bnb"], "--method: iterations has methods"),
+    (["--problem", "makespan"], "--problem"),
+    (["--problem", "offline-coupled-inf", "--method", "milp"], "--method"),
+])
+def test_solve_rejects_a_method_of_another_problem(capsys, tmp_path, argv, fragment):
+    inst = tmp_path / "it.json"
+    inst.write_text(json.dumps(ITERATIONS))
+    out_file = tmp_path / "result.json"
+    code, _, err = run(capsys, "solve", inst, *argv, "--out", out_file)
+    assert_input_error(code, err, fragment)
+    assert not out_file.exists()

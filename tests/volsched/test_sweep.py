@@ -32,7 +32,9 @@ from volsched.experiments.presets import preset
 from volsched.experiments.runner import run_sweep
 from volsched.experiments.store import Store
 from volsched.experiments.tasks import build_tasks, run_task
+from volsched.instances.coupled import paper_realization
 from volsched.solvers import SolveResult, SolveStatus
+from volsched.solvers.coupled import solve
 
 #: Columns that legitimately differ between two runs of the same task.
 VOLATILE = ("runtime_s", "timestamp", "host")
@@ -359,6 +361,14 @@ BAD_CONFIGS = {
     "time_limit_inf": ('family = "checkpoint"\n[exact]\ntime_limit = inf\n', "exact.time_limit"),
     "time_limit_nan": ('family = "checkpoint"\n[exact]\ntime_limit = nan\n', "exact.time_limit"),
     "empty_name": ('family = "checkpoint"\nname = ""\n', ".name"),
+    "problem_of_a_one_problem_family": ('family = "checkpoint"\n[exact]\nproblem = "iterations"\n',
+                                        "exact.problem"),
+    "unknown_problem": ('family = "coupled"\n[exact]\nproblem = "makespan"\n', "exact.problem"),
+    "method_of_another_problem": ('family = "coupled"\n[exact]\nproblem = "iterations"\nmethod = "bnb"\n',
+                                  "exact.method"),
+    "unknown_coupled_generator": ('family = "coupled"\n[grid]\ngenerator = ["planted"]\n',
+                                  "grid.generator[0]"),
+    "negative_trial": ('family = "coupled"\n[grid]\ntrial = [-1]\n', "grid.trial[0]"),
     "invalid_toml": ('family = "checkpoint"\nseeds = \n', "not valid TOML"),
     "duplicate_sweep_names": ('[[sweep]]\nname = "x"\nfamily = "checkpoint"\n'
                               '[[sweep]]\nname = "x"\nfamily = "checkpoint"\n', ".sweep"),
@@ -583,6 +593,26 @@ def test_ratios_do_not_depend_on_the_order_rows_are_written(tmp_path, small_rows
     assert len(rows) == 20
     for r in rows:
         assert {c: r[c] for c in cols} == {c: expected[r["key"]][c] for c in cols}
+
+
+def test_a_problem_sweep_solves_that_problem_and_keys_it(tmp_path):
+    """``exact.problem`` reaches solve() and the task key; the paper generator gives the instances."""
+    config = {"family": "coupled", "seeds": [0], "exact": {"problem": "iterations"},
+              "grid": {"generator": "paper", "tasks": 5, "n_com": 5, "w_min": 1, "scenario": [0, 1],
+                       "trial": 0, "slots": 400}}
+    sweeps = parse_config(config)
+    assert sweeps[0].method == "chain"
+    default = parse_config({**config, "exact": {}})
+    assert {t["key"] for t in build_tasks(sweeps[0])}.isdisjoint(t["key"] for t in build_tasks(default[0]))
+    run_sweep(sweeps, tmp_path / "p.db", workers=1, quiet=True)
+    rows = rows_by(tmp_path / "p.db")
+    assert len(rows) == 2
+    for row in rows:
+        params = row["params"]
+        inst = paper_realization(5, 5, 1, params["scenario"], 0, 0, 400)
+        assert row["instance"] == inst.name and row["sense"] == "min"
+        direct = solve(inst, problem="iterations")
+        assert (row["status"], row["objective"]) == (direct.status.value, direct.objective)
 
 
 def test_the_smoke_preset_finds_heuristics_above_the_optimum(tmp_path):

@@ -5,14 +5,31 @@ from __future__ import annotations
 import argparse
 
 from volsched.instances import coupled as model
-from volsched.instances.errors import require
+from volsched.instances.errors import InputError, require
+from volsched.solvers import VerificationError
 from volsched.solvers import coupled as exact
 
 from . import Family, Param
 
 
 def _value(instance: model.CoupledInstance, solution: dict) -> float:
-    require(isinstance(solution, dict) and "processors" in solution, "solution.processors", "missing")
+    """The verifier's objective of a solution of any coupled problem (``solution.problem``).
+
+    A schedule whose claimed completions differ from the replay is bad input
+    here (a user's file), not a solver bug.
+    """
+    require(isinstance(solution, dict), "solution", "must be a JSON object")
+    problem = solution.get("problem", exact.PROBLEMS[0])
+    require(problem in exact.PROBLEMS, "solution.problem", f"must be one of {list(exact.PROBLEMS)}")
+    if problem in ("iterations", "full"):
+        require("schedule" in solution, "solution.schedule", "missing")
+        try:
+            return float(exact.check_claim(instance, solution["schedule"], communication=problem == "full"))
+        except VerificationError as exc:
+            raise InputError(f"solution.schedule: {exc}") from None
+    require("processors" in solution, "solution.processors", "missing")
+    if problem == "offline-coupled-inf":
+        return float(exact.verify_flexible(instance, solution["processors"]))
     return float(exact.verify_offline(instance, solution["processors"]))
 
 
