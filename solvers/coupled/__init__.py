@@ -25,6 +25,10 @@ from .bnb import solve_bnb
 from .brute import iterations_brute, solve_brute, solve_flexible_brute
 from .cpsat import solve_cpsat
 from .flexible import solve_flexible
+from .full import MAX_CELLS as FULL_MAX_CELLS
+from .full import solve_full_cpsat
+from .full import trivial_bound as full_trivial_bound
+from .greedy_full import greedy_full
 from .iterations import Iteration, schedule_of, solve_iterations
 from .iterations_cpsat import solve_iterations_cpsat
 from .milp import solve_milp
@@ -36,6 +40,7 @@ PROBLEM_METHODS = {
     "offline-coupled": ("bnb", "cpsat", "milp", "brute"),
     "offline-coupled-inf": ("bnb", "brute"),
     "iterations": ("chain", "cpsat", "brute"),
+    "full": ("cpsat",),
 }
 PROBLEMS = tuple(PROBLEM_METHODS)
 METHODS = tuple(dict.fromkeys(m for methods in PROBLEM_METHODS.values() for m in methods))
@@ -72,6 +77,8 @@ def solve(instance: CoupledInstance, problem: str | None = None, method: str | N
         return _solve_flexible(instance, method, time_limit)
     if problem == "iterations":
         return _solve_iterations(instance, method, time_limit, seed)
+    if problem == "full":
+        return _solve_full(instance, time_limit, seed)
     require(instance.m <= instance.p, "m", f"m = {instance.m} exceeds the {instance.p} processors (mu = 1)")
     begin = time.perf_counter()
     chosen, value, bound, proven = _offline(instance, method, time_limit, seed)
@@ -161,6 +168,57 @@ def _solve_iterations(instance: CoupledInstance, method: str, time_limit, seed) 
                                  "completed_iterations": len(completed),
                                  "schedule": schedule},
                        verified=True)
+
+
+def _solve_full(instance: CoupledInstance, time_limit, seed) -> SolveResult:
+    """Problem ``full``: bounds for any size, the exact CP-SAT model when ``p H`` is small.
+
+    Lower bound: the ``iterations`` optimum (relaxing communication can only
+    lower the makespan) and :func:`.full.trivial_bound`. Upper bound: the
+    :func:`.greedy_full.greedy_full` schedule, improved by the CP-SAT model
+    (hinted with it) when ``p H <= MAX_CELLS``. ``optimal`` only when the
+    bounds meet or CP-SAT proves it.
+    """
+    begin = time.perf_counter()
+    relaxed = solve_iterations(instance)
+    if len(relaxed) < instance.K:
+        return SolveResult(family=FAMILY, instance=instance.name, method="cpsat",
+                           status=SolveStatus.INFEASIBLE, objective=None, bound=float(instance.horizon + 1),
+                           runtime_s=time.perf_counter() - begin,
+                           solution={"problem": "full", "completed_iterations_without_communication":
+                                     len(relaxed)}, verified=True)
+    lower = max(relaxed[-1].completion + 1, full_trivial_bound(instance))
+    schedule = greedy_full(instance)
+    upper, source, model = None, None, "not built: p * H > MAX_CELLS"
+    if schedule is not None:
+        upper, source = check_claim(instance, schedule), "greedy"
+    proven_infeasible = False
+    if instance.p * instance.horizon <= FULL_MAX_CELLS and (upper is None or upper > lower):
+        left = None if time_limit is None else max(0.1, time_limit - (time.perf_counter() - begin))
+        found, makespan, bound, proven = solve_full_cpsat(instance, left, seed or 0, hint=schedule)
+        model = "proven" if proven else "stopped"
+        lower = max(lower, bound)
+        if found is not None and (upper is None or makespan < upper):
+            schedule, upper, source = found, check_claim(instance, found), "cpsat"
+        proven_infeasible = proven and found is None
+        if proven and upper is not None:
+            lower = upper
+    runtime = time.perf_counter() - begin
+    if proven_infeasible:
+        status = SolveStatus.INFEASIBLE
+    elif upper is None:
+        status = SolveStatus.UNKNOWN
+    else:
+        status = SolveStatus.OPTIMAL if upper <= lower else SolveStatus.FEASIBLE
+    solution = {"problem": "full", "makespan": upper, "source": source, "model": model,
+                "lower_bounds": {"iterations": relaxed[-1].completion + 1,
+                                 "communication": full_trivial_bound(instance)}}
+    if schedule is not None:
+        solution["schedule"] = schedule
+    return SolveResult(family=FAMILY, instance=instance.name, method="cpsat", status=status,
+                       objective=None if upper is None else float(upper),
+                       bound=None if proven_infeasible else float(min(lower, upper or lower)),
+                       runtime_s=runtime, solution=solution, verified=upper is not None)
 
 
 __all__ = ["METHODS", "PROBLEMS", "PROBLEM_METHODS", "check_claim", "replay", "solve", "verify_flexible",

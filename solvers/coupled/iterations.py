@@ -76,6 +76,24 @@ def allocation_for(instance: CoupledInstance, members: list[int], workload: int)
     return tuple(x)
 
 
+def min_workload(instance: CoupledInstance, members) -> int | None:
+    """``W(S) = min {W : sum_{q in S} min(mu_q, m, floor(W / w_q)) >= m}``; ``None`` if ``S`` is too small.
+
+    Binary search: the tasks a set can hold never decrease with the workload.
+    """
+    limit = {q: int(min(instance.mu[q], instance.m)) for q in members}
+    if sum(limit.values()) < instance.m:
+        return None
+    lo, hi = 1, max(int(instance.w[q]) * c for q, c in limit.items())
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sum(min(c, mid // int(instance.w[q])) for q, c in limit.items()) >= instance.m:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
 def slot_masks(instance: CoupledInstance, code: int) -> list[int]:
     """Per slot, the set of processors in state ``code`` as an integer bitmask (bit ``q``)."""
     packed = np.packbits(instance.availability == code, axis=0, bitorder="little")
@@ -88,28 +106,15 @@ class _Sweep:
     def __init__(self, instance: CoupledInstance):
         self.instance = instance
         self.up, self.down = slot_masks(instance, UP), slot_masks(instance, DOWN)
-        self.limit = [int(min(mu, instance.m)) for mu in instance.mu]
-        self.speed = [int(w) for w in instance.w]
-        self.candidates = sorted({x * w for w, c in zip(self.speed, self.limit, strict=True)
-                                  for x in range(1, c + 1)})
         self.workloads: dict[int, int] = {}
-        self.least = self.workload((1 << instance.p) - 1)  # no set needs less than all processors
+        self.least = min_workload(instance, range(instance.p))  # no set needs less than all processors
 
     def workload(self, members: int) -> int:
-        """``W(S)``: the smallest workload at which the set can hold the ``m`` tasks.
-
-        Binary search over the workloads ``x w_q`` (the only values ``W(S)``
-        takes): the tasks a set holds never decrease with the workload.
-        """
+        """``W(S)`` of a bitmask, cached (``H + 1`` when the set cannot hold ``m`` tasks)."""
         found = self.workloads.get(members)
         if found is None:
-            rows = [q for q in range(self.instance.p) if members >> q & 1]
-            lo, hi = 0, len(self.candidates)
-            while lo < hi:
-                mid = (lo + hi) // 2
-                held = sum(min(self.limit[q], self.candidates[mid] // self.speed[q]) for q in rows)
-                lo, hi = (lo, mid) if held >= self.instance.m else (mid + 1, hi)
-            found = self.candidates[lo] if lo < len(self.candidates) else self.instance.horizon + 1
+            found = min_workload(self.instance, [q for q in range(self.instance.p) if members >> q & 1])
+            found = self.instance.horizon + 1 if found is None else found
             self.workloads[members] = found
         return found
 

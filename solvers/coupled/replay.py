@@ -18,7 +18,8 @@ time-slots of concurrent computations").
 
 **Communication** is one string per processor over ``.`` (nothing), ``P`` (one
 slot of the program) and ``D`` (one slot of task data); a string shorter than
-the horizon ends in ``.``. The list may be omitted (no transfer at all).
+the horizon ends in ``.``. The list may be omitted (no transfer at all). Other
+top-level keys are ignored; an entry has exactly ``start`` and ``allocation``.
 
 The state is replayed for ``t = 0 .. H-1``; every rule below is checked and a
 violation raises :class:`~volsched.instances.errors.InputError` naming the field,
@@ -28,7 +29,7 @@ e.g. ``schedule.communication[1][57]: ...``.
   ``g_q >= T_prog``). A ``P`` adds one slot. A DOWN slot resets it to 0: a
   processor that becomes DOWN "loses the application program" (III-B), while a
   RECLAIMED one "does not lose any state"; a worker needs the program "unless it
-  has received it at some previous time and has not been DOWN since then" (III-C).
+  has received it at some previous time and has not be[en] DOWN since then" (III-C).
 * **Attempts.** An iteration attempt begins at slot ``t`` when a configuration
   entry starts at ``t`` (an explicit restart even if the allocation is unchanged),
   when an iteration completed at ``t - 1`` (the next one runs on the same

@@ -26,7 +26,7 @@ ALL_METHODS = ["bnb", "cpsat", "milp", "brute"]
 def test_methods_and_problems_are_the_documented_ones():
     assert {k: list(v) for k, v in PROBLEM_METHODS.items()} == {
         "offline-coupled": ALL_METHODS, "offline-coupled-inf": ["bnb", "brute"],
-        "iterations": ["chain", "cpsat", "brute"]}
+        "iterations": ["chain", "cpsat", "brute"], "full": ["cpsat"]}
 
 
 # ---------------------------------------------------------------------------

@@ -279,8 +279,28 @@ def test_iterations_solve_then_verify_and_a_tampered_claim_is_rejected(capsys, t
     assert_input_error(code, err, "solution.schedule")
 
 
+def test_full_solve_then_verify_replays_with_communication(capsys, tmp_path):
+    data = {**ITERATIONS["data"], "n_com": 1, "T_prog": 1, "T_data": 1, "K": 1}
+    inst = tmp_path / "full.json"
+    inst.write_text(json.dumps({**ITERATIONS, "name": "full", "data": data}))
+    out_file = tmp_path / "result.json"
+    code, out, _ = run(capsys, "solve", inst, "--problem", "full", "--out", out_file, "--json")
+    assert code == 0
+    result = one_json(out)
+    assert result["status"] == "optimal" and result["objective"] == result["bound"]
+    code, out, _ = run(capsys, "verify", inst, out_file, "--json")
+    assert code == 0 and one_json(out)["objective"] == result["objective"]
+    stored = read_json(out_file)
+    stored["solution"]["problem"] = "iterations"  # a relaxed replay refuses its transfers
+    relabelled = tmp_path / "relabelled.json"
+    relabelled.write_text(json.dumps(stored))
+    code, _, err = run(capsys, "verify", inst, relabelled, "--json")
+    assert code == 2 and "volsched: error:" in err
+
+
 @pytest.mark.parametrize("argv, fragment", [
     (["--problem", "iterations", "--method", "bnb"], "--method: iterations has methods"),
+    (["--problem", "full", "--method", "milp"], "--method: full has methods"),
     (["--problem", "makespan"], "--problem"),
     (["--problem", "offline-coupled-inf", "--method", "milp"], "--method"),
 ])
