@@ -74,7 +74,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         for instance in made:
             write_json(Path(args.out) / f"{instance.name}.json", instance.to_json())
         emit(args, {"family": args.family, "out": args.out, "instances": len(made)},
-             f"wrote {len(made)} instances to {args.out}/")
+             f"wrote {len(made)} instances to {Path(args.out)}/")
         return 0
     _writable(args.out)
     obj = made.to_json()

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 from ortools.sat.python import cp_model
 
+from ..cpsat import run_cpsat
+
 
 def solve_cpsat(up: np.ndarray, m: int, time_limit: float | None = None, seed: int = 0,
                 workers: int = 2) -> tuple[list[int], int | None, int, bool]:
@@ -22,12 +24,7 @@ def solve_cpsat(up: np.ndarray, m: int, time_limit: float | None = None, seed: i
     for q, t in zip(*np.nonzero(~up), strict=True):
         model.add_bool_or([x[q].Not(), y[t].Not()])
     model.maximize(sum(y))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = workers
-    solver.parameters.random_seed = seed
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = time_limit
-    status = solver.solve(model)
+    solver, status = run_cpsat(model, time_limit, seed, workers)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return [], None, None, False  # stopped before presolve: its bound means nothing
     chosen = [q for q in range(p) if solver.value(x[q])]

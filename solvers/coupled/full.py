@@ -36,6 +36,7 @@ from ortools.sat.python import cp_model
 from volsched.instances.coupled import DOWN, UP, CoupledInstance
 from volsched.instances.errors import InputError, require
 
+from ..cpsat import run_cpsat
 from ..result import VerificationError
 from .iterations import min_workload
 from .replay import DATA, LETTERS, PROG, check_claim, replay_trace
@@ -207,12 +208,7 @@ def solve_full_cpsat(instance: CoupledInstance, time_limit: float | None = None,
                                  (bad[q][t], xv > 0 and not (up[q, t] and ready))):
                     _hint(model, var, val)
 
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = workers
-    solver.parameters.random_seed = seed
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = time_limit
-    status = solver.solve(model)
+    solver, status = run_cpsat(model, time_limit, seed, workers)
     if status == cp_model.INFEASIBLE:
         return None, None, horizon + 1, True
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -26,6 +26,8 @@ from ortools.sat.python import cp_model
 from volsched.instances.coupled import DOWN, UP, CoupledInstance
 from volsched.instances.errors import require
 
+from ..cpsat import run_cpsat
+
 #: Largest ``p * H * K`` the model accepts (the tests use p <= 6, H <= 60, K <= 3).
 MAX_SIZE = 20_000
 
@@ -85,12 +87,7 @@ def solve_iterations_cpsat(instance: CoupledInstance, time_limit: float | None =
         ends.append(c)
         variables.append((s, c, x))
     model.minimize((horizon + 1) * K * ends[-1] + sum(ends))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = workers
-    solver.parameters.random_seed = seed
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = time_limit
-    status = solver.solve(model)
+    solver, status = run_cpsat(model, time_limit, seed, workers)
     if status == cp_model.INFEASIBLE:
         return None, None, horizon + 1, True
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
