@@ -7,8 +7,9 @@ Iteration after iteration, from the current slot ``t0``:
    processor that can hold all ``m`` tasks, and sets of processors with the
    ``m`` tasks water-filled to minimise ``max_q x_q w_q`` under ``mu_q``: every
    set of at most ``m`` of them when at most :data:`ALL_SUBSETS` are UP, else for
-   ``k = 1..m`` the first ``k`` of three orders (fastest ``w_q``; longest time
-   before their next DOWN slot; most program received first, then fastest).
+   ``k = 1..m`` the first ``k`` of four orders (fastest ``w_q``; longest time
+   before their next DOWN slot; longest current UP run; most program received
+   first, then fastest).
 2. Each candidate is simulated as one attempt started at ``t0``: transfers
    as soon as possible under ``n_com`` (the workers with the most left to receive
    first, program before data), then computation in every slot where all its
@@ -72,11 +73,13 @@ def greedy_full(instance: CoupledInstance) -> dict | None:
     # next_down[q, t]: first DOWN slot of q at or after t (H if none); next_rise[t]: first slot
     # after t where some processor becomes UP.
     next_down = np.full((p, horizon + 1), horizon, dtype=np.int64)
+    next_off = np.full((p, horizon + 1), horizon, dtype=np.int64)  # first slot not UP
     next_rise = np.full(horizon + 1, horizon, dtype=np.int64)
     rises = np.zeros(horizon, dtype=bool)
     rises[1:] = (up[:, 1:] & ~up[:, :-1]).any(axis=0)
     for t in range(horizon - 1, -1, -1):
         next_down[:, t] = np.where(avail[:, t] == DOWN, t, next_down[:, t + 1])
+        next_off[:, t] = np.where(up[:, t], next_off[:, t + 1], t)
         next_rise[t] = t + 1 if t + 1 < horizon and rises[t + 1] else next_rise[t + 1]
 
     filled: dict[tuple[int, ...], np.ndarray | None] = {}
@@ -89,6 +92,7 @@ def greedy_full(instance: CoupledInstance) -> dict | None:
             orders = [
                 sorted(ready, key=lambda q: (w[q], q)),
                 sorted(ready, key=lambda q: (-next_down[q, t0], w[q], q)),
+                sorted(ready, key=lambda q: (-next_off[q, t0], w[q], q)),
                 sorted(ready, key=lambda q: (-prog[q], w[q], q)),
             ]
             sets = [tuple(sorted(order[:k])) for order in orders for k in range(1, min(m, len(order)) + 1)]
