@@ -177,11 +177,11 @@ def test_time_limited_solve_never_overclaims(capsys, tmp_path):
 # Bad arguments and bad solutions
 
 
-def test_unimplemented_problem_exits_2_naming_problem(capsys, tmp_path, valid_file):
+def test_unknown_problem_exits_2_naming_problem(capsys, tmp_path, valid_file):
     out_file = tmp_path / "r.json"
-    code, out, err = run(capsys, "solve", valid_file, "--problem", "full", "--json", "--out", out_file)
+    code, out, err = run(capsys, "solve", valid_file, "--problem", "makespan", "--json", "--out", out_file)
     assert_input_error(code, err, "--problem")
-    assert "'full'" in err and "offline-coupled" in err
+    assert "'makespan'" in err and "offline-coupled" in err and "iterations" in err
     assert out == "" and not out_file.exists()
 
 
