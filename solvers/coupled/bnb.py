@@ -2,167 +2,187 @@
 
 Choose ``m`` processors (rows of the UP matrix ``A``) maximising the number of
 slots in which all of them are UP, ``|cap_{q in S} A_q|`` (Casanova et al. 2013,
-Section IV). Depth-first over processors with, at every node (current common
-slots ``I``, candidates ``C``, ``k`` processors still to choose):
+Section IV; its decision form is ENCD, Theorem 4.1). A set of ``m`` rows sharing
+``v`` slots and a set of ``v`` slots shared by ``m`` rows are the same biclique,
+so the optimum is also the largest number of slots that some ``m`` rows share.
 
-* **filtering to a fixpoint**: a candidate with ``|I cap A_c| <= best`` cannot be
-  in a better solution, and a slot UP on fewer than ``k`` remaining candidates
-  cannot be in the final intersection;
-* **bounds**: candidates are sorted by ``|I cap A_c|``; choosing the ``i``-th
-  leaves at most the ``k``-th largest count (the *k-th-largest bound*), and at most
-  the ``(k-1)``-th largest of ``|I cap A_c cap A_d|`` over the later ``d``
-  (the *pairwise bound*), all pairs coming from one Gram matrix ``M M^T``
-  of the node's 0/1 submatrix (BLAS, float32: exact for counts below 2^24);
-* a greedy incumbent from every starting processor before the search.
+The search is generic in the side it branches on: it chooses *items* and keeps
+the *elements* common to all of them; an *improving* solution is ``a`` items
+sharing at least ``b`` elements. With processors as items, ``a = m`` and ``b`` is
+the incumbent plus one; with slots as items, ``b = m`` and ``a`` is the incumbent
+plus one (the largest slot set that ``m`` processors share). The slot side is
+searched when its target is the smaller, incumbent plus one below ``m``: the
+search is as deep as the set it builds.
 
-The search is exact: when it finishes, the incumbent is proven optimal. With a
-time limit it stops early and returns the incumbent with an upper bound (the
-largest bound of the subtrees it did not explore).
+Depth-first, each node has chosen items ``S`` with common elements ``I``,
+candidates ``C`` (later items of the branching order) and ``k`` items to go:
+
+* **filtering to a fixpoint**: a candidate sharing fewer than ``b`` elements of
+  ``I`` cannot join an improving solution, and an element on fewer than ``k``
+  candidates cannot be common to one (its ``k`` new items all hold it);
+* **colouring bound**: the ``k`` items of an improving solution pairwise share
+  ``>= b`` elements, so they form a ``k``-clique of the *pair graph* (candidates
+  joined when they share ``>= b`` elements of ``I``); a greedy sequential
+  colouring in decreasing count order with fewer than ``k`` colours proves there
+  is none (Tomita and Seki's bound). Branching follows the colouring from the
+  last vertex (MCS order): the subtree of vertex ``v`` holds the candidates
+  before ``v`` adjacent to it, and is skipped when they carry fewer than ``k - 1``
+  colours (the colouring restricted to them stays proper). An incumbent found
+  meanwhile raises the target, which only removes edges: the colouring remains
+  a valid, weaker bound;
+* **colour-class filter** (children of nodes with at most 64 candidates): the
+  ``k - 1`` items completing a solution in the child of ``v`` lie in distinct
+  colour classes, so an element of the child must lie on candidates of at least
+  ``k - 1`` classes;
+* processor side, ``k = 1`` (``k = 2``): the best row (pair) is read off.
+
+Incumbent: the best greedy completion from every processor, improved by a tabu
+swap search (swap one chosen row for another; recently removed rows are tabu).
+:func:`solve_bnb` runs two threads (two cores) from the same incumbent; each takes
+the next root branch that neither has taken (a duplicate is possible, a gap not:
+see :func:`._bnb_kernel._node`) and searches it exactly.
+
+The search is exact: when it finishes, the incumbent is optimal. With a time
+limit it stops and reports the incumbent with an upper bound, the largest bound
+of the subtrees it left: the ``k``-th largest candidate count (processor side:
+a solution there takes ``k`` of those candidates and shares at most what each
+one shares) or the chosen slots plus the colours among the candidates (slot
+side: a clique has at most one vertex per colour).
+
+Bitsets are ``uint64`` words; the search runs compiled (:mod:`._bnb_kernel`,
+numba): a numpy node costs more than the whole compiled node (see
+``benchmarks/bench_coupled_offline.py --numpy-floor``).
 """
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from . import _bnb_kernel as kernel
 
-def _greedy(up: np.ndarray, m: int) -> tuple[int, list[int]]:
-    """Best of ``p`` greedy completions (each start adds the row keeping most common slots)."""
-    packed = np.packbits(up, axis=1)
-    best, best_set = -1, []
-    for start in range(up.shape[0]):
-        common, chosen = packed[start].copy(), [start]
-        free = np.ones(up.shape[0], dtype=bool)
-        free[start] = False
-        for _ in range(m - 1):
-            counts = np.bitwise_count(packed & common).sum(axis=1, dtype=np.int64)
-            counts[~free] = -1
-            c = int(np.argmax(counts))
-            chosen.append(c)
-            free[c] = False
-            common &= packed[c]
-        value = int(np.bitwise_count(common).sum())
+_NO_TARGET = np.iinfo(np.int64).max
+_TABU_WORK = 2e7  # word operations allowed to the tabu search (tens of milliseconds)
+_THREADS = min(2, os.cpu_count() or 1)  # solve_bnb's searches, sharing out the root's branches
+
+
+def _pack(M: np.ndarray) -> np.ndarray:
+    """Boolean (n, L) -> uint64 (n, ceil(L / 64)): bit ``j % 64`` of word ``j // 64`` is column ``j``."""
+    n, length = M.shape
+    words = max(1, -(-length // 64))
+    padded = np.zeros((n, words * 64), dtype=bool)
+    padded[:, :length] = M
+    return np.ascontiguousarray(np.packbits(padded, axis=1, bitorder="little").view("<u8").astype(np.uint64))
+
+
+def _value(up: np.ndarray, rows) -> int:
+    return int(np.logical_and.reduce(up[list(rows)], axis=0).sum())
+
+
+def _deadline(deadline: float | None) -> float:
+    return np.inf if deadline is None else float(deadline)
+
+
+def _incumbent(rows_bits: np.ndarray, m: int, deadline: float) -> tuple[int, np.ndarray]:
+    best, chosen = kernel.greedy(rows_bits, m)
+    p, words = rows_bits.shape
+    if m < p and time.perf_counter() < deadline:
+        iterations = int(min(2000, max(20, _TABU_WORK / (m * (p - m) * words))))
+        value, found = kernel.tabu(rows_bits, chosen, iterations, deadline)
         if value > best:
-            best, best_set = value, sorted(chosen)
-    return best, best_set
+            best, chosen = value, found
+    return int(best), chosen
 
 
-def _color_classes(adj: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Greedy sequential colouring of the graph ``adj``, visiting vertices in ``order``.
+def _search(up: np.ndarray, m: int, best: int, chosen: np.ndarray, target: int, slots_side: bool,
+            deadline: float, parts: int = 1) -> tuple[list[int], int, int, bool, bool]:
+    """Run the kernel from incumbent ``best`` (rows ``chosen``) on the processor or slot side,
+    ``parts`` threads taking the root's branches in turn as they finish.
 
-    Returns the vertices grouped by colour class and each one's class number
-    (1-based): the vertices up to any position hold no clique larger than its
-    class number (Tomita and Seki's bound).
+    Returns ``(rows, open bound, nodes, stopped early, target reached)``.
     """
-    out_order, out_color = [], []
-    left = list(order)
-    number = 0
-    while left:
-        number += 1
-        conflict = np.zeros(adj.shape[0], dtype=bool)
-        rest = []
-        for v in left:
-            if conflict[v]:
-                rest.append(v)
-            else:
-                out_order.append(v)
-                out_color.append(number)
-                conflict |= adj[v]
-        left = rest
-    return np.asarray(out_order), np.asarray(out_color)
+    rows_bits, slot_bits = _pack(up), _pack(up.T)
+    if slots_side:
+        matrices = (slot_bits, rows_bits, 1, best + 1, m)
+    else:
+        matrices = (rows_bits, slot_bits, 0, m, best + 1)
+    sets = [np.array(chosen, dtype=np.int64) for _ in range(parts)]
+    claim = np.zeros(1, np.int64)
+
+    def share(part: int) -> np.ndarray:
+        return kernel.search(*matrices, best, sets[part], target, deadline, claim)
+
+    if parts == 1:
+        states = [share(0)]
+    else:
+        with ThreadPoolExecutor(parts) as pool:
+            states = list(pool.map(share, range(parts)))
+    top = max(range(parts), key=lambda i: (states[i][kernel.REACHED], states[i][kernel.BEST], -i))
+    reached = bool(states[top][kernel.REACHED])
+    stopped = any(st[kernel.STOP] for st in states) and not reached
+    return (sorted(int(q) for q in sets[top]), max(int(st[kernel.OPEN]) for st in states),
+            sum(int(st[kernel.NODES]) for st in states), stopped, reached)
 
 
-class _Reached(Exception):
-    """The decision target was met: the search can stop."""
-
-
-class _Search:
-    def __init__(self, up: np.ndarray, m: int, deadline: float | None, target: int | None = None):
-        self.up, self.m, self.deadline, self.target = up, m, deadline, target
-        self.best, self.best_set = _greedy(up, m)
-        if target is not None and self.best < target:
-            self.best, self.best_set = target - 1, []  # only solutions reaching the target count
-        self.open_bound = -1  # largest bound of a subtree left unexplored at the deadline
-        self.nodes = 0
-
-    def run(self) -> None:
-        p, horizon = self.up.shape
-        self.node(np.arange(horizon), np.arange(p), [], self.m)
-
-    def node(self, cols: np.ndarray, cands: np.ndarray, chosen: list[int], k: int) -> None:
-        self.nodes += 1
-        sub = self.up[np.ix_(cands, cols)]
-        while True:
-            counts = sub.sum(axis=1)
-            rows = counts > self.best
-            degree = sub[rows].sum(axis=0)
-            keep = degree >= k
-            if rows.all() and keep.all():
-                break
-            sub, cands, counts = sub[rows][:, keep], cands[rows], counts[rows]
-            cols = cols[keep]
-        if len(cands) < k:
-            return
-        if k == 1:
-            i = int(np.argmax(counts))
-            self._improve(int(counts[i]), chosen + [int(cands[i])])
-            return
-        dense = sub.astype(np.float32)
-        gram = dense @ dense.T
-        if k == 2:
-            upper = np.triu(gram, 1)
-            i, j = np.unravel_index(int(np.argmax(upper)), upper.shape)
-            self._improve(int(upper[i, j]), chosen + [int(cands[i]), int(cands[j])])
-            return
-        adj = gram > self.best
-        np.fill_diagonal(adj, False)
-        order, color = _color_classes(adj, np.argsort(-counts, kind="stable"))
-        color_of = np.empty(len(order), dtype=np.int64)
-        color_of[order] = color
-        for idx in range(len(order) - 1, -1, -1):
-            if color[idx] < k:
-                return
-            if self.deadline is not None and time.perf_counter() > self.deadline:
-                self.open_bound = max(self.open_bound, int(counts[order[: idx + 1]].max()))
-                return
-            v = order[idx]
-            before = order[:idx]
-            nxt = before[adj[v, before]]
-            # The colouring restricted to nxt is proper: fewer than k - 1 colours, no (k-1)-clique.
-            if len(nxt) >= k - 1 and np.count_nonzero(np.bincount(color_of[nxt])) >= k - 1:
-                self.node(cols[sub[v]], cands[nxt], chosen + [int(cands[v])], k - 1)
-
-    def _improve(self, value: int, chosen: list[int]) -> None:
-        if value > self.best:
-            self.best, self.best_set = value, sorted(chosen)
-            if self.target is not None and value >= self.target:
-                raise _Reached
+def _solve(up: np.ndarray, m: int, time_limit: float | None, slots_side: bool | None,
+           heuristics: bool = True) -> tuple[list[int], int, int, int]:
+    """:func:`solve_bnb` on a given side (``None``: the smaller target); without
+    ``heuristics`` the search starts from rows ``0 .. m - 1`` (the tests' way to make it
+    find the optimum itself)."""
+    deadline = _deadline(None if time_limit is None else time.perf_counter() + time_limit)
+    up = np.ascontiguousarray(up, dtype=bool)
+    p = up.shape[0]
+    if not 1 <= m <= p:
+        raise ValueError(f"m = {m} must be in [1, p = {p}]")
+    if heuristics:
+        best, chosen = _incumbent(_pack(up), m, deadline)
+    else:
+        chosen = np.arange(m, dtype=np.int64)
+        best = _value(up, chosen)
+    if slots_side is None:
+        slots_side = best + 1 < m
+    rows, bound, nodes, stopped, _ = _search(up, m, best, chosen, _NO_TARGET, slots_side, deadline, _THREADS)
+    value = _value(up, rows)
+    return rows, value, max(value, bound) if stopped else value, nodes
 
 
 def solve_bnb(up: np.ndarray, m: int, time_limit: float | None = None) -> tuple[list[int], int, int, int]:
-    """``(processors, value, upper_bound, nodes)`` for the ``(p, H)`` boolean UP matrix."""
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    search = _Search(np.ascontiguousarray(up, dtype=bool), m, deadline)
-    search.run()
-    return search.best_set, search.best, max(search.best, search.open_bound), search.nodes
+    """``(processors, value, upper_bound, nodes)`` for the ``(p, H)`` boolean UP matrix.
+
+    ``value == upper_bound`` proves optimality; with ``time_limit`` (seconds) the search may
+    stop early with ``upper_bound > value``.
+    """
+    return _solve(up, m, time_limit, None)
+
+
+def _decide(up: np.ndarray, m: int, target: int, deadline: float | None, slots_side: bool | None,
+            ) -> tuple[list[int] | None, bool]:
+    up = np.ascontiguousarray(up, dtype=bool)
+    if target <= 0:
+        return list(range(m)), True
+    if m > up.shape[0]:
+        return None, True
+    best, chosen = kernel.greedy(_pack(up), m)
+    if best >= target:
+        return sorted(int(q) for q in chosen), True
+    if slots_side is None:
+        slots_side = target < m
+    rows, bound, _, stopped, reached = _search(up, m, target - 1, np.zeros(m, np.int64), target,
+                                               slots_side, _deadline(deadline))
+    if reached:
+        return rows, True
+    return None, not stopped or bound < target
 
 
 def decide_bnb(up: np.ndarray, m: int, target: int, deadline: float | None = None,
                ) -> tuple[list[int] | None, bool]:
     """Do some ``m`` rows share at least ``target`` UP slots? ``(rows or None, decided)``.
 
-    The decision form (ENCD, Theorem 4.1): the same search with the incumbent
-    set just below ``target``, stopped at the first set that reaches it.
-    ``decided`` is ``False`` when the deadline passed before an answer.
+    The decision form (ENCD, Theorem 4.1): the same search with the incumbent set just
+    below ``target``, stopped at the first set that reaches it. ``deadline`` is a
+    ``time.perf_counter()`` value; ``decided`` is ``False`` when it passed before an answer.
     """
-    if target <= 0:
-        return list(range(m)), True
-    search = _Search(np.ascontiguousarray(up, dtype=bool), m, deadline, target)
-    if search.best >= target:
-        return search.best_set, True
-    try:
-        search.run()
-    except _Reached:
-        return search.best_set, True
-    return None, search.open_bound < target
+    return _decide(up, m, target, deadline, None)
