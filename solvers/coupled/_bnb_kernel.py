@@ -381,7 +381,7 @@ def _small_enter(d, s, chosen, st, best_set, A0, B, rows_in, rows, ys, wi, wu, s
         cnt[i] = c
     first = True
     total = 0
-    # Filtering to a fixpoint, as in _node.
+    # Filtering to a fixpoint, as in _node; the counts are bit-sliced in registers.
     while True:
         k = 0
         for i in range(n):
@@ -430,7 +430,8 @@ def _small_enter(d, s, chosen, st, best_set, A0, B, rows_in, rows, ys, wi, wu, s
         best_set[:] = chosen
         _improve(st, top)
         return 0
-    # Decreasing count, ties by input position: insertion sort of at most 64.
+    # Colour in decreasing count order (ties by input position) so the branching, which runs
+    # from the last colour, tries the least shared items first (MCS order).
     order = wi[d, 4]
     for i in range(n):
         j = i
@@ -500,7 +501,7 @@ def _small_enter(d, s, chosen, st, best_set, A0, B, rows_in, rows, ys, wi, wu, s
             best_set[:] = chosen
             _improve(st, top)
         return 0
-    # Pair graph over positions: a ~ c when the two items share >= b elements.
+    # Two items of an improving solution share >= b elements: only such pairs are edges.
     adj = wu[d, 0]
     for a in range(n):
         adj[a] = 0
@@ -525,7 +526,7 @@ def _small_enter(d, s, chosen, st, best_set, A0, B, rows_in, rows, ys, wi, wu, s
                 if c >= b:
                     adj[a] |= ONE << np.uint64(c2)
                     adj[c2] |= ONE << np.uint64(a)
-    # Greedy sequential colouring in count order (the positions), in bitset form.
+    # Positions are in count order, so scanning set bits upwards colours in that order.
     classes = wu[d, 1]
     out = wi[d, 4]
     colour = wi[d, 5]
@@ -759,7 +760,8 @@ def _node(R, items, Y, s, chosen, st, best_set, deadline, A0, B, rows_in, rows, 
         if Y[t]:
             used += 1
     if 2 * total < used * 64:
-        # Sparse elements: renumber them to consecutive bits.
+        # Sparse elements: renumber them to consecutive bits so that this node and its
+        # children work on about |Y| / 64 words.
         live = (total + 63) >> 6
         S = np.zeros((n, live), np.uint64)
         pos = 0
@@ -804,7 +806,7 @@ def _node(R, items, Y, s, chosen, st, best_set, deadline, A0, B, rows_in, rows, 
             best_set[:] = chosen
             _improve(st, top)
         return
-    # Pair graph: i ~ j when the two items share >= b elements.
+    # Two items of an improving solution share >= b elements: only such pairs are edges.
     nw = (n + 63) >> 6
     adj = np.zeros((n, nw), np.uint64)
     for i in range(n):
@@ -815,7 +817,7 @@ def _node(R, items, Y, s, chosen, st, best_set, deadline, A0, B, rows_in, rows, 
             if c >= b:
                 adj[i, j >> 6] |= ONE << np.uint64(j & 63)
                 adj[j, i >> 6] |= ONE << np.uint64(i & 63)
-    # Greedy sequential colouring in count order, in bitset form.
+    # Items are in decreasing count order (see _small_enter): colour them in that order.
     uncoloured = np.zeros(nw, np.uint64)
     for i in range(n):
         uncoloured[i >> 6] |= ONE << np.uint64(i & 63)
