@@ -163,7 +163,7 @@ def _solve_iterations(instance: CoupledInstance, method: str, time_limit, seed) 
         status = SolveStatus.INFEASIBLE if proven else SolveStatus.UNKNOWN
     return SolveResult(family=FAMILY, instance=instance.name, method=method, status=status,
                        objective=None if makespan is None else float(makespan),
-                       bound=None if bound is None else float(bound), runtime_s=runtime,
+                       bound=float(bound), runtime_s=runtime,
                        solution={"problem": "iterations", "makespan": makespan,
                                  "completed_iterations": len(completed),
                                  "schedule": schedule},
