@@ -14,7 +14,7 @@ import argparse
 import os
 import time
 
-from volsched.checkpoint_bot import optimal_schedules
+from volsched.families.checkpoint.bot import optimal_schedules
 from volsched.instances.bot import generate_bot
 
 

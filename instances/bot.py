@@ -34,7 +34,7 @@ from .checkpoint import (
     paper_unavailability_law,
     slice_quanta,
 )
-from .errors import InputError, require
+from .errors import InputError, is_int, require
 from .io import envelope, unwrap
 from .laws import FailureLaw, law_from_dict
 
@@ -61,9 +61,6 @@ _DATA_KEYS = (
 _LAW_FIELDS = ("availability", "unavailability", "lifetime")
 
 
-def _plain_int(value: Any) -> bool:
-    value = value.item() if isinstance(value, np.generic) else value
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _first_non_number(values: Any) -> int:
@@ -95,7 +92,7 @@ def _offsets(values: Any, n_slices: int) -> np.ndarray:
     require(isinstance(values, (list, tuple, np.ndarray)), name, "must be a list of integers")
     arr = np.asarray(values)
     if arr.dtype.kind not in "iu":
-        bad = next((i for i, v in enumerate(list(values)) if not _plain_int(v)), -1)
+        bad = next((i for i, v in enumerate(list(values)) if not is_int(v)), -1)
         where = f"{name}[{bad}]" if bad >= 0 else name
         raise InputError(f"{where}: must be an integer")
     require(arr.ndim == 1, name, f"must be a flat list, got shape {arr.shape}")
@@ -171,7 +168,7 @@ class BotInstance:
         for name in _LAW_FIELDS:
             require(isinstance(getattr(self, name), FailureLaw), name, "must be a FailureLaw")
         conn = self.max_connections
-        require(_plain_int(conn) and conn >= 1, "max_connections",
+        require(is_int(conn) and conn >= 1, "max_connections",
                 f"must be a positive integer, got {conn!r}")
         alpha = self.alpha
         ok = isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
@@ -203,7 +200,7 @@ class BotInstance:
         return np.diff(self.job_offsets)
 
     def _job(self, k: Any) -> slice:
-        require(_plain_int(k) and 0 <= k < self.n_jobs, "k",
+        require(is_int(k) and 0 <= k < self.n_jobs, "k",
                 f"must be a job index in [0, {self.n_jobs}), got {k!r}")
         return slice(int(self.job_offsets[k]), int(self.job_offsets[k + 1]))
 
@@ -293,9 +290,9 @@ def generate_bot(clients: int, jobs: int, seed: int, alpha: float = 1.0) -> BotI
     also uses for whole jobs ("[1, 250] hours"), are taken.
     """
     for name, value in (("clients", clients), ("jobs", jobs)):
-        require(_plain_int(value) and value >= 1, name,
+        require(is_int(value) and value >= 1, name,
                 f"must be a positive integer, got {value!r}")
-    require(_plain_int(seed) and seed >= 0, "seed",
+    require(is_int(seed) and seed >= 0, "seed",
             f"must be a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(seed)
     speeds = draw_speeds(rng, clients)

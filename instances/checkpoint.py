@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import require
+from .errors import is_int, require
 from .io import envelope, unwrap
 from .laws import (
     Empirical,
@@ -109,8 +109,7 @@ def _int_vector(values: Any, name: str) -> np.ndarray:
     values = list(values)
     for i, v in enumerate(values):
         v = v.item() if isinstance(v, np.generic) else v
-        ok = isinstance(v, int) and not isinstance(v, bool)
-        require(ok, f"{name}[{i}]", f"must be a positive integer (time quanta), got {v!r}")
+        require(is_int(v), f"{name}[{i}]", f"must be a positive integer (time quanta), got {v!r}")
         require(v > 0, f"{name}[{i}]", f"must be a positive integer (time quanta), got {v!r}")
     return np.asarray(values, dtype=np.int64)
 
@@ -252,10 +251,8 @@ def generate(
     :data:`LAW_CHOICES` with the same mean (the empirical one is a sample of
     1,000 draws from the Weibull).
     """
-    ok = isinstance(n_slices, int) and not isinstance(n_slices, bool)
-    require(ok and n_slices >= 1, "slices", f"must be a positive integer, got {n_slices!r}")
-    ok = isinstance(seed, int) and not isinstance(seed, bool)
-    require(ok and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
+    require(is_int(n_slices) and n_slices >= 1, "slices", f"must be a positive integer, got {n_slices!r}")
+    require(is_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
     require(law in LAW_CHOICES, "law", f"must be one of {list(LAW_CHOICES)}, got {law!r}")
     lo, hi = slice_hours
     require(math.isfinite(lo) and math.isfinite(hi) and 0 < lo <= hi, "slice_hours",
@@ -273,7 +270,7 @@ def generate(
         alpha=alpha,
         law=failure,
         name=f"checkpoint-{law}-n{n_slices}-s{seed}",
-        params={"generator": "paper", "slices": n_slices, "seed": seed, "alpha": alpha,
+        params={"preset": "paper", "slices": n_slices, "seed": seed, "alpha": alpha,
                 "law": law, "slice_hours": [lo, hi],
                 "speed_mips": speed, "bandwidth_mbps": bandwidth},
     )

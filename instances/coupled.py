@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, require
+from .errors import InputError, is_int, require
 from .io import envelope, read_text, unwrap
 
 FAMILY = "coupled"
@@ -27,13 +27,10 @@ ALPHABET = "URD"
 _DATA_KEYS = ("availability", "w", "mu", "m", "n_com", "T_prog", "T_data", "K")
 
 
-def _plain_int(v: Any) -> bool:
-    v = v.item() if isinstance(v, np.generic) else v
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _int_at_least(v: Any, low: int, name: str) -> int:
-    require(_plain_int(v) and v >= low, name, f"must be an integer >= {low}, got {v!r}")
+    require(is_int(v) and v >= low, name, f"must be an integer >= {low}, got {v!r}")
     return int(v)
 
 
@@ -210,13 +207,13 @@ def generate_markov(processors: int, slots: int, tasks: int, seed: int, w: int =
     slots = _int_at_least(slots, 1, "slots")
     tasks = _int_at_least(tasks, 1, "tasks")
     require(tasks <= processors, "tasks", f"m = {tasks} exceeds the {processors} processors (mu = 1)")
-    require(_plain_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
+    require(is_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(seed)
     states = markov_realization(rng, markov_chains(rng, processors), slots)
     return CoupledInstance(
         availability=states, w=[w] * processors, mu=[1] * processors, m=tasks,
         name=f"coupled-markov-p{processors}-h{slots}-m{tasks}-s{seed}",
-        params={"generator": "markov", "processors": processors, "slots": slots, "tasks": tasks,
+        params={"preset": "markov", "processors": processors, "slots": slots, "tasks": tasks,
                 "seed": seed, "w": w})
 
 
@@ -234,7 +231,7 @@ def generate_planted(processors: int, slots: int, tasks: int, block: int, densit
     require(block <= slots, "block", f"{block} exceeds the {slots} slots")
     ok = isinstance(density, (int, float)) and not isinstance(density, bool)
     require(ok and 0.0 <= density <= 1.0, "density", f"must be in [0, 1], got {density!r}")
-    require(_plain_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
+    require(is_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(seed)
     up = rng.random((processors, slots)) < density
     up[:tasks, :block] = True
@@ -243,7 +240,7 @@ def generate_planted(processors: int, slots: int, tasks: int, block: int, densit
         availability=np.where(up, UP, DOWN).astype(np.int8), w=[block] * processors,
         mu=[1] * processors, m=tasks,
         name=f"coupled-planted-p{processors}-h{slots}-m{tasks}-b{block}-s{seed}",
-        params={"generator": "planted", "processors": processors, "slots": slots, "tasks": tasks,
+        params={"preset": "planted", "processors": processors, "slots": slots, "tasks": tasks,
                 "block": block, "density": density, "seed": seed})
 
 
@@ -286,7 +283,7 @@ def read_edgelist(path, tasks: int, transpose: bool = False) -> CoupledInstance:
     return CoupledInstance(
         availability=np.where(up, UP, DOWN).astype(np.int8), w=[1] * up.shape[0],
         mu=[1] * up.shape[0], m=tasks, name=f"coupled-edgelist-{path.stem}-m{tasks}",
-        params={"generator": "edgelist", "file": path.name, "tasks": tasks, "transpose": transpose})
+        params={"preset": "edgelist", "file": path.name, "tasks": tasks, "transpose": transpose})
 
 
 def encd_instance(graph, left, right, a: int, b: int, mu: str = "1") -> CoupledInstance:
@@ -307,8 +304,8 @@ def encd_instance(graph, left, right, a: int, b: int, mu: str = "1") -> CoupledI
     """
     left, right = list(left), list(right)
     require(len(left) >= 1 and len(right) >= 1, "graph", "both parts must be non-empty")
-    require(_plain_int(a) and 1 <= a <= len(left), "a", f"must be in [1, |V| = {len(left)}], got {a!r}")
-    require(_plain_int(b) and 1 <= b <= len(right), "b", f"must be in [1, |W| = {len(right)}], got {b!r}")
+    require(is_int(a) and 1 <= a <= len(left), "a", f"must be in [1, |V| = {len(left)}], got {a!r}")
+    require(is_int(b) and 1 <= b <= len(right), "b", f"must be in [1, |W| = {len(right)}], got {b!r}")
     require(mu in ("1", "inf"), "mu", f"must be '1' or 'inf', got {mu!r}")
     row = {v: i for i, v in enumerate(left)}
     col = {w: j for j, w in enumerate(right)}
@@ -330,7 +327,7 @@ def encd_instance(graph, left, right, a: int, b: int, mu: str = "1") -> CoupledI
     return CoupledInstance(
         availability=np.where(states, UP, DOWN).astype(np.int8), w=[w] * len(left),
         mu=[bound] * len(left), m=a, name=f"coupled-encd-mu{mu}-a{a}-b{b}",
-        params={"generator": "encd", "mu": mu, "a": a, "b": b, "V": len(left), "W": len(right)})
+        params={"preset": "encd", "mu": mu, "a": a, "b": b, "V": len(left), "W": len(right)})
 
 
 def read_bipartite(path) -> tuple:
@@ -372,7 +369,7 @@ def paper_realization(m: int, n_com: int, w_min: int, scenario: int, trial: int,
     scenario = _int_at_least(scenario, 0, "scenario")
     trial = _int_at_least(trial, 0, "trial")
     slots = _int_at_least(slots, 1, "slots")
-    require(_plain_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
+    require(is_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
     p = 20
     rng = np.random.default_rng([seed, m, n_com, w_min, scenario])
     chains = markov_chains(rng, p)
@@ -383,7 +380,7 @@ def paper_realization(m: int, n_com: int, w_min: int, scenario: int, trial: int,
         availability=states, w=w.tolist(), mu=[None] * p, m=m, n_com=n_com,
         T_prog=5 * w_min, T_data=w_min, K=10,
         name=f"coupled-paper-m{m}-ncom{n_com}-wmin{w_min}-sc{scenario}-tr{trial}-s{seed}",
-        params={"generator": "paper", "m": m, "n_com": n_com, "w_min": w_min,
+        params={"preset": "paper-realization", "tasks": m, "n_com": n_com, "w_min": w_min,
                 "scenario": scenario, "trial": trial, "slots": slots, "seed": seed})
 
 
@@ -394,7 +391,7 @@ def generate_paper(seed: int, scenarios: int = 10, trials: int = 10,
     ``2 x 3 x 10 x scenarios x trials`` realizations (6,000 with the
     defaults), each from :func:`paper_realization`.
     """
-    require(_plain_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
+    require(is_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
     scenarios = _int_at_least(scenarios, 1, "scenarios")
     trials = _int_at_least(trials, 1, "trials")
     slots = _int_at_least(slots, 1, "slots")

@@ -1,4 +1,7 @@
-"""The one exception type for bad input anywhere in volsched."""
+"""The one exception type for bad input anywhere in volsched, and the checks every reader shares."""
+
+import math
+import numbers
 
 
 class InputError(ValueError):
@@ -13,3 +16,33 @@ def require(condition: bool, field: str, message: str) -> None:
     """Raise :class:`InputError` ``"<field>: <message>"`` unless ``condition``."""
     if not condition:
         raise InputError(f"{field}: {message}")
+
+
+def is_int(value) -> bool:
+    """An integer (Python or numpy): ``bool`` is not one (``True`` would pass as 1)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def check_int(value, field: str, low: int | None = None, high: int | None = None) -> int:
+    """``value`` if it is a plain integer in ``[low, high]``; else ``InputError`` naming ``field``."""
+    span = (f" >= {low}" if high is None else f" in [{low}, {high}]") if low is not None else \
+        ("" if high is None else f" <= {high}")
+    ok = is_int(value) and (low is None or value >= low) and (high is None or value <= high)
+    require(ok, field, f"must be an integer{span}, got {value!r}")
+    return int(value)
+
+
+def check_number(value, field: str, low: float | None = None, high: float | None = None) -> float:
+    """``value`` as a float if it is a finite number (not a bool) in ``[low, high]``."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
+        and (low is None or value >= low) and (high is None or value <= high)
+    span = "" if low is None and high is None else f" in [{low}, {'inf' if high is None else high}]"
+    require(ok, field, f"must be a finite number{span}, got {value!r}")
+    return float(value)
+
+
+def check_choice(value, field: str, choices) -> object:
+    """``value`` if it is one of ``choices``."""
+    require(isinstance(value, (str, int)) and not isinstance(value, bool) and value in tuple(choices), field,
+            f"must be one of {list(choices)}, got {value!r}")
+    return value

@@ -17,7 +17,22 @@ class SolveStatus(StrEnum):
 
 
 class VerificationError(RuntimeError):
-    """A method returned a solution the independent verifier rejects (a bug, not bad input)."""
+    """A method returned a solution the independent verifier rejects (a bug, not bad input: exit 1)."""
+
+
+class Infeasible(Exception):
+    """A verifier rejects a solution: malformed, infeasible, or a claim that does not hold.
+
+    Deliberately not an ``InputError``: under ``solve`` it becomes a
+    :class:`VerificationError` (our bug), under ``verify`` an ``InputError``
+    (the user's file). The message names the field, as ``InputError``'s do.
+    """
+
+
+def reject_unless(condition: bool, field: str, message: str) -> None:
+    """Raise :class:`Infeasible` ``"<field>: <message>"`` unless ``condition`` (a verifier's ``require``)."""
+    if not condition:
+        raise Infeasible(f"{field}: {message}")
 
 
 def relative_gap(objective: float | None, bound: float | None) -> float | None:
@@ -34,7 +49,8 @@ class SolveResult:
     """One method's answer on one instance.
 
     ``objective`` is the verifier's recomputation of the returned solution,
-    ``bound`` the best proven bound, ``gap`` their relative difference.
+    ``bound`` the best proven bound, ``gap`` their relative difference,
+    ``info`` what the method adds (nodes, which model ran, a claim it got wrong).
     """
 
     family: str
@@ -46,6 +62,7 @@ class SolveResult:
     runtime_s: float
     solution: dict = field(default_factory=dict)
     verified: bool = False
+    info: dict = field(default_factory=dict)
 
     @property
     def gap(self) -> float | None:
@@ -63,4 +80,5 @@ class SolveResult:
             "runtime_s": self.runtime_s,
             "solution": self.solution,
             "verified": self.verified,
+            "info": self.info,
         }

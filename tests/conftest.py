@@ -1,10 +1,45 @@
-"""Shared pytest set-up: ``slow`` tests run only with ``--runslow``."""
+"""Shared pytest set-up.
+
+* ``slow`` tests run only with ``--runslow``.
+* A test marked ``@pytest.mark.problem(family, problem)`` with a ``method``
+  argument runs once per exact method registered for that problem (PyJobShop's
+  ``--solvers`` pattern): a new method is tested by every semantic test without
+  a hand-kept list. ``exclude=(...)`` leaves out methods a test does not apply
+  to; ``--methods a,b`` restricts a run to some methods.
+"""
+
+import importlib
 
 import pytest
 
 
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="run tests marked slow")
+    parser.addoption("--methods", default=None,
+                     help="comma-separated exact methods to test (default: every registered one)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "problem(family, problem, exclude=()): run the test's `method` "
+                                       "argument over every registered method of the problem")
+
+
+def registered_methods(family: str, problem: str) -> list[str]:
+    """The methods registered for ``problem`` in ``volsched.solvers.<family>.PROBLEMS``."""
+    return list(importlib.import_module(f"volsched.solvers.{family}").PROBLEMS[problem].methods)
+
+
+def pytest_generate_tests(metafunc):
+    marker = metafunc.definition.get_closest_marker("problem")
+    if marker is None or "method" not in metafunc.fixturenames:
+        return
+    family, problem = marker.args
+    exclude = set(marker.kwargs.get("exclude", ()))
+    chosen = metafunc.config.getoption("--methods")
+    keep = None if chosen is None else set(chosen.split(","))
+    methods = [m for m in registered_methods(family, problem)
+               if m not in exclude and (keep is None or m in keep)]
+    metafunc.parametrize("method", methods)
 
 
 def pytest_collection_modifyitems(config, items):

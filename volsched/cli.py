@@ -8,6 +8,7 @@ prints exactly one JSON object on stdout.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import os
@@ -67,7 +68,7 @@ def _fmt(x: float | None) -> str:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    made = FAMILIES[args.family].generate(args)
+    made = FAMILIES[args.family].generate_args(args)
     if isinstance(made, list):
         require(args.out is not None, "--out", "this preset makes many instances: give a folder")
         require(not Path(args.out).is_file(), "--out", f"{args.out} is a file; this preset needs a folder")
@@ -89,17 +90,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def cmd_solve(args: argparse.Namespace) -> int:
     _writable(args.out)
     family, instance = _load(args.instance)
-    options = {}
-    if args.problem is not None:
-        require(args.problem in family.problems, "--problem",
-                f"{family.name} has problems {list(family.problems) or 'none to choose'}, "
-                f"got {args.problem!r}")
-        options["problem"] = args.problem
-    methods = family.methods_of(args.problem)
-    method = args.method or methods[0]
-    require(method in methods, "--method",
-            f"{args.problem or family.name} has methods {list(methods)}, got {method!r}")
-    result = family.solve(instance, method=method, time_limit=args.time_limit, seed=args.seed, **options)
+    result = family.solve(instance, problem=args.problem, method=args.method, time_limit=args.time_limit,
+                          seed=args.seed)
     obj = result.to_dict()
     if args.out:
         write_json(args.out, obj)
@@ -117,29 +109,32 @@ def cmd_verify(args: argparse.Namespace) -> int:
     require(isinstance(obj, dict), args.solution, "must be a JSON object")
     solution = obj.get("solution", obj)
     try:
-        value = family.value(instance, solution)
+        problem, value = family.verify(instance, solution)
     except InputError as exc:
         raise InputError(f"{args.solution}: {exc}") from None
     claimed = obj.get("objective")
     if claimed is not None:
-        ok = isinstance(claimed, (int, float)) and math.isclose(value, claimed, rel_tol=1e-9,
-                                                                 abs_tol=1e-12)
+        ok = isinstance(claimed, (int, float)) and not isinstance(claimed, bool) \
+            and math.isclose(value, claimed, rel_tol=1e-9, abs_tol=1e-12)
         require(ok, f"{args.solution}: objective", f"claimed {claimed!r} but the solution's is {value!r}")
-    emit(args, {"instance": instance.name, "feasible": True, "objective": value,
+    emit(args, {"instance": instance.name, "problem": problem.name, "feasible": True, "objective": value,
                 "claimed": claimed},
-         f"feasible; objective {_fmt(value)}" + ("" if claimed is None else " (matches the claim)"))
+         f"feasible; {problem.objective_metric} {_fmt(value)}"
+         + ("" if claimed is None else " (matches the claim)"))
     return 0
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     family, instance = _load(args.instance)
-    require(args.heuristic in family.heuristics, "--heuristic",
-            f"choose from {sorted(family.heuristics)}, got {args.heuristic!r}")
-    out = family.simulate(instance, args.heuristic, seed=args.seed, samples=args.samples)
-    mc = out["monte_carlo"]
+    simulator = family.heuristic(args.heuristic).simulator
+    if args.samples is not None:
+        require(dataclasses.is_dataclass(simulator) and hasattr(simulator, "samples"), "--samples",
+                f"the {family.name} simulator takes no sample count")
+        simulator = dataclasses.replace(simulator, samples=args.samples)
+    out = family.simulate(instance, args.heuristic, seed=args.seed, simulator=simulator)
+    metrics = ", ".join(f"{k} {_fmt(v)}" for k, v in out["metrics"].items())
     emit(args, {"instance": instance.name, **out},
-         f"{instance.name}: {args.heuristic} expected waste {_fmt(out['expected_waste'])}; "
-         f"Monte Carlo {_fmt(mc['mean'])} +- {_fmt(mc['stderr'])} ({mc['samples']} samples)")
+         f"{instance.name}: {args.heuristic} ({out['problem']}, seed {args.seed}): {metrics}")
     return 0
 
 
@@ -148,8 +143,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     family, instance = _load(args.instance)
     names = args.heuristics.split(",") if args.heuristics else None
-    report = evaluate(family, instance, names, method=args.method, time_limit=args.time_limit)
-    lines = [f"{report['instance']}: optimum {_fmt(report['optimum'])} ({report['method']})",
+    report = evaluate(family, instance, names, method=args.method, time_limit=args.time_limit, seed=args.seed)
+    lines = [f"{report['instance']}: optimum {_fmt(report['optimum'])} "
+             f"({report['problem']}, {report['method']})",
              f"{'policy':<10} {'value':>12} {'ratio':>8}"]
     lines += [f"{name:<10} {_fmt(p['value']):>12} {_fmt(p['ratio']):>8}"
               for name, p in report["policies"].items()]
@@ -191,7 +187,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     require(args.param is None or args.plot, "--param", "needs --plot DIR (it names the plot's x axis)")
     with Store(args.store, create=False) as store:
-        summary = summarize(store, reference=args.reference)
+        summary = summarize(store, reference=args.reference, metric=args.metric)
         if args.plot:
             check_plot_args(store.rows(), args.param, args.reference)
         written = []
@@ -224,8 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", parents=[common], help="solve an instance exactly")
     p.add_argument("instance")
-    p.add_argument("--problem", help="exact problem, for families with several (coupled)")
-    p.add_argument("--method", help="exact method (default: the family's fastest)")
+    p.add_argument("--problem", help="exact problem (default: the family's first)")
+    p.add_argument("--method", help="exact method (default: the problem's first, its fastest)")
     p.add_argument("--time-limit", type=float, help="seconds")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="also write the result object here")
@@ -235,15 +231,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("instance")
     p.add_argument("--heuristic", required=True)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--samples", type=int, default=100_000, help="Monte-Carlo samples")
+    p.add_argument("--samples", type=int, help="Monte-Carlo samples, for simulators that sample "
+                                                "(checkpoint: default 100000)")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("evaluate", parents=[common],
                        help="score heuristics against the optimum on the same instance")
     p.add_argument("instance")
     p.add_argument("--heuristics", help="comma-separated (default: all)")
-    p.add_argument("--method")
+    p.add_argument("--method", help="exact method of each problem involved (default: each one's first)")
     p.add_argument("--time-limit", type=float)
+    p.add_argument("--seed", type=int, default=0, help="seed of the policies' RNG (default 0)")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("verify", parents=[common], help="check a solution against an instance")
@@ -265,6 +263,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", metavar="DIR", help="also write CSV tables here")
     p.add_argument("--plot", metavar="DIR", help="also write PNG plots here")
     p.add_argument("--reference", help="reference heuristic of the relative metrics")
+    p.add_argument("--metric", help="a declared metric of the problems (default: each one's objective); "
+                                    "the ratio to the optimum exists for the objective only")
     p.add_argument("--param", help="generator parameter for the metric-vs-parameter plot")
     p.set_defaults(func=cmd_report)
 

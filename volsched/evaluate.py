@@ -40,26 +40,42 @@ def evaluate(
     heuristics: Sequence[str] | None = None,
     method: str | None = None,
     time_limit: float | None = None,
+    seed: int = 0,
 ) -> dict:
-    """Solve ``instance`` exactly and score each heuristic's solution against the optimum."""
+    """Score each heuristic against the proven optimum of the problem it declares, on the same instance.
+
+    Each problem involved is solved once (``method``: its default unless
+    given); each heuristic runs through its simulator with
+    ``numpy.random.default_rng(seed)`` and its solution's verified value is
+    compared in its problem's sense.
+    """
     names = list(family.heuristics) if heuristics is None else list(heuristics)
     for name in names:
-        require(name in family.heuristics, "heuristics",
-                f"unknown heuristic {name!r}; choose from {sorted(family.heuristics)}")
-    result = family.solve(instance, method=method or family.methods[0], time_limit=time_limit)
-    require(result.status is SolveStatus.OPTIMAL, "method",
-            f"{result.method} stopped without proving optimality ({result.status.value})")
+        family.heuristic(name, "heuristics")
+    problems = list(dict.fromkeys(family.heuristics[n].problem for n in names)) or [family.problem(None).name]
+    optima = {}
+    for problem in problems:
+        result = family.solve(instance, problem=problem, method=method, time_limit=time_limit)
+        require(result.status is SolveStatus.OPTIMAL, "method",
+                f"{result.method} stopped without proving optimality on {problem} ({result.status.value})")
+        optima[problem] = result
     policies = {}
     for name in names:
-        solution = family.heuristics[name](instance)
-        value = family.value(instance, solution)
-        policies[name] = {"value": value, "ratio": ratio(value, result.objective, family.sense),
-                          "solution": solution}
+        run = family.simulate(instance, name, seed)
+        problem = family.problems[run["problem"]]
+        policies[name] = {"problem": run["problem"], "value": run["objective"],
+                          "ratio": ratio(run["objective"], optima[run["problem"]].objective, problem.sense),
+                          "metrics": run["metrics"], "solution": run["solution"]}
+    first = optima[problems[0]]
     return {
         "family": family.name,
-        "instance": result.instance,
-        "method": result.method,
-        "optimum": result.objective,
-        "optimal_solution": result.solution,
+        "instance": first.instance,
+        "seed": seed,
+        "problem": problems[0],
+        "method": first.method,
+        "optimum": first.objective,
+        "optimal_solution": first.solution,
+        "optima": {p: {"method": r.method, "objective": r.objective, "solution": r.solution}
+                   for p, r in optima.items()},
         "policies": policies,
     }

@@ -1,5 +1,8 @@
-"""Checkpoint heuristics: periodic policies and the bag-of-tasks simulator."""
+"""Checkpoint heuristics: periodic policies, the single-job simulator and the bag-of-tasks simulator."""
 
-from .policies import POLICIES, daly_period, periodic_schedule, young_period
+from .policies import POLICIES, POLICY_OBJECTS, LawPolicy, daly_period, periodic_schedule, young_period
+from .simulator import SingleJobSimulator
 
-__all__ = ["POLICIES", "daly_period", "periodic_schedule", "young_period"]
+__all__ = ["POLICIES", "POLICY_OBJECTS", "LawPolicy", "SingleJobSimulator", "daly_period",
+           "periodic_schedule",
+           "young_period"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -78,3 +79,18 @@ POLICIES: dict[str, Callable[[CheckpointInstance], np.ndarray]] = {
     "young": young,
     "daly": daly,
 }
+
+
+@dataclass(frozen=True)
+class LawPolicy:
+    """An off-line policy that needs only the job and the failure law (no RNG draw)."""
+
+    name: str
+    rule: Callable[[CheckpointInstance], np.ndarray]
+
+    def plan(self, instance: CheckpointInstance, rng: np.random.Generator) -> np.ndarray:
+        return self.rule(instance)
+
+
+#: The rules as :class:`~volsched.heuristics.base.OfflinePolicy` objects.
+POLICY_OBJECTS = {name: LawPolicy(name, rule) for name, rule in POLICIES.items()}

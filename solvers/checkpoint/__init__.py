@@ -1,57 +1,60 @@
 """Optimal checkpoint placement (Bouguerra et al. 2011, Section III-C).
 
-One :func:`solve` for three exact methods that return the same optimum:
-``dp`` (vectorised DP, the fast one), ``graph`` (the paper's DAG + Dijkstra in
-networkx, the literal reference) and ``brute`` (enumeration, ``n <= 16``).
+One problem, ``checkpoint`` (minimise the expected wasted time of Expression
+1), and three exact methods that return the same optimum: ``dp`` (vectorised
+DP, the fast one), ``graph`` (the paper's DAG + Dijkstra in networkx, the
+literal reference) and ``brute`` (enumeration, ``n <= 16``). Every method is
+exact and polynomial (``brute`` aside), so ``time_limit`` and ``seed`` are
+accepted for the common interface and not needed: each outcome is proven by the
+shortest-path optimality of the DAG (Section III-C), and
+:func:`volsched.solvers.finish` re-checks it with :func:`.verify.verify`.
 """
 
 from __future__ import annotations
 
-import time
+from collections.abc import Callable
+
+import numpy as np
 
 from volsched.instances.checkpoint import FAMILY, CheckpointInstance
-from volsched.instances.errors import require
 
-from ..result import SolveResult, SolveStatus
+from ..problem import MethodOutcome, Metric, Problem
+from ..problem import solve as solve_problem
+from ..result import SolveResult
 from .brute import solve_brute
 from .dp import solve_dp
 from .graph import solve_graph
-from .verify import verify
+from .verify import describe, verify, verify_solution
 
-METHODS = {"dp": solve_dp, "graph": solve_graph, "brute": solve_brute}
+
+def _proven(fn: Callable[[CheckpointInstance], tuple[np.ndarray, float]]):
+    def method(instance: CheckpointInstance, time_limit: float | None, seed: int) -> MethodOutcome:
+        a, objective = fn(instance)
+        return MethodOutcome(solution={"a": [int(v) for v in a]}, objective=objective, bound=objective,
+                             proven=True)
+
+    method.__name__ = fn.__name__
+    return method
+
+
+METHODS = {"dp": _proven(solve_dp), "graph": _proven(solve_graph), "brute": _proven(solve_brute)}
 DEFAULT_METHOD = "dp"
 
-
-def solve(
-    instance: CheckpointInstance,
-    method: str = DEFAULT_METHOD,
-    time_limit: float | None = None,
-    seed: int | None = None,
-) -> SolveResult:
-    """Minimum expected wasted time and an optimal checkpoint vector.
-
-    Every method is exact and polynomial (``brute`` aside), so ``time_limit``
-    and ``seed`` are accepted for the common interface and not needed: the
-    status is always ``optimal``, proven by the shortest-path optimality of the
-    DAG (Section III-C), and the returned vector is re-checked by
-    :func:`.verify.verify` before the result is built.
-    """
-    require(method in METHODS, "method", f"must be one of {sorted(METHODS)}, got {method!r}")
-    begin = time.perf_counter()
-    a, objective = METHODS[method](instance)
-    runtime = time.perf_counter() - begin
-    value = verify(instance, a, objective)
-    return SolveResult(
-        family=FAMILY,
-        instance=instance.name,
-        method=method,
-        status=SolveStatus.OPTIMAL,
-        objective=value,
-        bound=value,
-        runtime_s=runtime,
-        solution={"a": [int(v) for v in a], "checkpoints": int(a.sum())},
-        verified=True,
-    )
+#: The family's one problem; its metrics are what a policy's simulation reports.
+PROBLEMS = {
+    "checkpoint": Problem(
+        name="checkpoint", sense="min", methods=METHODS, verify=verify_solution, describe=describe,
+        metrics=(Metric("expected_waste", "min", "expected wasted time of Expression (1), minutes"),
+                 Metric("monte_carlo_waste", "min", "mean waste over sampled failure times"),
+                 Metric("monte_carlo_stderr", None, "standard error of that mean"),
+                 Metric("checkpoints", None, "number of checkpoints taken"))),
+}
 
 
-__all__ = ["METHODS", "solve", "verify"]
+def solve(instance: CheckpointInstance, method: str = DEFAULT_METHOD, time_limit: float | None = None,
+          seed: int | None = None, problem: str | None = None) -> SolveResult:
+    """Minimum expected wasted time and an optimal checkpoint vector (status always ``optimal``)."""
+    return solve_problem(FAMILY, PROBLEMS, instance, problem, method, time_limit, seed)
+
+
+__all__ = ["METHODS", "PROBLEMS", "solve", "verify"]

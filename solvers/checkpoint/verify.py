@@ -12,8 +12,9 @@ import math
 import numpy as np
 
 from volsched.instances.checkpoint import CheckpointInstance
+from volsched.instances.errors import InputError
 
-from ..result import VerificationError
+from ..result import Infeasible, reject_unless
 
 RTOL = 1e-9
 
@@ -23,15 +24,26 @@ def verify(instance: CheckpointInstance, a, claimed: float | None = None) -> flo
 
     Raises
     ------
-    InputError
-        ``a`` is not a valid schedule for ``instance``.
-    VerificationError
-        ``claimed`` differs from the recomputed value by more than ``RTOL`` (relative).
+    Infeasible
+        ``a`` is not a valid schedule for ``instance``, or ``claimed`` differs
+        from the recomputed value by more than ``RTOL`` (relative).
     """
-    a = instance.check_schedule([int(v) for v in np.asarray(a).tolist()])
+    try:
+        a = instance.check_schedule(a if isinstance(a, (list, tuple)) else np.asarray(a).tolist())
+    except InputError as exc:
+        raise Infeasible(str(exc)) from None
     value = instance.expected_waste(a)
     if claimed is not None and not math.isclose(value, claimed, rel_tol=RTOL, abs_tol=1e-12):
-        raise VerificationError(
-            f"checkpoint: claimed expected waste {claimed!r} but the schedule's is {value!r}"
-        )
+        raise Infeasible(f"checkpoint: claimed expected waste {claimed!r} but the schedule's is {value!r}")
     return value
+
+
+def verify_solution(instance: CheckpointInstance, solution) -> float:
+    """The expected waste of a solution object ``{"a": [...]}`` (raises ``Infeasible``)."""
+    reject_unless(isinstance(solution, dict) and "a" in solution, "solution.a", "missing")
+    return verify(instance, solution["a"])
+
+
+def describe(instance: CheckpointInstance, solution: dict, value: float, bound: float | None) -> dict:
+    """The fields derived from a verified vector: its number of checkpoints."""
+    return {"a": [int(v) for v in solution["a"]], "checkpoints": int(sum(int(v) for v in solution["a"]))}

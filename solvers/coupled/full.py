@@ -1,250 +1,72 @@
-"""Problem ``full``: the complete model of Section III, an exact time-indexed CP-SAT model.
+"""Problem ``full``: proven bounds for any size, the exact CP-SAT model when ``p H`` is small.
 
-Casanova, Dufossé, Robert, Vivien (HCW 2013), Section III: minimise the makespan
-(last completion slot plus one) of ``K`` iterations within the horizon, with
-heterogeneous ``w``, bounded ``mu``, program and data transfers and the master's
-``n_com`` bandwidth. The model is the replay rules of :mod:`.replay`, slot by
-slot, with one variable per rule:
-
-* ``x[q,t]`` tasks of ``q`` in force at ``t``, ``e[q,t] = (x[q,t] >= 1)``,
-  ``act[t]`` (``sum_q x = m act``), ``r[t]`` a configuration entry starts at ``t``
-  (``x`` may only change there; no entry before the first one means idle);
-* ``new[t] = r[t] or done[t-1] or (some enrolled worker DOWN at t-1)``;
-* ``P[q,t]``, ``D[q,t]`` transfers (``q`` UP and enrolled, at most one per
-  processor and ``n_com`` per slot, never useless);
-* ``g[q,t]`` program progress (``+P``, 0 after a DOWN slot), ``d[q,t]`` data
-  progress (``+D``, 0 at a new attempt), ``c[t]`` compute progress (0 at a new
-  attempt), all at the start of ``t``;
-* ``comp[t]`` iff the allocation is not idle and every enrolled worker is UP
-  with the whole program and data (forced, in both directions);
-  ``done[t]`` iff ``comp[t]`` and ``c[t] + 1 = W[t] = max_q w_q x[q,t]``;
-* ``f[t]`` (``K`` iterations done by the end of ``t``), monotone and true at
-  ``H - 1``; the makespan is ``1 + #{t : not f[t]}``.
-
-It is only practical for tiny instances (a few processors, a few tens of slots):
-:data:`MAX_CELLS` bounds ``p x H``. The returned schedule is always replayed by
-:func:`.replay.check_claim` before it is returned.
+Lower bounds: the ``iterations`` optimum (relaxing communication can only
+lower the makespan, :mod:`.iterations`) and :func:`.full_cpsat.trivial_bound`.
+Upper bound: the :func:`.full_greedy.greedy_full` schedule, improved by the
+model of :mod:`.full_cpsat` (hinted with it) when the method is ``cpsat``.
+The outcome is proven when the bounds meet or CP-SAT proves it. When not even
+the communication-free relaxation fits ``K`` iterations in the horizon, no
+schedule does: the outcome is a proven infeasibility.
 """
 
 from __future__ import annotations
 
-import math
+import time
 
-import numpy as np
-from ortools.sat.python import cp_model
+from volsched.instances.coupled import CoupledInstance
+from volsched.instances.errors import require
 
-from volsched.instances.coupled import DOWN, UP, CoupledInstance
-from volsched.instances.errors import InputError, require
-
-from ..cpsat import run_cpsat
-from ..result import VerificationError
-from .iterations import min_workload
-from .replay import DATA, LETTERS, PROG, check_claim, replay_trace
-
-MAX_CELLS = 2000
-"""Largest ``p x H`` the model accepts (about a dozen variables per processor and slot)."""
+from ..problem import MethodOutcome
+from .full_cpsat import MAX_CELLS, solve_full_cpsat, trivial_bound
+from .full_greedy import greedy_full
+from .iterations import solve_iterations
 
 
-def _hint(model: cp_model.CpModel, var, value) -> None:
-    model.add_hint(var, int(value))
+def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, model: bool) -> MethodOutcome:
+    """Bounds, the greedy schedule, and with ``model`` the exact CP-SAT model.
 
-
-def solve_full_cpsat(instance: CoupledInstance, time_limit: float | None = None, seed: int = 0,
-                     workers: int = 2, hint: dict | None = None):
-    """Minimum makespan of ``K`` iterations under the full model of Section III.
-
-    Parameters
-    ----------
-    instance : CoupledInstance
-        At most :data:`MAX_CELLS` processor-slots (``p x H``).
-    time_limit : float, optional
-        Seconds for CP-SAT.
-    seed, workers : int
-        CP-SAT ``random_seed`` and ``num_workers``.
-    hint : dict, optional
-        A schedule in the format of :mod:`.replay` (e.g. from
-        :func:`.greedy_full.greedy_full`) given to CP-SAT as a solution hint.
-
-    Returns
-    -------
-    (schedule, makespan, bound, proven)
-        ``schedule`` (dict, replayed) and ``makespan`` are ``None`` when no
-        schedule was found; ``bound`` is a proven lower bound on the makespan
-        (``H + 1`` when infeasible); ``proven`` says the answer is optimal (or
-        proven infeasible).
-
-    Raises
-    ------
-    InputError
-        ``p x H`` exceeds :data:`MAX_CELLS`, or the hint breaks a rule.
-    VerificationError
-        The replay rejects the model's schedule (a bug).
+    ``model=True`` needs ``p H <= MAX_CELLS`` (bad input otherwise: use
+    ``greedy``). The model gets what is left of ``time_limit`` after the
+    bounds; when nothing is left it is not run, and ``info.model`` says so.
     """
-    p, horizon, m, big_k = instance.p, instance.horizon, instance.m, instance.K
-    require(p * horizon <= MAX_CELLS, "horizon",
-            f"p x H = {p} x {horizon} = {p * horizon} exceeds the full model's limit of {MAX_CELLS} "
-            "processor-slots (use greedy_full for an upper bound)")
-    avail, w = instance.availability, [int(v) for v in instance.w]
-    up, down = avail == UP, avail == DOWN
-    cap = [int(min(instance.mu[q], m)) for q in range(p)]
-    t_prog, t_data = instance.T_prog, instance.T_data
-    w_max = max(w[q] * cap[q] for q in range(p))
-    model = cp_model.CpModel()
-    nb, ni = model.new_bool_var, model.new_int_var
-    Q, T = range(p), range(horizon)
-
-    x = [[ni(0, cap[q], f"x{q}_{t}") for t in T] for q in Q]
-    e = [[nb(f"e{q}_{t}") for t in T] for q in Q]
-    act = [nb(f"act{t}") for t in T]
-    r = [nb(f"r{t}") for t in T]
-    new = [nb(f"new{t}") for t in T]
-    send_p = [[nb(f"P{q}_{t}") for t in T] for q in Q]
-    send_d = [[nb(f"D{q}_{t}") for t in T] for q in Q]
-    g = [[ni(0, t_prog, f"g{q}_{t}") for t in T] for q in Q]
-    d = [[ni(0, cap[q] * t_data, f"d{q}_{t}") for t in T] for q in Q]
-    pc = [[nb(f"pc{q}_{t}") for t in T] for q in Q]
-    dc = [[nb(f"dc{q}_{t}") for t in T] for q in Q]
-    bad = [[nb(f"bad{q}_{t}") for t in T] for q in Q]
-    work = [ni(0, w_max, f"W{t}") for t in T]
-    c = [ni(0, w_max, f"c{t}") for t in T]
-    comp = [nb(f"comp{t}") for t in T]
-    done = [nb(f"done{t}") for t in T]
-    cum = [ni(0, horizon, f"cum{t}") for t in T]
-    fin = [nb(f"f{t}") for t in T]
-
-    for t in T:
-        model.add(sum(x[q][t] for q in Q) == m * act[t])
-        model.add_max_equality(work[t], [w[q] * x[q][t] for q in Q])
-        model.add(sum(send_p[q][t] + send_d[q][t] for q in Q) <= instance.n_com)
-        for q in Q:
-            model.add(x[q][t] >= e[q][t])
-            model.add(x[q][t] <= cap[q] * e[q][t])
-            if t == 0:
-                model.add(x[q][t] == 0).only_enforce_if(~r[t])
-            else:
-                model.add(x[q][t] == x[q][t - 1]).only_enforce_if(~r[t])
-            # Transfers: UP, enrolled, one per processor, never useless.
-            if not up[q, t]:
-                model.add(send_p[q][t] == 0)
-                model.add(send_d[q][t] == 0)
-            model.add_implication(send_p[q][t], e[q][t])
-            model.add_implication(send_d[q][t], e[q][t])
-            model.add(send_p[q][t] + send_d[q][t] <= 1)
-            model.add(g[q][t] + send_p[q][t] <= t_prog)
-            model.add(d[q][t] + send_d[q][t] <= t_data * x[q][t])
-            # Program: kept while RECLAIMED, lost when DOWN.
-            if t == 0:
-                model.add(g[q][t] == 0)
-            elif down[q, t - 1]:
-                model.add(g[q][t] == 0)
-            else:
-                model.add(g[q][t] == g[q][t - 1] + send_p[q][t - 1])
-            # Data: zero at every new attempt.
-            if t == 0:
-                model.add(d[q][t] == 0)
-            else:
-                model.add(d[q][t] == 0).only_enforce_if(new[t])
-                model.add(d[q][t] == d[q][t - 1] + send_d[q][t - 1]).only_enforce_if(~new[t])
-            # pc, dc: program and data complete at the start of t.
-            model.add(g[q][t] >= t_prog).only_enforce_if(pc[q][t])
-            if t_prog > 0:
-                model.add(g[q][t] <= t_prog - 1).only_enforce_if(~pc[q][t])
-            model.add(d[q][t] >= t_data * x[q][t]).only_enforce_if(dc[q][t])
-            if t_data > 0:
-                model.add(d[q][t] <= t_data * x[q][t] - 1).only_enforce_if(~dc[q][t])
-            # bad: enrolled but not ready to compute.
-            model.add_implication(bad[q][t], e[q][t])
-            if up[q, t]:
-                model.add_bool_or([~bad[q][t], ~pc[q][t], ~dc[q][t]])
-                model.add_bool_or([~e[q][t], pc[q][t], bad[q][t]])
-                model.add_bool_or([~e[q][t], dc[q][t], bad[q][t]])
-            else:
-                model.add_implication(e[q][t], bad[q][t])
-        # Forced computation.
-        model.add_implication(comp[t], act[t])
-        for q in Q:
-            model.add_implication(comp[t], ~bad[q][t])
-        model.add_bool_or([~act[t], comp[t], *(bad[q][t] for q in Q)])
-        # Attempts and compute progress.
-        causes = [r[t]]
-        if t > 0:
-            causes += [done[t - 1], *(e[q][t - 1] for q in Q if down[q, t - 1])]
-        for lit in causes:
-            model.add_implication(lit, new[t])
-        model.add_bool_or([~new[t], *causes])
-        if t == 0:
-            model.add(c[t] == 0)
+    if model:
+        require(instance.p * instance.horizon <= MAX_CELLS, "--method",
+                f"cpsat builds a time-indexed model of p x H <= {MAX_CELLS} processor-slots; this instance "
+                f"has {instance.p} x {instance.horizon} = {instance.p * instance.horizon}: "
+                "use --method greedy for proven bounds")
+    begin = time.perf_counter()
+    relaxed = solve_iterations(instance)
+    if len(relaxed) < instance.K:
+        return MethodOutcome({"completed_iterations_without_communication": len(relaxed)}, None,
+                             instance.horizon + 1, True)
+    lower_bounds = {"iterations": relaxed[-1].completion + 1, "communication": trivial_bound(instance)}
+    lower = max(lower_bounds.values())
+    schedule = greedy_full(instance)
+    upper = None if schedule is None else schedule["completions"][-1] + 1
+    source = None if schedule is None else "greedy"
+    ran, proven_infeasible = "not requested (method greedy)", False
+    if model and (upper is None or upper > lower):
+        left = None if time_limit is None else time_limit - (time.perf_counter() - begin)
+        if left is not None and left <= 0:
+            ran = "not run: the time limit was spent on the bounds"
         else:
-            model.add(c[t] == 0).only_enforce_if(new[t])
-            model.add(c[t] == c[t - 1] + comp[t - 1]).only_enforce_if(~new[t])
-        model.add(c[t] + comp[t] <= work[t])
-        model.add_implication(done[t], comp[t])
-        model.add(c[t] + 1 == work[t]).only_enforce_if(done[t])
-        model.add(c[t] + 2 <= work[t]).only_enforce_if([comp[t], ~done[t]])
-        # K iterations by the end of t.
-        model.add(cum[t] == (cum[t - 1] if t > 0 else 0) + done[t])
-        model.add(cum[t] >= big_k).only_enforce_if(fin[t])
-        if t > 0:
-            model.add_implication(fin[t - 1], fin[t])
-    model.add(fin[horizon - 1] == 1)
-    model.minimize(1 + horizon - sum(fin))
-
-    if hint is not None:
-        tr = replay_trace(instance, hint)
-        count = np.cumsum(tr.complete)
-        for t in T:
-            for var, val in ((act[t], tr.allocation[:, t].any()), (r[t], tr.entry[t]),
-                             (new[t], tr.new_attempt[t]), (work[t], (tr.allocation[:, t] * w).max()),
-                             (c[t], tr.progress[t]), (comp[t], tr.compute[t]), (done[t], tr.complete[t]),
-                             (cum[t], count[t]), (fin[t], count[t] >= big_k)):
-                _hint(model, var, val)
-            for q in Q:
-                xv = int(tr.allocation[q, t])
-                ready = tr.program[q, t] >= t_prog and tr.data[q, t] >= t_data * xv
-                for var, val in ((x[q][t], xv), (e[q][t], xv > 0), (send_p[q][t], tr.transfer[q, t] == PROG),
-                                 (send_d[q][t], tr.transfer[q, t] == DATA), (g[q][t], tr.program[q, t]),
-                                 (d[q][t], tr.data[q, t]), (pc[q][t], tr.program[q, t] >= t_prog),
-                                 (dc[q][t], tr.data[q, t] >= t_data * xv),
-                                 (bad[q][t], xv > 0 and not (up[q, t] and ready))):
-                    _hint(model, var, val)
-
-    solver, status = run_cpsat(model, time_limit, seed, workers)
-    if status == cp_model.INFEASIBLE:
-        return None, None, horizon + 1, True
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return None, None, trivial_bound(instance), False
-    makespan = int(round(solver.objective_value))
-    bound = max(int(math.ceil(solver.best_objective_bound - 1e-6)), trivial_bound(instance))
-    schedule = {
-        "configurations": [
-            {"start": t, "allocation": [int(solver.value(x[q][t])) for q in Q]}
-            for t in range(makespan) if solver.boolean_value(r[t])],
-        "communication": [
-            "".join(LETTERS[PROG] if solver.boolean_value(send_p[q][t])
-                    else LETTERS[DATA] if solver.boolean_value(send_d[q][t]) else LETTERS[0]
-                    for t in range(makespan)).rstrip(LETTERS[0])
-            for q in Q],
-        "completions": [t for t in T if solver.boolean_value(done[t])][:big_k],
-    }
-    try:
-        value = check_claim(instance, schedule)
-    except InputError as err:
-        raise VerificationError(f"coupled full: the CP-SAT schedule breaks a rule: {err}") from err
-    if value != makespan:
-        raise VerificationError(f"coupled full: CP-SAT claims makespan {makespan}, the replay gives {value}")
-    return schedule, makespan, min(bound, makespan), status == cp_model.OPTIMAL
+            found, makespan, bound, proven = solve_full_cpsat(instance, left, seed, hint=schedule)
+            ran = "proven" if proven else "stopped"
+            lower = max(lower, bound)
+            if found is not None and (upper is None or makespan < upper):
+                schedule, upper, source = found, makespan, "cpsat"
+            proven_infeasible = proven and found is None
+            if proven and upper is not None:
+                lower = upper
+    elif model:
+        ran = "not needed: the greedy schedule meets the lower bound"
+    info = {"model": ran, "source": source}
+    witness = {"lower_bounds": lower_bounds, "source": source, "model": ran}
+    if proven_infeasible:
+        return MethodOutcome(witness, None, None, True, info)
+    if upper is None:
+        return MethodOutcome(witness, None, lower, False, info)
+    return MethodOutcome({**witness, "schedule": schedule}, upper, min(lower, upper), upper <= lower, info)
 
 
-def trivial_bound(instance: CoupledInstance) -> int:
-    """``T_prog + K (T_data + W_min)``, a lower bound on the makespan.
-
-    ``W_min`` is the smallest ``max_q x_q w_q`` over allocations of ``m`` tasks
-    (water-filling, each processor capped by ``mu_q``). Within an attempt every
-    transfer precedes every computation, an enrolled worker needs at least
-    ``T_data`` data slots, and the first iteration needs the program somewhere.
-    """
-    low = min_workload(instance, range(instance.p))
-    return instance.T_prog + instance.K * (instance.T_data + low)
-
-
-__all__ = ["MAX_CELLS", "solve_full_cpsat", "trivial_bound"]
+__all__ = ["MAX_CELLS", "solve_full"]

@@ -22,7 +22,7 @@ the horizon ends in ``.``. The list may be omitted (no transfer at all). Other
 top-level keys are ignored; an entry has exactly ``start`` and ``allocation``.
 
 The state is replayed for ``t = 0 .. H-1``; every rule below is checked and a
-violation raises :class:`~volsched.instances.errors.InputError` naming the field,
+violation raises :class:`~volsched.solvers.result.Infeasible` naming the field,
 e.g. ``schedule.communication[1][57]: ...``.
 
 * **Program.** Each processor has a program progress ``g_q`` (complete when
@@ -77,9 +77,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from volsched.instances.coupled import DOWN, UP, CoupledInstance
-from volsched.instances.errors import InputError, require
+from volsched.instances.errors import is_int
 
-from ..result import VerificationError
+from ..result import Infeasible, reject_unless
 
 IDLE, PROG, DATA = 0, 1, 2
 LETTERS = ".PD"
@@ -109,39 +109,36 @@ class Trace:
     completions: list[int]
 
 
-def _plain_int(v) -> bool:
-    v = v.item() if isinstance(v, np.generic) else v
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _configurations(instance: CoupledInstance, confs) -> dict[int, np.ndarray]:
     name = "schedule.configurations"
-    require(isinstance(confs, (list, tuple)), name, "must be a list of {start, allocation} objects")
+    reject_unless(isinstance(confs, (list, tuple)), name, "must be a list of {start, allocation} objects")
     p, horizon, m = instance.p, instance.horizon, instance.m
     out: dict[int, np.ndarray] = {}
     previous = -1
     for i, conf in enumerate(confs):
         field = f"{name}[{i}]"
-        require(isinstance(conf, Mapping), field, "must be an object with 'start' and 'allocation'")
+        reject_unless(isinstance(conf, Mapping), field, "must be an object with 'start' and 'allocation'")
         unknown = sorted(set(conf) - {"start", "allocation"})
-        require(not unknown, field, f"unknown keys {unknown}")
+        reject_unless(not unknown, field, f"unknown keys {unknown}")
         start = conf.get("start")
-        require(_plain_int(start) and 0 <= start < horizon, f"{field}.start",
+        reject_unless(is_int(start) and 0 <= start < horizon, f"{field}.start",
                 f"must be an integer slot in [0, {horizon}), got {start!r}")
-        require(start > previous, f"{field}.start",
+        reject_unless(start > previous, f"{field}.start",
                 f"starts must be strictly increasing, {start} follows {previous}")
         previous = int(start)
         alloc = conf.get("allocation")
-        require(isinstance(alloc, (list, tuple)) and len(alloc) == p, f"{field}.allocation",
+        reject_unless(isinstance(alloc, (list, tuple)) and len(alloc) == p, f"{field}.allocation",
                 f"must list one integer per processor ({p})")
         for q, v in enumerate(alloc):
-            require(_plain_int(v) and v >= 0, f"{field}.allocation[{q}]",
+            reject_unless(is_int(v) and v >= 0, f"{field}.allocation[{q}]",
                     f"must be a non-negative integer, got {v!r}")
-            require(v <= instance.mu[q], f"{field}.allocation[{q}]",
+            reject_unless(v <= instance.mu[q], f"{field}.allocation[{q}]",
                     f"{v} tasks exceed mu[{q}] = {instance.mu[q]:g}")
         x = np.asarray([int(v) for v in alloc], dtype=np.int64)
         total = int(x.sum())
-        require(total in (0, m), f"{field}.allocation",
+        reject_unless(total in (0, m), f"{field}.allocation",
                 f"must be all zero (idle) or sum to m = {m}, sums to {total}")
         out[int(start)] = x
     return out
@@ -153,21 +150,22 @@ def _communication(instance: CoupledInstance, comm, communication: bool) -> np.n
     codes = np.zeros((p, horizon), dtype=np.int8)
     if comm is None or (isinstance(comm, (list, tuple)) and len(comm) == 0):
         return codes
-    require(isinstance(comm, (list, tuple)) and len(comm) == p, name,
+    reject_unless(isinstance(comm, (list, tuple)) and len(comm) == p, name,
             f"must list one string per processor ({p})")
     table = np.full(256, -1, dtype=np.int8)
     for code, letter in enumerate(LETTERS):
         table[ord(letter)] = code
     for q, row in enumerate(comm):
-        require(isinstance(row, str) and row.isascii(), f"{name}[{q}]", "must be a string over '.', 'P', 'D'")
-        require(len(row) <= horizon, f"{name}[{q}]", f"has {len(row)} slots, the horizon is {horizon}")
+        reject_unless(isinstance(row, str) and row.isascii(), f"{name}[{q}]",
+                      "must be a string over '.', 'P', 'D'")
+        reject_unless(len(row) <= horizon, f"{name}[{q}]", f"has {len(row)} slots, the horizon is {horizon}")
         arr = table[np.frombuffer(row.encode(), dtype=np.uint8)]
         bad = np.flatnonzero(arr < 0)
         if bad.size:
-            raise InputError(f"{name}[{q}][{bad[0]}]: {row[bad[0]]!r} is not '.', 'P' or 'D'")
+            raise Infeasible(f"{name}[{q}][{bad[0]}]: {row[bad[0]]!r} is not '.', 'P' or 'D'")
         if not communication and np.any(arr != IDLE):
             t = int(np.flatnonzero(arr != IDLE)[0])
-            raise InputError(f"{name}[{q}][{t}]: no transfer in the communication-free replay")
+            raise Infeasible(f"{name}[{q}][{t}]: no transfer in the communication-free replay")
         codes[q, :len(row)] = arr
     return codes
 
@@ -177,10 +175,10 @@ def replay_trace(instance: CoupledInstance, schedule, *, communication: bool = T
 
     Raises
     ------
-    InputError
+    Infeasible
         The schedule is malformed or breaks a rule; the message names the field.
     """
-    require(isinstance(schedule, Mapping), "schedule", "must be an object with 'configurations'")
+    reject_unless(isinstance(schedule, Mapping), "schedule", "must be an object with 'configurations'")
     entries = _configurations(instance, schedule.get("configurations"))
     comm = _communication(instance, schedule.get("communication"), communication)
     p, horizon = instance.p, instance.horizon
@@ -215,16 +213,18 @@ def replay_trace(instance: CoupledInstance, schedule, *, communication: bool = T
         for q in np.flatnonzero(sends):
             letter = LETTERS[sends[q]]
             field = f"schedule.communication[{q}][{t}]"
-            require(state[q] == UP, field, f"{letter!r} while processor {q} is {_STATE[state[q]]}")
-            require(enrolled[q], field, f"{letter!r} to processor {q}, which is not enrolled at slot {t}")
+            reject_unless(state[q] == UP, field, f"{letter!r} while processor {q} is {_STATE[state[q]]}")
+            reject_unless(enrolled[q], field,
+                          f"{letter!r} to processor {q}, which is not enrolled at slot {t}")
             if sends[q] == PROG:
-                require(g[q] < t_prog, field, f"'P' but processor {q} already has the program "
+                reject_unless(g[q] < t_prog, field, f"'P' but processor {q} already has the program "
                         f"(T_prog = {t_prog})")
             else:
-                require(d[q] < x[q] * t_data, field, f"'D' but processor {q} already has the data of its "
+                reject_unless(d[q] < x[q] * t_data, field,
+                              f"'D' but processor {q} already has the data of its "
                         f"{x[q]} task(s) (T_data = {t_data})")
         busy = int(np.count_nonzero(sends))
-        require(busy <= instance.n_com, f"schedule.communication[*][{t}]",
+        reject_unless(busy <= instance.n_com, f"schedule.communication[*][{t}]",
                 f"{busy} transfers at slot {t}, the master sends at most n_com = {instance.n_com}")
 
         # State at the start of t decides; this slot's transfers only count from t + 1 (no overlap).
@@ -259,7 +259,7 @@ def replay(instance: CoupledInstance, schedule, *, communication: bool = True) -
 
     Raises
     ------
-    InputError
+    Infeasible
         Malformed schedule or a broken rule of Section III, naming the field and index.
     """
     return replay_trace(instance, schedule, communication=communication).completions
@@ -270,22 +270,22 @@ def check_claim(instance: CoupledInstance, schedule, communication: bool = True)
 
     Raises
     ------
-    InputError
+    Infeasible
         The schedule breaks a rule, or ``schedule["completions"]`` is not a list of integers.
-    VerificationError
+    Infeasible
         The claimed completions differ from the replay, or fewer than ``K`` iterations complete.
     """
     completions = replay(instance, schedule, communication=communication)
     claimed = schedule.get("completions")
-    require(isinstance(claimed, (list, tuple)) and all(_plain_int(v) for v in claimed),
+    reject_unless(isinstance(claimed, (list, tuple)) and all(is_int(v) for v in claimed),
             "schedule.completions", f"must be a list of integer slots, got {claimed!r}")
     claimed = [int(v) for v in claimed]
     if claimed != completions:
-        raise VerificationError(f"coupled full: claimed completions {claimed} but the replay completes "
-                                f"at {completions}")
+        raise Infeasible(f"schedule.completions: claimed {claimed} but the replay completes "
+                         f"at {completions}")
     if len(completions) < instance.K:
-        raise VerificationError(f"coupled full: the schedule completes {len(completions)} of the "
-                                f"K = {instance.K} iterations")
+        raise Infeasible(f"schedule.completions: the schedule completes {len(completions)} of the "
+                         f"K = {instance.K} iterations")
     return completions[-1] + 1
 
 

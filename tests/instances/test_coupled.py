@@ -278,7 +278,7 @@ def test_generate_markov_shape_fields_and_determinism():
     assert inst.w.tolist() == [1] * 9 and inst.mu.tolist() == [1.0] * 9
     assert (inst.n_com, inst.T_prog, inst.T_data, inst.K) == (1, 0, 0, 1)
     assert np.all(inst.availability[:, 0] == UP)
-    assert inst.params["seed"] == 3 and inst.params["generator"] == "markov"
+    assert inst.params["seed"] == 3 and inst.params["preset"] == "markov"
     again = generate_markov(9, 120, 4, seed=3)
     assert json.dumps(again.to_json()) == json.dumps(inst.to_json())
     other = generate_markov(9, 120, 4, seed=4)

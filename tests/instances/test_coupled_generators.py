@@ -119,7 +119,7 @@ def test_read_edgelist_small_file(tmp_path):
     assert set(np.unique(inst.availability).tolist()) == {UP, DOWN}
     assert inst.w.tolist() == [1, 1, 1] and inst.mu.tolist() == [1.0, 1.0, 1.0]
     assert (inst.n_com, inst.T_prog, inst.T_data, inst.K) == (1, 0, 0, 1)
-    assert inst.params == {"generator": "edgelist", "file": "small.txt", "tasks": 2, "transpose": False}
+    assert inst.params == {"preset": "edgelist", "file": "small.txt", "tasks": 2, "transpose": False}
     round_trip(inst)
 
 
@@ -276,7 +276,7 @@ def test_encd_mu1_json_and_params():
     assert inst.up.all()
     obj = inst.to_json()
     assert obj["data"]["mu"] == [1, 1] and obj["data"]["w"] == [3, 3]
-    assert obj["params"] == {"generator": "encd", "mu": "1", "a": 2, "b": 3, "V": 2, "W": 3}
+    assert obj["params"] == {"preset": "encd", "mu": "1", "a": 2, "b": 3, "V": 2, "W": 3}
     round_trip(inst)
 
 
@@ -393,15 +393,15 @@ def test_generate_paper_count_and_fields(paper):
     cells = Counter()
     for inst in paper:
         pr = inst.params
-        assert pr["generator"] == "paper" and pr["seed"] == 3 and pr["slots"] == 50
+        assert pr["preset"] == "paper-realization" and pr["seed"] == 3 and pr["slots"] == 50
         w_min = pr["w_min"]
         assert (inst.p, inst.horizon, inst.K) == (20, 50, 10)
-        assert (inst.m, inst.n_com) == (pr["m"], pr["n_com"])
+        assert (inst.m, inst.n_com) == (pr["tasks"], pr["n_com"])
         assert inst.T_data == w_min and inst.T_prog == 5 * w_min
         assert np.isinf(inst.mu).all()
         assert all(w_min <= w <= 10 * w_min for w in inst.w.tolist()), (pr, inst.w.tolist())
         assert (inst.availability[:, 0] == UP).all()  # every processor starts UP (documented choice)
-        cells[(pr["m"], pr["n_com"], w_min)] += 1
+        cells[(pr["tasks"], pr["n_com"], w_min)] += 1
         assert pr["scenario"] == 0 and pr["trial"] in (0, 1)
     assert set(cells) == set(itertools.product((5, 10), (5, 10, 20), range(1, 11)))
     assert set(cells.values()) == {2}
@@ -430,7 +430,7 @@ def test_generate_paper_trials_share_the_scenario(paper):
     by_scenario = {}
     for inst in paper:
         pr = inst.params
-        by_scenario.setdefault((pr["m"], pr["n_com"], pr["w_min"], pr["scenario"]), []).append(inst)
+        by_scenario.setdefault((pr["tasks"], pr["n_com"], pr["w_min"], pr["scenario"]), []).append(inst)
     assert len(by_scenario) == 60
     for group in by_scenario.values():
         first, second = sorted(group, key=lambda i: i.params["trial"])
@@ -444,7 +444,7 @@ def test_generate_paper_scenarios_differ():
     by_cell = {}
     for inst in insts:
         pr = inst.params
-        by_cell.setdefault((pr["m"], pr["n_com"], pr["w_min"]), {})[pr["scenario"]] = inst
+        by_cell.setdefault((pr["tasks"], pr["n_com"], pr["w_min"]), {})[pr["scenario"]] = inst
     for scenarios in by_cell.values():
         assert scenarios[0].w.tolist() != scenarios[1].w.tolist()
 
@@ -542,7 +542,7 @@ def test_cli_paper_out_is_an_existing_file(capsys, tmp_path):
     (["--scenarios", "0"], "scenarios: must be an integer >= 1"),
     (["--trials", "0"], "trials: must be an integer >= 1"),
     (["--slots", "0"], "slots: must be an integer >= 1"),
-    (["--seed", "-1"], "seed: must be a non-negative integer"),
+    (["--seed", "-1"], "--seed: must be an integer >= 0"),
 ])
 def test_cli_paper_bad_arguments_write_nothing(capsys, tmp_path, extra, fragment):
     out_dir = tmp_path / "paper"

@@ -16,10 +16,8 @@ from volsched.heuristics.checkpoint import POLICIES
 from volsched.instances.checkpoint import CheckpointInstance, generate
 from volsched.instances.errors import InputError
 from volsched.instances.laws import Empirical, Exponential, HyperExponential, LogNormal, Weibull
-from volsched.solvers import SolveStatus, VerificationError
+from volsched.solvers import Infeasible, SolveStatus
 from volsched.solvers.checkpoint import METHODS, solve, verify
-
-ALL_METHODS = ["dp", "graph", "brute"]
 
 
 def _close(x, y, rel=1e-9):
@@ -55,7 +53,7 @@ def _two_slice_wastes(p, c, r, alpha):
     return only_last, both
 
 
-@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.problem("checkpoint", "checkpoint")
 def test_single_slice(method):
     # The only schedule is a = (1): c F(p + c) + alpha PE(0, p + c).
     inst = CheckpointInstance(p=[5], c=[2], alpha=0.5, law=Exponential(rate=0.1))
@@ -65,7 +63,7 @@ def test_single_slice(method):
     assert res.objective == pytest.approx(2 * (1 - e) + 0.5 * (10 - 17 * e), rel=1e-12)
 
 
-@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.problem("checkpoint", "checkpoint")
 @pytest.mark.parametrize(
     ("p", "c", "rate", "alpha", "best"),
     [
@@ -85,7 +83,7 @@ def test_two_slices_by_hand(method, p, c, rate, alpha, best):
     assert res.objective == pytest.approx(hand[tuple(best)], rel=1e-12)
 
 
-@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.problem("checkpoint", "checkpoint")
 def test_certain_failure_before_first_checkpoint_prefers_no_checkpoint(method):
     # Every failure falls in the first slice (t <= 2 < p1 = 3): any early checkpoint is
     # never reached, the waste is alpha E[T] + (overhead of the first interval); the
@@ -123,7 +121,7 @@ ORACLE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.problem("checkpoint", "checkpoint")
 @pytest.mark.parametrize("case", ORACLE_CASES, ids=[law.kind for *_, law in ORACLE_CASES])
 def test_optimum_against_independent_enumeration(method, case):
     p, c, alpha, law = case
@@ -173,7 +171,7 @@ def random_instance(seed):
 @pytest.mark.parametrize("seed", range(60))
 def test_methods_agree_on_random_instances(seed):
     inst = random_instance(seed)
-    results = {m: solve(inst, m) for m in ALL_METHODS}
+    results = {m: solve(inst, m) for m in METHODS}
     oracle = results["brute"].objective
     for m, res in results.items():
         assert _close(res.objective, oracle), (m, res.objective, oracle)
@@ -185,11 +183,11 @@ def test_methods_agree_on_random_instances(seed):
 @pytest.mark.parametrize(("n", "seed"), [(5, 0), (10, 1), (16, 2)])
 def test_methods_agree_on_generated_instances(n, seed):
     inst = generate(n, seed)
-    values = [solve(inst, m).objective for m in ALL_METHODS]
+    values = [solve(inst, m).objective for m in METHODS]
     assert _close(values[0], values[2]) and _close(values[1], values[2]), values
 
 
-@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.problem("checkpoint", "checkpoint")
 def test_ties_equal_slices(method):
     # All slices and costs equal: several optimal vectors may exist; the value is unique.
     inst = CheckpointInstance(p=[5] * 8, c=[2] * 8, alpha=1.0, law=Exponential(rate=0.05))
@@ -223,7 +221,7 @@ LONG_MTTF = [
 ]
 
 
-@pytest.mark.parametrize("method", ["dp", "graph"])
+@pytest.mark.problem("checkpoint", "checkpoint", exclude=("brute",))
 @pytest.mark.parametrize("law", LONG_MTTF, ids=[law.describe() for law in LONG_MTTF])
 def test_long_mean_time_to_failure(method, law):
     # A valid instance (the paper's client lifetime as failure law has a mean of ~3e5
@@ -238,7 +236,7 @@ def test_long_mean_time_to_failure(method, law):
 # Result contract and verifier
 
 
-@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.problem("checkpoint", "checkpoint")
 def test_result_contract(method):
     inst = random_instance(7)
     res = solve(inst, method)
@@ -261,10 +259,9 @@ def test_solve_accepts_the_common_interface_arguments():
     inst = random_instance(3)
     res = solve(inst, method="dp", time_limit=1.0, seed=0)
     assert res.status is SolveStatus.OPTIMAL
-    assert set(METHODS) == set(ALL_METHODS)
 
 
-@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.problem("checkpoint", "checkpoint")
 def test_verify_accepts_solver_output(method):
     inst = random_instance(11)
     res = solve(inst, method)
@@ -279,17 +276,17 @@ def test_verify_rejects_a_wrong_claimed_objective():
     only_last, both = _two_slice_wastes([10, 10], [1, 1], 0.1, 1.0)
     assert verify(inst, [1, 1], both) == pytest.approx(both, rel=1e-12)
     for claimed in (both * (1 + 1e-6), both * (1 - 1e-6), 0.0, only_last, -both):
-        with pytest.raises(VerificationError):
+        with pytest.raises(Infeasible):
             verify(inst, [1, 1], claimed)
     # claiming the optimum's value for the other (worse) schedule
-    with pytest.raises(VerificationError):
+    with pytest.raises(Infeasible):
         verify(inst, [0, 1], both)
 
 
 def test_verify_rejects_invalid_schedules():
     inst = CheckpointInstance(p=[10, 10], c=[1, 1], alpha=1.0, law=Exponential(rate=0.1))
     for a in ([1, 0], [1, 1, 1], [2, 1]):
-        with pytest.raises(InputError):
+        with pytest.raises(Infeasible):
             verify(inst, a)
 
 
@@ -304,10 +301,11 @@ def test_brute_refuses_more_than_16_slices():
 
 def test_unknown_method():
     inst = random_instance(1)
-    for method in ("dijkstra", "", None):
+    for method in ("dijkstra", ""):
         with pytest.raises(InputError) as info:
             solve(inst, method)
-        assert str(info.value).startswith("method:")
+        assert str(info.value).startswith("--method: checkpoint has methods ['dp', 'graph', 'brute']")
+    assert solve(inst, None).method == "dp"  # None: the problem's default
 
 
 # ---------------------------------------------------------------------------

@@ -16,17 +16,15 @@ import pytest
 
 from volsched.instances.coupled import CoupledInstance, generate_markov, generate_planted, parse_availability
 from volsched.instances.errors import InputError
-from volsched.solvers import SolveStatus, VerificationError
-from volsched.solvers.coupled import PROBLEM_METHODS, solve, verify_offline
+from volsched.solvers import Infeasible, SolveStatus
+from volsched.solvers.coupled import PROBLEMS, solve, verify_offline
 from volsched.solvers.coupled.bnb import solve_bnb
 
-ALL_METHODS = ["bnb", "cpsat", "milp", "brute"]
 
-
-def test_methods_and_problems_are_the_documented_ones():
-    assert {k: list(v) for k, v in PROBLEM_METHODS.items()} == {
-        "offline-coupled": ALL_METHODS, "offline-coupled-inf": ["bnb", "brute"],
-        "iterations": ["chain", "cpsat", "brute"], "full": ["cpsat"]}
+def test_problems_and_default_methods_are_the_documented_ones():
+    assert {k: (p.sense, p.default_method) for k, p in PROBLEMS.items()} == {
+        "offline-coupled": ("max", "bnb"), "offline-coupled-inf": ("min", "bnb"),
+        "iterations": ("min", "chain"), "full": ("min", "cpsat")}
 
 
 # ---------------------------------------------------------------------------
@@ -121,7 +119,7 @@ def test_hand_cases_agree_with_the_oracle():
             assert optimal == set(itertools.combinations(range(len(rows)), m)), key
 
 
-@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.problem("coupled", "offline-coupled")
 @pytest.mark.parametrize("key", sorted(HAND_CASES))
 def test_hand_built_optimum(method, key):
     rows, m, optimum, sets = HAND_CASES[key]
@@ -130,7 +128,7 @@ def test_hand_built_optimum(method, key):
     assert result.method == method and result.family == "coupled" and result.instance == key
 
 
-@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.problem("coupled", "offline-coupled")
 def test_reclaimed_and_down_are_interchangeable(method):
     """Only UP counts: swapping R <-> D anywhere leaves the optimum unchanged."""
     rows = ["UURDUUD", "URUUDUU", "RUUUUDU", "UUUDRUU"]
@@ -140,7 +138,7 @@ def test_reclaimed_and_down_are_interchangeable(method):
     assert values == {float(brute_force(rows, 2)[0])}
 
 
-@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.problem("coupled", "offline-coupled")
 def test_a_single_up_slot_changes_the_optimum(method):
     rows = ["UUDU", "UUDU", "DDUD"]
     assert solve(instance(rows, 2), method=method).objective == 3
@@ -151,7 +149,7 @@ def test_a_single_up_slot_changes_the_optimum(method):
     assert solve(instance(rows, 2), method=method).objective == 3
 
 
-@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.problem("coupled", "offline-coupled")
 def test_decision_form_with_identical_w(method):
     """An iteration of ``w`` slots fits iff the optimum is at least ``w`` (Section IV)."""
     rows = TIES  # optimum 4 for m = 2
@@ -196,7 +194,7 @@ def test_random_instances_cover_the_parameter_space():
     assert sum(any("R" in r for r in rows) for rows, _ in shapes) >= 40
 
 
-@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.problem("coupled", "offline-coupled")
 @pytest.mark.parametrize("seed", RANDOM_SEEDS)
 def test_random_instance_matches_brute_force(method, seed):
     rows, m = random_rows(seed)
@@ -264,7 +262,7 @@ def test_tiny_time_limit_on_a_large_instance_is_not_claimed_optimal():
     assert result.solution["decision"]["iteration_fits"] is (True if result.objective >= 1 else None)
 
 
-@pytest.mark.parametrize("method", ["cpsat", "milp"])
+@pytest.mark.problem("coupled", "offline-coupled", exclude=("bnb", "brute"))
 def test_model_methods_under_a_time_limit_never_overclaim(method):
     inst = generate_markov(30, 300, 6, 2)
     _, optimum, _, _ = solve_bnb(inst.up, inst.m)
@@ -284,7 +282,7 @@ def test_model_methods_under_a_time_limit_never_overclaim(method):
         assert result.status is SolveStatus.FEASIBLE
 
 
-@pytest.mark.parametrize("method", ["bnb", "cpsat", "milp"])
+@pytest.mark.problem("coupled", "offline-coupled", exclude=("brute",))
 def test_no_solution_in_time_gives_no_false_bound(method):
     """Stopped before any solution: status unknown (or a valid result), never a bound below the optimum."""
     inst = generate_markov(30, 300, 6, 0)
@@ -374,7 +372,7 @@ def test_encd_reduction_both_ways(seed):
         assert all(graph.has_edge(left[q], w) for q in chosen for w in slots)
 
 
-@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.problem("coupled", "offline-coupled")
 @pytest.mark.parametrize("seed", range(4))
 def test_encd_decision_for_every_method(method, seed):
     """``m = a``, ``w = b``: the iteration fits iff G has an (a, b) biclique."""
@@ -420,7 +418,7 @@ def test_verify_counts_common_up_slots(four):
     (None, "processors: must be a list"),
 ])
 def test_verify_rejects_malformed_solutions(four, processors, fragment):
-    with pytest.raises(InputError) as exc:
+    with pytest.raises(Infeasible) as exc:
         verify_offline(four, processors)
     assert fragment in str(exc.value), str(exc.value)
 
@@ -428,7 +426,7 @@ def test_verify_rejects_malformed_solutions(four, processors, fragment):
 @pytest.mark.parametrize("claimed", [0, 1, 3, 4])
 def test_verify_rejects_a_wrong_claimed_value(four, claimed):
     message = f"claimed {claimed} common UP slots but the processors have 2"
-    with pytest.raises(VerificationError, match=message):
+    with pytest.raises(Infeasible, match=message):
         verify_offline(four, [0, 1], claimed)
 
 
@@ -466,12 +464,12 @@ def test_brute_refuses_more_than_16_processors():
     assert solve(generate_markov(16, 20, 2, 0), method="brute").status is SolveStatus.OPTIMAL
 
 
-@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.problem("coupled", "offline-coupled")
 def test_result_dict_is_json_and_complete(method):
     result = solve(instance(TIES, 2, w=4), problem="offline-coupled", method=method)
     obj = json.loads(json.dumps(result.to_dict(), allow_nan=False))
     assert set(obj) == {"family", "instance", "method", "status", "objective", "bound", "gap",
-                        "runtime_s", "solution", "verified"}
+                        "runtime_s", "solution", "verified", "info"}
     assert obj["status"] == "optimal" and obj["objective"] == obj["bound"] == 4.0
     assert obj["gap"] == 0.0 and obj["verified"] is True
     assert obj["solution"]["processors"] in ([0, 1], [2, 3])

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from volsched.instances.coupled import generate_markov, generate_planted
 from volsched.solvers.coupled import _bnb_kernel as kernel
 from volsched.solvers.coupled import bnb
-from volsched.solvers.coupled.brute import solve_brute
+from volsched.solvers.coupled.offline_brute import solve_brute
 
 SIDES = [None, False, True]  # automatic, processors, slots
 

@@ -8,10 +8,10 @@ from coupled_full_oracle import brute_full, brute_nocomm, random_tiny
 
 from volsched.instances.coupled import CoupledInstance, generate_paper, paper_realization, parse_availability
 from volsched.instances.errors import InputError
-from volsched.solvers import SolveStatus, VerificationError
+from volsched.solvers import Infeasible, SolveStatus
 from volsched.solvers.coupled import solve
-from volsched.solvers.coupled.full import MAX_CELLS, solve_full_cpsat, trivial_bound
-from volsched.solvers.coupled.greedy_full import greedy_full
+from volsched.solvers.coupled.full_cpsat import MAX_CELLS, solve_full_cpsat, trivial_bound
+from volsched.solvers.coupled.full_greedy import greedy_full
 from volsched.solvers.coupled.replay import check_claim, replay
 
 
@@ -99,7 +99,7 @@ def test_bandwidth_queueing():
     assert replay(instance, good) == [3]
     # The third worker's data comes one slot late: compute at 4.
     assert replay(instance, sched([(0, [1, 1, 1])], ["PD", "P.D", ".P.D"])) == [4]
-    with pytest.raises(InputError, match=r"schedule\.communication\[\*\]\[0\]: 3 transfers"):
+    with pytest.raises(Infeasible, match=r"schedule\.communication\[\*\]\[0\]: 3 transfers"):
         replay(instance, sched([(0, [1, 1, 1])], ["PD", "P.D", "P.D"]))
 
 
@@ -108,7 +108,7 @@ def test_next_iteration_needs_data_again_but_keeps_the_program():
     # starts at 3 on the same allocation and needs its data again: D at 3, compute at 4.
     instance = inst(["UUUUUU"], [1], [1], 1, T_prog=1, T_data=1, K=2)
     assert replay(instance, sched([(0, [1])], ["PD.D"])) == [2, 4]
-    with pytest.raises(InputError, match=r"schedule\.communication\[0\]\[3\]: 'P' but processor 0 already"):
+    with pytest.raises(Infeasible, match=r"schedule\.communication\[0\]\[3\]: 'P' but processor 0 already"):
         replay(instance, sched([(0, [1])], ["PD.P"]))
 
 
@@ -128,7 +128,7 @@ def test_computation_is_forced_and_no_overlap():
     assert replay(instance, sched([(0, [2])], ["DD"])) == [5]
     # One task: its data is complete at the start of 1, it computes at 1, a D at 1 is useless.
     instance = inst(["UUUU"], [2], [None], 1, T_data=1)
-    with pytest.raises(InputError, match=r"schedule\.communication\[0\]\[1\]: 'D' but processor 0"):
+    with pytest.raises(Infeasible, match=r"schedule\.communication\[0\]\[1\]: 'D' but processor 0"):
         replay(instance, sched([(0, [1])], ["DD"]))
 
 
@@ -137,7 +137,7 @@ def test_communication_free_replay():
     schedule = sched([(0, [1, 1])])
     assert replay(instance, schedule) == []                      # never receives anything
     assert replay(instance, schedule, communication=False) == [0]
-    with pytest.raises(InputError, match=r"communication\[1\]\[0\]: no transfer"):
+    with pytest.raises(Infeasible, match=r"communication\[1\]\[0\]: no transfer"):
         replay(instance, sched([(0, [1, 1])], ["", "P"]), communication=False)
 
 
@@ -232,28 +232,28 @@ BROKEN = [
 @pytest.mark.parametrize("mutate,pattern", [b[1:] for b in BROKEN], ids=[b[0] for b in BROKEN])
 def test_broken_schedule_names_the_field(mutate, pattern):
     instance, schedule = broken(mutate)
-    with pytest.raises(InputError, match=pattern):
+    with pytest.raises(Infeasible, match=pattern):
         check_claim(instance, schedule)
 
 
 def test_schedule_not_an_object():
     instance, _ = valid()
-    with pytest.raises(InputError, match=r"^schedule: must be an object"):
+    with pytest.raises(Infeasible, match=r"^schedule: must be an object"):
         replay(instance, [])
 
 
 @pytest.mark.parametrize("claimed", [[6], [7, 9], []])
-def test_wrong_claim_is_a_verification_error(claimed):
+def test_wrong_claim_is_rejected_by_the_verifier(claimed):
     instance, schedule = broken(setitem(("completions",), claimed))
-    with pytest.raises(VerificationError, match="claimed completions"):
+    with pytest.raises(Infeasible, match="schedule.completions: claimed"):
         check_claim(instance, schedule)
 
 
-def test_fewer_than_k_iterations_is_a_verification_error():
+def test_fewer_than_k_iterations_is_rejected_by_the_verifier():
     instance, schedule = valid()
     assert schedule["completions"] == [6] and replay(instance, schedule) == []
     schedule["completions"] = []
-    with pytest.raises(VerificationError, match="completes 0 of the K = 1"):
+    with pytest.raises(Infeasible, match="completes 0 of the K = 1"):
         check_claim(instance, schedule)
 
 
@@ -388,11 +388,13 @@ def test_solve_full_is_optimal_on_tiny_instances_and_agrees_with_brute_force():
 
 
 def test_solve_full_on_a_paper_realization_reports_bounds_and_a_gap():
-    """Too large for the model: greedy against the iterations optimum, never 'optimal' unproven."""
+    """Too large for the model: cpsat refuses it by name; greedy against the iterations optimum."""
     instance = paper_realization(5, 5, 1, 0, 0)
-    result = solve(instance, problem="full")
+    with pytest.raises(InputError, match=r"^--method: cpsat builds a time-indexed model .* --method greedy"):
+        solve(instance, problem="full")
+    result = solve(instance, problem="full", method="greedy")
     relaxed = solve(instance, problem="iterations")
-    assert result.solution["model"].startswith("not built")
+    assert result.method == "greedy" and result.solution["model"] == "not requested (method greedy)"
     assert result.bound >= relaxed.objective == result.solution["lower_bounds"]["iterations"]
     if result.objective is None:
         assert result.status == SolveStatus.UNKNOWN

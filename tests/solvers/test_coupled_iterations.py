@@ -11,11 +11,9 @@ from volsched.instances.coupled import CoupledInstance, generate_markov, parse_a
 from volsched.instances.errors import InputError
 from volsched.solvers import SolveStatus
 from volsched.solvers.coupled import solve
-from volsched.solvers.coupled.brute import iterations_brute
 from volsched.solvers.coupled.iterations import earliest_completion, solve_iterations
+from volsched.solvers.coupled.iterations_brute import iterations_brute
 from volsched.solvers.coupled.replay import replay
-
-METHODS = ["chain", "cpsat", "brute"]
 
 
 def make(rows, w, mu, m, K=1):
@@ -49,7 +47,7 @@ HAND = {
 }
 
 
-@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.problem("coupled", "iterations")
 @pytest.mark.parametrize("case", sorted(HAND))
 def test_hand_cases(case, method):
     rows, w, mu, m, K, expected = HAND[case]

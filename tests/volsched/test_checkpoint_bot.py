@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from volsched.checkpoint_bot import (
+from volsched.families.checkpoint.bot import (
     BOT_POLICIES,
     bot_table,
     optimal_schedules,

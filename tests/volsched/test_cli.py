@@ -97,20 +97,21 @@ def test_simulate_monte_carlo_brackets_the_expected_waste(capsys):
     code, out, _ = run(capsys, "simulate", VALID, "--heuristic", "none", "--seed", 3, "--json")
     assert code == 0
     res = one_json(out)
-    mc = res["monte_carlo"]
-    assert abs(mc["mean"] - res["expected_waste"]) <= 5 * mc["stderr"]
+    metrics = res["metrics"]
+    assert res["objective"] == metrics["expected_waste"] and res["problem"] == "checkpoint"
+    assert abs(metrics["monte_carlo_waste"] - metrics["expected_waste"]) <= 5 * metrics["monte_carlo_stderr"]
 
 
 @pytest.mark.parametrize("argv, fragment", [
-    (["generate", "checkpoint", "--slices", "0"], "slices: must be a positive integer"),
+    (["generate", "checkpoint", "--slices", "0"], "--slices: must be an integer >= 1"),
     (["generate", "checkpoint", "--slices", "x"], "argument --slices: invalid int value"),
     (["generate", "checkpoint", "--slices", "5", "--alpha", "1.5"], "alpha: must be in (0, 1]"),
-    (["generate", "checkpoint", "--slices", "5", "--law", "gamma"], "argument --law"),
+    (["generate", "checkpoint", "--slices", "5", "--law", "gamma"], "--law: must be one of"),
     (["generate", "checkpoint", "--slices", "5", "--slice-hours", "2", "1"], "slice_hours"),
     (["generate", "bogus"], "argument FAMILY"),
     (["solve", str(VALID), "--method", "cpsat"], "--method: checkpoint has methods"),
     (["simulate", str(VALID), "--heuristic", "lazy"], "--heuristic: choose from"),
-    (["evaluate", str(VALID), "--heuristics", "none,lazy"], "unknown heuristic 'lazy'"),
+    (["evaluate", str(VALID), "--heuristics", "none,lazy"], "heuristics: choose from"),
     (["solve", "/nonexistent/file.json"], "no such file"),
     (["solve"], "the following arguments are required: instance"),
 ])
@@ -142,7 +143,7 @@ def test_generate_is_deterministic(capsys, tmp_path):
 def test_internal_error_exits_1(capsys, monkeypatch):
     from volsched.solvers import checkpoint
 
-    def broken(instance):
+    def broken(instance, time_limit, seed):
         raise RuntimeError("boom")
 
     monkeypatch.setitem(checkpoint.METHODS, "dp", broken)

@@ -188,7 +188,7 @@ def test_unknown_problem_exits_2_naming_problem(capsys, tmp_path, valid_file):
 def test_unknown_method_exits_2(capsys, tmp_path, valid_file):
     out_file = tmp_path / "r.json"
     code, out, err = run(capsys, "solve", valid_file, "--method", "dp", "--out", out_file)
-    assert_input_error(code, err, "--method: coupled has methods ['bnb', 'cpsat', 'milp', 'brute']")
+    assert_input_error(code, err, "--method: offline-coupled has methods ['bnb', 'cpsat', 'milp', 'brute']")
     assert out == "" and not out_file.exists()
 
 
@@ -215,7 +215,7 @@ def test_brute_refuses_more_than_16_processors(capsys, tmp_path):
     (["--preset", "markov", "--processors", "0"], "processors: must be an integer >= 1"),
     (["--preset", "markov", "--processors", "4", "--tasks", "5"], "tasks: m = 5 exceeds the 4 processors"),
     (["--preset", "markov", "--slots", "0"], "slots: must be an integer >= 1"),
-    (["--preset", "planted", "--density", "1.5"], "density: must be in [0, 1], got 1.5"),
+    (["--preset", "planted", "--density", "1.5"], "--density: must be a finite number in [0.0, 1.0]"),
     (["--preset", "planted", "--slots", "50", "--block", "51"], "block: 51 exceeds the 50 slots"),
     (["--preset", "hidden"], "argument --preset: invalid choice"),
     (["--processors", "4"], "the following arguments are required: --preset"),

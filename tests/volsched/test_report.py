@@ -16,7 +16,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def task(family, inst, method, kind, params, sense="min"):
     return {"key": f"{family}/{inst}/{method}", "sweep": "t", "family": family,
             "instance_key": f"{family}/{inst}", "params": params, "method": method, "kind": kind,
-            "method_params": {"time_limit": 5} if kind == "exact" else {}, "sense": sense}
+            "method_params": {"time_limit": 5} if kind == "exact" else {}, "problem": "p", "sense": sense}
 
 
 def result(t, status, objective=None, bound=None, runtime=0.5, error=None):

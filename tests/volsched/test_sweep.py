@@ -9,7 +9,6 @@ command completes, with the same values a clean run gives.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import math
 import os
@@ -321,7 +320,7 @@ def test_a_stored_row_can_be_rederived_from_its_parameters(tmp_path):
         rows = s.rows()
     for row in rows[::7]:
         task = {k: row[k] for k in ("key", "sweep", "family", "instance_key", "params", "method", "kind",
-                                    "method_params", "sense")}
+                                    "method_params", "problem", "sense")}
         again = run_task(task)
         assert again["status"] == row["status"]
         assert again["objective"] == row["objective"]
@@ -366,9 +365,12 @@ BAD_CONFIGS = {
     "unknown_problem": ('family = "coupled"\n[exact]\nproblem = "makespan"\n', "exact.problem"),
     "method_of_another_problem": ('family = "coupled"\n[exact]\nproblem = "iterations"\nmethod = "bnb"\n',
                                   "exact.method"),
-    "unknown_coupled_generator": ('family = "coupled"\n[grid]\ngenerator = ["planted"]\n',
-                                  "grid.generator[0]"),
-    "negative_trial": ('family = "coupled"\n[grid]\ntrial = [-1]\n', "grid.trial[0]"),
+    "unknown_coupled_generator": ('family = "coupled"\n[grid]\npreset = ["plantd"]\n',
+                                  "grid.preset[0]"),
+    "many_instance_generator": ('family = "coupled"\n[grid]\npreset = "paper"\n', "grid.preset[0]"),
+    "option_of_another_generator": ('family = "coupled"\n[grid]\ndensity = 0.5\n', "grid.density"),
+    "negative_trial": ('family = "coupled"\n[grid]\npreset = "paper-realization"\ntrial = [-1]\n',
+                       "grid.trial[0]"),
     "invalid_toml": ('family = "checkpoint"\nseeds = \n', "not valid TOML"),
     "duplicate_sweep_names": ('[[sweep]]\nname = "x"\nfamily = "checkpoint"\n'
                               '[[sweep]]\nname = "x"\nfamily = "checkpoint"\n', ".sweep"),
@@ -455,10 +457,10 @@ def test_a_solve_that_overruns_the_hard_limit_is_stored_as_timeout(tmp_path, mon
     monkeypatch.setattr(tasks_mod, "HARD_LIMIT_GRACE_S", 0.05)
     real_dp = volsched.solvers.checkpoint.METHODS["dp"]
 
-    def stuck_on_seed_1(instance):
+    def stuck_on_seed_1(instance, time_limit, seed):
         if instance.params["seed"] == 1:
             time.sleep(30)  # ignores the time limit, as a hung back end would
-        return real_dp(instance)
+        return real_dp(instance, time_limit, seed)
 
     monkeypatch.setitem(volsched.solvers.checkpoint.METHODS, "dp", stuck_on_seed_1)
     sweeps = sweeps_of('family = "checkpoint"\nseeds = 3\n[exact]\ntime_limit = 0.2\n[grid]\nslices = [6]\n')
@@ -489,7 +491,7 @@ def test_a_solve_that_overruns_the_hard_limit_is_stored_as_timeout(tmp_path, mon
 
 
 def _stopped_solver(status: SolveStatus, incumbent: float | None, bound: float | None):
-    def solve(instance, method, time_limit, seed):
+    def solve(self, instance, problem=None, method=None, time_limit=None, seed=None):
         assert time_limit == 5.0
         return SolveResult(family="checkpoint", instance=instance.name, method=method, status=status,
                            objective=incumbent, bound=bound, runtime_s=time_limit, solution={},
@@ -501,10 +503,9 @@ def _stopped_solver(status: SolveStatus, incumbent: float | None, bound: float |
 @pytest.mark.parametrize("write_exact_first", [True, False])
 def test_a_cooperative_stop_is_a_timeout_with_its_bound_and_gives_ratio_intervals(
         tmp_path, monkeypatch, write_exact_first):
-    family = volsched.families.FAMILIES["checkpoint"]
     incumbent, bound = 20.0, 16.0
-    monkeypatch.setitem(volsched.families.FAMILIES, "checkpoint", dataclasses.replace(
-        family, solve=_stopped_solver(SolveStatus.FEASIBLE, incumbent, bound)))
+    stopped = _stopped_solver(SolveStatus.FEASIBLE, incumbent, bound)
+    monkeypatch.setattr(volsched.families.Family, "solve", stopped)
     (sweep,) = sweeps_of('family = "checkpoint"\nseeds = 2\n[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n')
     results = [run_task(t) for t in build_tasks(sweep)]
     if not write_exact_first:
@@ -530,9 +531,7 @@ def test_a_cooperative_stop_is_a_timeout_with_its_bound_and_gives_ratio_interval
 
 
 def test_a_stop_without_incumbent_is_a_timeout_and_leaves_ratios_empty(tmp_path, monkeypatch):
-    family = volsched.families.FAMILIES["checkpoint"]
-    monkeypatch.setitem(volsched.families.FAMILIES, "checkpoint", dataclasses.replace(
-        family, solve=_stopped_solver(SolveStatus.UNKNOWN, None, 3.0)))
+    monkeypatch.setattr(volsched.families.Family, "solve", _stopped_solver(SolveStatus.UNKNOWN, None, 3.0))
     sweeps = sweeps_of('family = "checkpoint"\n[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n')
     summary = run_sweep(sweeps, tmp_path / "s.db", workers=1, quiet=True)
     assert (summary["done"], summary["failed"]) == (5, 1)
@@ -598,7 +597,7 @@ def test_ratios_do_not_depend_on_the_order_rows_are_written(tmp_path, small_rows
 def test_a_problem_sweep_solves_that_problem_and_keys_it(tmp_path):
     """``exact.problem`` reaches solve() and the task key; the paper generator gives the instances."""
     config = {"family": "coupled", "seeds": [0], "exact": {"problem": "iterations"},
-              "grid": {"generator": "paper", "tasks": 5, "n_com": 5, "w_min": 1, "scenario": [0, 1],
+              "grid": {"preset": "paper-realization", "tasks": 5, "n_com": 5, "w_min": 1, "scenario": [0, 1],
                        "trial": 0, "slots": 400}}
     sweeps = parse_config(config)
     assert sweeps[0].method == "chain"

@@ -12,7 +12,7 @@ the heuristics::
     method = "dp"                 # default: the family's (or the problem's) first
     time_limit = 60               # seconds, optional
     problem = "iterations"        # families with several exact problems (coupled)
-    [grid]
+    [grid]                        # keys: `volsched generate FAMILY` options, `preset` included
     slices = [10, 20]
     law = ["weibull", "exponential"]
 
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from volsched.instances.errors import InputError, require
+from volsched.instances.errors import InputError, is_int, require
 from volsched.instances.io import read_text
 
 from ..families import FAMILIES, Family
@@ -59,8 +59,6 @@ class Sweep:
                 for seed in self.seeds]
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def parse_sweep(obj: Any, where: str = "config") -> Sweep:
@@ -75,28 +73,17 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
     family = FAMILIES[fam]
 
     seeds = obj.get("seeds", 1)
-    if _is_int(seeds):
+    if is_int(seeds):
         require(seeds >= 1, f"{where}.seeds", f"must be a positive count or a list, got {seeds}")
         seeds = list(range(seeds))
     require(isinstance(seeds, list) and seeds, f"{where}.seeds", "must be a non-empty list of integers")
     for i, s in enumerate(seeds):
-        require(_is_int(s) and s >= 0, f"{where}.seeds[{i}]", f"must be a non-negative integer, got {s!r}")
+        require(is_int(s) and s >= 0, f"{where}.seeds[{i}]", f"must be a non-negative integer, got {s!r}")
     require(len(set(seeds)) == len(seeds), f"{where}.seeds", "has duplicates")
 
     grid = obj.get("grid", {})
     require(isinstance(grid, dict), f"{where}.grid", "must be a table")
-    values: dict[str, list] = {}
-    for name, spec in grid.items():
-        key = f"{where}.grid.{name}"
-        require(name in family.generator_params, key,
-                f"unknown parameter for {fam} (allowed: {', '.join(sorted(family.generator_params))})")
-        param = family.generator_params[name]
-        require(not (isinstance(spec, list) and not spec), key,
-                "is an empty list: the grid would have no instance")
-        listed = isinstance(spec, list) and (not param.is_list or all(isinstance(v, list) for v in spec))
-        spec = spec if listed else [spec]
-        values[name] = [param.check(v, f"{key}[{i}]") for i, v in enumerate(spec)]
-        require(len({repr(v) for v in values[name]}) == len(values[name]), key, "has repeated values")
+    values = _grid(family, grid, f"{where}.grid")
 
     exact = obj.get("exact", {})
     require(isinstance(exact, dict), f"{where}.exact", "must be a table")
@@ -105,11 +92,10 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
     problem = exact.get("problem")
     if problem is not None:
         require(problem in family.problems, f"{where}.exact.problem",
-                f"must be one of {list(family.problems) or 'none: ' + fam + ' has one problem'}, "
-                f"got {problem!r}")
-    methods = family.methods_of(problem)
+                f"must be one of {list(family.problems)}, got {problem!r}")
+    methods = list(family.problem(problem).methods)
     method = exact.get("method", methods[0])
-    require(method in methods, f"{where}.exact.method", f"must be one of {list(methods)}, got {method!r}")
+    require(method in methods, f"{where}.exact.method", f"must be one of {methods}, got {method!r}")
     limit = exact.get("time_limit")
     if limit is not None:
         ok = isinstance(limit, (int, float)) and not isinstance(limit, bool)
@@ -120,14 +106,53 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
     heuristics = obj.get("heuristics", sorted(family.heuristics))
     require(isinstance(heuristics, list), f"{where}.heuristics", "must be a list of names")
     for i, h in enumerate(heuristics):
-        require(isinstance(h, str) and h in family.heuristics, f"{where}.heuristics[{i}]",
-                f"must be one of {sorted(family.heuristics)}, got {h!r}")
+        require(isinstance(h, str), f"{where}.heuristics[{i}]", f"must be a heuristic name, got {h!r}")
+        family.heuristic(h, f"{where}.heuristics[{i}]")
     require(len(set(heuristics)) == len(heuristics), f"{where}.heuristics", "has repeated names")
 
     name = obj.get("name", fam)
     require(isinstance(name, str) and name, f"{where}.name", "must be a non-empty string")
     return Sweep(name=name, family=family, grid=values, seeds=tuple(seeds), method=method,
                  time_limit=limit, heuristics=tuple(heuristics), problem=problem)
+
+
+def _grid(family: Family, grid: dict, where: str) -> dict[str, list]:
+    """Each grid key's list of values, checked by the generator specs (keys: ``preset`` and option names)."""
+    values: dict[str, list] = {}
+    presets = grid.get("preset", next(iter(family.generators)))
+    presets = presets if isinstance(presets, list) else [presets]
+    require(bool(presets), f"{where}.preset", "is an empty list: the grid would have no instance")
+    specs = []
+    for i, name in enumerate(presets):
+        spec = family.generator(name, f"{where}.preset[{i}]")
+        require(not spec.many, f"{where}.preset[{i}]",
+                f"{name!r} makes many instances; a grid point is one instance (its options: see "
+                f"volsched generate {family.name} --help)")
+        specs.append(spec)
+    if "preset" in grid:
+        values["preset"] = list(presets)
+        require(len(set(presets)) == len(presets), f"{where}.preset", "has repeated values")
+    for name, spec_values in grid.items():
+        if name == "preset":
+            continue
+        key = f"{where}.{name}"
+        options = [o for g in specs for o in g.options if o.name == name]
+        require(bool(options), key, f"not an option of {', '.join(g.name for g in specs)} (allowed: "
+                f"{', '.join(sorted({o.name for g in specs for o in g.options} - {'seed'}))})")
+        require(name != "seed", key, "replicates are the sweep's `seeds`, not a grid key")
+        option = options[0]
+        require(not (isinstance(spec_values, list) and not spec_values), key,
+                "is an empty list: the grid would have no instance")
+        listed = isinstance(spec_values, list) and (option.nargs is None
+                                                    or all(isinstance(v, list) for v in spec_values))
+        spec_values = spec_values if listed else [spec_values]
+        values[name] = [option.check(v, f"{key}[{i}]") for i, v in enumerate(spec_values)]
+        require(len({repr(v) for v in values[name]}) == len(values[name]), key, "has repeated values")
+    for g in specs:
+        for o in g.options:
+            require(o.default is not None or o.name in values, f"{where}.{o.name}",
+                    f"generator {g.name!r} needs it")
+    return values
 
 
 def parse_config(obj: Any, where: str = "config") -> list[Sweep]:

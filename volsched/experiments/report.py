@@ -39,7 +39,7 @@ EXACT_COLUMNS = (
     "runtime_mean", "runtime_max", "gap_mean", "gap_max",
 )
 HEURISTIC_COLUMNS = (
-    "family", "method", "instances", "runs", "ok", "fails",
+    "family", "method", "metric", "instances", "runs", "ok", "fails", "value_mean",
     "proven", "ratio_mean", "ratio_median", "ratio_p90", "ratio_max", "within_1_1", "below_1",
     "unproven", "unproven_open", "unproven_ratio_lo_mean", "unproven_ratio_hi_mean",
     "unproven_ratio_hi_max", "no_exact",
@@ -186,7 +186,8 @@ def casanova_metrics(rows: list[dict], family: str, heuristic: str, reference: s
     """
     empty = {"reference": reference, "scenarios": 0, "trials": 0, "pct_diff": None, "stdv": None,
              "pct_wins": None, "pct_wins30": None}
-    if reference is None:
+    if reference is None or any(r["sense"] is None for r in rows
+                                if r["family"] == family and r["kind"] == "heuristic"):
         return empty
     diffs, trials = scenario_differences(rows, family, heuristic, reference)
     d = np.asarray([x for _, x in diffs], dtype=float)
@@ -216,8 +217,9 @@ def _heuristic_stats(family: str, method: str, rs: list[dict], rows: list[dict],
     unproven = [r for r in ok if r["optimum_proven"] == 0]
     have = ratios.size > 0
     return {
-        "family": family, "kind": "heuristic", "method": method,
+        "family": family, "kind": "heuristic", "method": method, "metric": rs[0].get("metric", "objective"),
         "instances": len({r["instance_key"] for r in rs}), "runs": len(rs), "ok": len(ok),
+        "value_mean": _mean(r["objective"] for r in ok),
         "fails": sum(r["status"] in FAILED for r in rs),
         "proven": int(ratios.size),
         "ratio_mean": _float(ratios.mean()) if have else None,
@@ -239,7 +241,48 @@ def _heuristic_stats(family: str, method: str, rs: list[dict], rows: list[dict],
     }
 
 
-def summarize(store: Store, reference: str | None = None) -> dict:
+def on_metric(rows: list[dict], metric: str | None) -> list[dict]:
+    """Rows whose heuristic values are ``metric`` (a problem's declared metric) instead of the objective.
+
+    The ratio to the optimum exists only for a problem's objective metric;
+    on any other metric the ratio columns are ``None`` and the relative
+    metrics compare heuristics in that metric's sense. Rows of problems that
+    do not declare ``metric`` are left out; an informative metric (no sense)
+    gets no relative metrics.
+
+    Raises
+    ------
+    InputError
+        No problem of the store declares ``metric``.
+    """
+    from ..families import FAMILIES
+
+    if metric is None:
+        return rows
+    out, known = [], set()
+    for r in rows:
+        family = FAMILIES.get(r["family"])
+        problem = family.problems.get(r.get("problem")) if family else None
+        if problem is None:
+            continue
+        known |= {m.name for m in problem.metrics}
+        if r["kind"] == "exact" or metric not in {m.name for m in problem.metrics}:
+            out.append(r) if r["kind"] == "exact" else None
+            continue
+        declared = problem.metric(metric)
+        objective = metric == problem.objective_metric
+        row = {**r, "metric": metric, "objective": (r.get("metrics") or {}).get(metric),
+               "sense": declared.sense}
+        if not objective:
+            row.update(ratio=None, ratio_lo=None, ratio_hi=None, optimum_proven=None)
+        out.append(row)
+    if metric not in known:
+        raise InputError(f"--metric: {metric!r} is not a metric of the store's problems "
+                         f"(declared: {sorted(known)})")
+    return out
+
+
+def summarize(store: Store, reference: str | None = None, metric: str | None = None) -> dict:
     """Progress counts and one statistics row per (family, method) of a results store.
 
     Parameters
@@ -250,6 +293,9 @@ def summarize(store: Store, reference: str | None = None) -> dict:
         Reference heuristic of the relative metrics (Casanova et al. 2013,
         Section VII-A, where it is IE). Default: per family, the first heuristic
         in name order.
+    metric : str, optional
+        A declared metric of the heuristics' problems (see :func:`on_metric`);
+        default: each problem's objective.
 
     Returns
     -------
@@ -272,7 +318,7 @@ def summarize(store: Store, reference: str | None = None) -> dict:
     InputError
         ``reference`` is not a heuristic in the store.
     """
-    planned, rows = store.planned(), store.rows()
+    planned, rows = store.planned(), on_metric(store.rows(), metric)
     refs = resolve_reference(rows, reference)
     groups: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
     for r in rows:

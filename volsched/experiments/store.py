@@ -6,7 +6,7 @@ one transaction keyed by the task key (``PRIMARY KEY``), so a process killed at
 any moment leaves either the whole row or none, and never two.
 
 A finished exact task also fills ``optimum`` / ``optimum_bound`` and the ratio
-columns of the heuristic rows of the same instance, and a heuristic row looks
+columns of the heuristic rows of the same instance and problem, and a heuristic row looks
 its instance's exact row up when it is written; both happen inside the same
 transaction as the insert.
 """
@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS planned (
     params TEXT NOT NULL,          -- generator parameters, JSON, including the seed
     method TEXT NOT NULL,
     kind TEXT NOT NULL,            -- 'exact' or 'heuristic'
-    method_params TEXT NOT NULL,   -- JSON, e.g. {"time_limit": 60}
+    method_params TEXT NOT NULL,   -- JSON, e.g. {"time_limit": 60} or {"seed": 3}
+    problem TEXT NOT NULL,         -- the exact problem solved, or the one a heuristic is scored against
     sense TEXT NOT NULL            -- 'min' or 'max'
 );
 CREATE TABLE IF NOT EXISTS results (
@@ -44,11 +45,13 @@ CREATE TABLE IF NOT EXISTS results (
     method TEXT NOT NULL,
     kind TEXT NOT NULL,
     method_params TEXT NOT NULL,
+    problem TEXT NOT NULL,
     sense TEXT NOT NULL,
     status TEXT NOT NULL,          -- optimal/feasible/infeasible/unknown (exact), ok (heuristic),
                                    -- timeout, error
     objective REAL,                -- exact: incumbent; heuristic: its value
     bound REAL,                    -- exact: best proven bound
+    metrics TEXT NOT NULL,         -- JSON: the problem's declared metrics of this run
     runtime_s REAL,
     optimum REAL,                  -- the instance's best known (exact incumbent) value
     optimum_bound REAL,            -- ... and its proven bound
@@ -63,10 +66,14 @@ CREATE TABLE IF NOT EXISTS results (
 );
 CREATE INDEX IF NOT EXISTS results_instance ON results(instance_key);
 """
+#: ``PRAGMA user_version`` of the layout above. Version 1 (volsched 0.1 before
+#: issue 8) had no ``problem`` and ``metrics`` columns and keyed heuristic tasks
+#: without their seed: its rows cannot be re-keyed, so such a store is refused.
+SCHEMA_VERSION = 2
 
 RESULT_COLUMNS = (
     "key", "sweep", "family", "instance_key", "instance", "params", "method", "kind",
-    "method_params", "sense", "status", "objective", "bound", "runtime_s", "error",
+    "method_params", "problem", "sense", "status", "objective", "bound", "metrics", "runtime_s", "error",
     "versions", "host", "timestamp",
 )
 PROVEN = "optimal"
@@ -113,9 +120,18 @@ class Store:
             raise InputError(f"{self.path}: folder {self.path.parent} does not exist")
         try:
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            tables = self.db.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]
+            if tables and version != SCHEMA_VERSION:
+                self.db.close()
+                raise InputError(f"{self.path}: a results store of layout {version or 1}, written by an "
+                                 f"older volsched; this one writes layout {SCHEMA_VERSION} (heuristic runs "
+                                 "keyed by their seed, metrics per row). Start a new store; the old one is "
+                                 "unchanged")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
+            self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.DatabaseError as exc:
             raise InputError(f"{self.path}: not a volsched store ({exc})") from None
         self.db.row_factory = sqlite3.Row
@@ -133,11 +149,11 @@ class Store:
         """Record planned tasks (idempotent)."""
         rows = [(t["key"], t["sweep"], t["family"], t["instance_key"],
                  json.dumps(t["params"], sort_keys=True), t["method"], t["kind"],
-                 json.dumps(t["method_params"], sort_keys=True), t["sense"])
+                 json.dumps(t["method_params"], sort_keys=True), t["problem"], t["sense"])
                 for t in tasks]
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            self.db.executemany("INSERT OR IGNORE INTO planned VALUES (?,?,?,?,?,?,?,?,?)", rows)
+            self.db.executemany("INSERT OR IGNORE INTO planned VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
@@ -152,8 +168,8 @@ class Store:
         Returns ``False`` (and changes nothing) if the key is already stored.
         """
         values = [row.get(c) for c in RESULT_COLUMNS]
-        for c in ("params", "method_params", "versions"):
-            values[RESULT_COLUMNS.index(c)] = json.dumps(row[c], sort_keys=True)
+        for c in ("params", "method_params", "versions", "metrics"):
+            values[RESULT_COLUMNS.index(c)] = json.dumps(row.get(c, {}), sort_keys=True)
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -173,11 +189,11 @@ class Store:
             db.execute("ROLLBACK")
             raise
 
-    def _exact_row(self, instance_key: str):
+    def _exact_row(self, instance_key: str, problem: str):
         return self.db.execute(
-            "SELECT objective, bound, status FROM results WHERE instance_key=? AND kind='exact' "
-            "AND status NOT IN ('error') ORDER BY (status='optimal') DESC LIMIT 1",
-            (instance_key,)).fetchone()
+            "SELECT objective, bound, status FROM results WHERE instance_key=? AND problem=? "
+            "AND kind='exact' AND status NOT IN ('error') ORDER BY (status='optimal') DESC LIMIT 1",
+            (instance_key, problem)).fetchone()
 
     def _set_ratio(self, key: str, value, sense: str, exact) -> None:
         optimum, bound, status = ((exact["objective"], exact["bound"], exact["status"]) if exact
@@ -189,22 +205,24 @@ class Store:
             "ratio_hi=? WHERE key=?", (optimum, bound, int(proven) if exact else None, r, lo, hi, key))
 
     def _link_exact(self, row: dict) -> None:
-        exact = self._exact_row(row["instance_key"])
+        exact = self._exact_row(row["instance_key"], row["problem"])
         self._set_ratio(row["key"], None, row["sense"], exact)
         for h in self.db.execute("SELECT key, objective, sense FROM results WHERE instance_key=? "
-                                 "AND kind='heuristic'", (row["instance_key"],)).fetchall():
+                                 "AND problem=? AND kind='heuristic'",
+                                 (row["instance_key"], row["problem"])).fetchall():
             self._set_ratio(h["key"], h["objective"], h["sense"], exact)
 
     def _link_heuristic(self, row: dict) -> None:
         if row["status"] == "ok":
-            self._set_ratio(row["key"], row["objective"], row["sense"], self._exact_row(row["instance_key"]))
+            self._set_ratio(row["key"], row["objective"], row["sense"],
+                            self._exact_row(row["instance_key"], row["problem"]))
 
     def rows(self) -> list[dict]:
         """Every finished row, JSON columns decoded, in key order."""
         out = []
         for r in self.db.execute("SELECT * FROM results ORDER BY key"):
             d = dict(r)
-            for c in ("params", "method_params", "versions"):
+            for c in ("params", "method_params", "versions", "metrics"):
                 d[c] = json.loads(d[c])
             out.append(d)
         return out

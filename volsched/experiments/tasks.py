@@ -2,7 +2,8 @@
 
 A task carries only plain data (picklable for joblib and Dask). Its key hashes
 the family, the generator parameters with the seed, the method with its
-parameters and the volsched version, so the same sweep always plans the same
+parameters (a heuristic's RNG seed, an exact method's problem and time limit)
+and the volsched version, so the same sweep always plans the same
 keys and a stored row can be re-derived and re-run from its parameters.
 """
 
@@ -36,22 +37,37 @@ def _digest(obj: Any) -> str:
 
 
 def build_tasks(sweep: Sweep) -> list[dict]:
-    """Every task of a sweep: per instance, the exact method then each heuristic."""
+    """Every task of a sweep: per instance, the exact method(s) then each heuristic.
+
+    The sweep's problem is solved by its method; a heuristic scored against
+    another problem of the family adds that problem's exact task (default
+    method, same time limit), so every heuristic row has an optimum to link
+    to. A heuristic task runs its policy with ``default_rng(seed)``, the
+    instance's replicate seed, and that seed is part of its key.
+    """
     fam = sweep.family
-    exact_params = {} if sweep.time_limit is None else {"time_limit": sweep.time_limit}
-    if sweep.problem is not None:
-        exact_params["problem"] = sweep.problem
+    main = fam.problem(sweep.problem).name
+    exact = {main: sweep.method}
+    for h in sweep.heuristics:
+        exact.setdefault(fam.heuristics[h].problem, fam.problems[fam.heuristics[h].problem].default_method)
     tasks = []
     for params in sweep.instances():
         instance_key = _digest({"family": fam.name, "params": params, "version": __version__})
-        methods = [(sweep.method, "exact", exact_params)] + [(h, "heuristic", {}) for h in sweep.heuristics]
-        for method, kind, method_params in methods:
+        methods = []
+        for problem, method in exact.items():
+            method_params = {} if sweep.time_limit is None else {"time_limit": sweep.time_limit}
+            if problem != next(iter(fam.problems)) or sweep.problem is not None:
+                method_params["problem"] = problem
+            methods.append((method, "exact", problem, method_params))
+        methods += [(h, "heuristic", fam.heuristics[h].problem, {"seed": params["seed"]})
+                    for h in sweep.heuristics]
+        for method, kind, problem, method_params in methods:
             key = _digest({"family": fam.name, "params": params, "method": method, "kind": kind,
                            "method_params": method_params, "version": __version__})
             tasks.append({"key": key, "sweep": sweep.name, "family": fam.name,
                           "instance_key": instance_key, "params": params, "method": method,
-                          "kind": kind, "method_params": method_params,
-                          "sense": fam.sense_of(sweep.problem)})
+                          "kind": kind, "method_params": method_params, "problem": problem,
+                          "sense": fam.problems[problem].sense})
     return tasks
 
 
@@ -92,7 +108,8 @@ def run_task(task: dict) -> dict:
     """Run one task and return its result row (never raises for the task's own failures)."""
     family = FAMILIES[task["family"]]
     row = {**task, "instance": None, "status": "error", "objective": None, "bound": None,
-           "runtime_s": None, "error": None, "versions": _versions(), "host": socket.gethostname()}
+           "runtime_s": None, "error": None, "metrics": {}, "versions": _versions(),
+           "host": socket.gethostname()}
     begin = time.perf_counter()
     try:
         instance = family.generate_from(task["params"])
@@ -100,15 +117,18 @@ def run_task(task: dict) -> dict:
         if task["kind"] == "exact":
             limit = task["method_params"].get("time_limit")
             hard = None if limit is None else limit * HARD_LIMIT_FACTOR + HARD_LIMIT_GRACE_S
-            options = {k: v for k, v in task["method_params"].items() if k == "problem"}
             result = _with_hard_limit(hard, lambda: family.solve(
-                instance, method=task["method"], time_limit=limit, seed=task["params"]["seed"], **options))
+                instance, problem=task["problem"], method=task["method"], time_limit=limit,
+                seed=task["params"]["seed"]))
             row["objective"], row["bound"] = _finite(result.objective), _finite(result.bound)
+            row["metrics"] = {} if result.objective is None else \
+                {family.problems[task["problem"]].objective_metric: _finite(result.objective)}
             stopped = limit is not None and result.status in (SolveStatus.FEASIBLE, SolveStatus.UNKNOWN)
             row["status"] = "timeout" if stopped else result.status.value
         else:
-            solution = family.heuristics[task["method"]](instance)
-            row["objective"] = _finite(family.value(instance, solution))
+            run = family.simulate(instance, task["method"], task["method_params"]["seed"])
+            row["objective"] = _finite(run["objective"])
+            row["metrics"] = {k: _finite(v) for k, v in run["metrics"].items()}
             row["status"] = "ok"
     except TaskTimeout:
         row["status"], row["error"] = "timeout", "hard time limit reached; no bound available"

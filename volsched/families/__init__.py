@@ -1,31 +1,136 @@
-"""The families the application layer knows, behind one interface.
+"""The families the application layer knows, behind one interface (DESIGN.md, the family interface).
 
-Each family adapter wires its instance model, its exact ``solve``, its verifier
-and its heuristics together so that the CLI, the demo and the experiment
-engine treat every family alike.
+A :class:`Family` bundles what the CLI, the demo, the sweep and the report
+need, and nothing reaches a family except through it:
+
+* **generators**: one :class:`GeneratorSpec` each, typed options with defaults
+  and help. The spec builds the ``volsched generate FAMILY`` options and
+  validates sweep grids, whose keys are the option names (``--n-com`` is
+  ``n_com``; ``preset`` chooses the generator where a family has several);
+* **problems**: ``{name: Problem}`` from the family's solvers, each with its
+  sense, exact methods, verifier and metrics (:mod:`volsched.solvers.problem`);
+* **heuristics**: ``{name: Heuristic}``, a policy, the simulator that runs it
+  and the problem it is scored against;
+* **presets**: named sweeps, and a **demo** part.
+
+:data:`FAMILIES` is the registry; a new family adds its module to :func:`_registry`.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from volsched.instances.errors import require
+import numpy as np
+
+from volsched.heuristics.base import Simulator
+from volsched.instances.errors import InputError, require
 from volsched.instances.io import check_envelope
+from volsched.solvers import Infeasible, Problem, SolveResult
+from volsched.solvers import solve as solve_problem
 
 
 @dataclass(frozen=True)
-class Param:
-    """A generator parameter a sweep grid may vary.
+class Option:
+    """One generator parameter: a ``volsched generate`` option and a sweep-grid key.
 
-    ``check(value, key)`` returns the value normalised or raises ``InputError``
-    naming ``key``; ``is_list`` marks parameters whose single value is a list.
+    Attributes
+    ----------
+    name : str
+        The grid key; the command-line option is ``--`` + ``name`` with ``_`` as ``-``.
+    check : callable
+        ``check(value, field) -> value`` normalises a value or raises
+        ``InputError`` naming ``field`` (see :mod:`volsched.instances.checks`).
+    default : any
+        Used when the option is not given (``None``: required).
+    help : str
+    cli_type : callable
+        How argparse reads the option's text (``int``, ``float``, ``str``).
+    nargs : int, optional
+        For options whose one value is a list (e.g. a ``[low, high]`` pair).
+    flag : bool
+        A boolean switch (``--transpose``) on the command line.
     """
 
+    name: str
     check: Callable[[Any, str], Any]
-    is_list: bool = False
+    default: Any = None
+    help: str = ""
+    cli_type: Callable[[str], Any] = str
+    nargs: int | None = None
+    flag: bool = False
+
+    @property
+    def cli(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class GeneratorSpec:
+    """A generator: its options and the function behind them.
+
+    ``make(params) -> instance`` (or a list of instances when ``many``) takes
+    every option's value by name, defaults filled in. A ``many`` generator
+    writes a folder from the command line and has no place in a sweep grid,
+    whose points are single instances.
+    """
+
+    name: str
+    options: tuple[Option, ...]
+    make: Callable[[dict], Any]
+    help: str = ""
+    many: bool = False
+
+    def params(self, given: Mapping[str, Any], where: Callable[[str], str]) -> dict:
+        """Validated parameters from ``given`` (unknown names are an error), defaults filled in."""
+        known = {o.name: o for o in self.options}
+        for name in given:
+            require(name in known, where(name),
+                    f"not an option of generator {self.name!r} (its options: {', '.join(known) or 'none'})")
+        out = {}
+        for o in self.options:
+            if o.name in given:
+                out[o.name] = o.check(given[o.name], where(o.name))
+            else:
+                require(o.default is not None, where(o.name), f"generator {self.name!r} needs it")
+                out[o.name] = o.default
+        return out
+
+    def generate(self, params: dict) -> Any:
+        """The instance(s), their ``params`` set to exactly the validated options (and ``preset``)."""
+        made = self.make(params)
+        stored = {"preset": self.name, **params}
+        if isinstance(made, list):
+            return made  # each instance of a folder names its own single-instance generator
+        # A fresh, already validated instance: set the field instead of re-running the
+        # constructor's checks, which take plain lists, not the model's numpy arrays.
+        object.__setattr__(made, "params", {**made.params, **stored})
+        return made
+
+
+@dataclass(frozen=True)
+class Heuristic:
+    """A policy, the simulator that runs it, and the problem it is scored against.
+
+    The simulator's solution is verified by that problem's verifier, and its
+    value is compared with that problem's optimum in that problem's sense.
+    """
+
+    name: str
+    problem: str
+    policy: Any
+    simulator: Simulator
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class DemoPart:
+    """A family's share of ``volsched demo``: JSON-ready results and the lines it prints."""
+
+    results: dict
+    lines: list[str]
 
 
 @dataclass(frozen=True)
@@ -38,58 +143,139 @@ class Family:
         The ``family`` field of its instance files.
     load : callable
         Parsed instance JSON -> instance model (raises ``InputError``).
-    methods : sequence of str
-        Exact methods of its ``solve``; the first is the default.
-    solve : callable
-        ``solve(instance, method=, time_limit=, seed=) -> SolveResult``.
-    value : callable
-        ``value(instance, solution_dict) -> float``: the verifier's recomputed
-        objective of a solution (raises ``InputError`` if it is infeasible).
-    heuristics : dict
-        Name -> ``heuristic(instance) -> solution_dict``.
-    add_generate_arguments, generate : callable
-        The ``volsched generate <family>`` options and the generator behind them.
-    generator_params : dict
-        Name -> :class:`Param`: what a sweep grid may set.
-    generate_from : callable
-        ``generate_from(params) -> instance`` from grid parameters plus ``seed``;
-        the same parameters give the same instance, so a stored row can be re-derived.
-    presets : dict
-        Name -> list of sweep tables (see :mod:`volsched.experiments.config`);
-        each family registers ``<paper>`` and ``<paper>-smoke``.
-    sense : str
-        ``"min"`` or ``"max"``: how a heuristic's value compares to the optimum.
+    generators : dict
+        Name -> :class:`GeneratorSpec`; the first is a grid's default.
     problems : dict
-        Exact problem -> its methods (the first is its default), for families
-        whose ``solve(..., problem=)`` has several; empty when there is one.
-    problem_sense : dict
-        Problem -> ``"min"``/``"max"`` where it differs from ``sense``.
+        Name -> :class:`~volsched.solvers.Problem`; the first is the default.
+    heuristics : dict
+        Name -> :class:`Heuristic`.
+    presets : dict
+        Name -> list of sweep tables (:mod:`volsched.experiments.config`);
+        each family registers ``<paper>`` and ``<paper>-smoke``.
+    demo : callable, optional
+        ``demo(out, quiet, full, seed) -> DemoPart``.
     """
 
     name: str
     load: Callable[[dict], Any]
-    methods: Sequence[str]
-    solve: Callable[..., Any]
-    value: Callable[[Any, dict], float]
-    heuristics: dict[str, Callable[[Any], dict]]
-    add_generate_arguments: Callable[[argparse.ArgumentParser], None]
-    generate: Callable[[argparse.Namespace], Any]
-    simulate: Callable[..., dict]
-    generator_params: dict[str, Param]
-    generate_from: Callable[[dict], Any]
-    presets: dict[str, list[dict]]
-    sense: str = "min"
-    problems: dict[str, Sequence[str]] = field(default_factory=dict)
-    problem_sense: dict[str, str] = field(default_factory=dict)
+    generators: dict[str, GeneratorSpec]
+    problems: dict[str, Problem]
+    heuristics: dict[str, Heuristic] = field(default_factory=dict)
+    presets: dict[str, list[dict]] = field(default_factory=dict)
+    demo: Callable[..., DemoPart] | None = None
 
-    def methods_of(self, problem: str | None) -> Sequence[str]:
-        """The exact methods of ``problem`` (``None``: the first problem); the first is the default."""
-        if not self.problems:
-            return self.methods
-        return self.problems[problem or next(iter(self.problems))]
+    def __post_init__(self):
+        for h in self.heuristics.values():
+            if h.problem not in self.problems:
+                raise ValueError(f"{self.name}: heuristic {h.name} is scored against unknown "
+                                 f"problem {h.problem}")
 
-    def sense_of(self, problem: str | None) -> str:
-        return self.problem_sense.get(problem, self.sense) if problem else self.sense
+    # --- problems -----------------------------------------------------------
+    def problem(self, name: str | None, field_name: str = "--problem") -> Problem:
+        """The problem called ``name`` (``None``: the default one)."""
+        if name is None:
+            return next(iter(self.problems.values()))
+        require(name in self.problems, field_name,
+                f"{self.name} has problems {list(self.problems)}, got {name!r}")
+        return self.problems[name]
+
+    def solve(self, instance: Any, problem: str | None = None, method: str | None = None,
+              time_limit: float | None = None, seed: int | None = None) -> SolveResult:
+        """Solve ``instance`` exactly (see :func:`volsched.solvers.solve`)."""
+        return solve_problem(self.name, self.problems, instance, problem, method, time_limit, seed)
+
+    def verify(self, instance: Any, solution: Any) -> tuple[Problem, float]:
+        """The problem a solution names (default: the first) and its verified value.
+
+        A solution the verifier rejects is the user's file here: ``InputError``.
+        """
+        require(isinstance(solution, dict), "solution", "must be a JSON object")
+        problem = self.problem(solution.get("problem"), "solution.problem")
+        try:
+            return problem, float(problem.verify(instance, solution))
+        except Infeasible as exc:
+            raise InputError(f"solution.{exc}") from None
+
+    # --- heuristics ---------------------------------------------------------
+    def heuristic(self, name: str, field_name: str = "--heuristic") -> Heuristic:
+        require(name in self.heuristics, field_name,
+                f"choose from {sorted(self.heuristics) or 'none: ' + self.name + ' has no heuristics yet'}, "
+                f"got {name!r}")
+        return self.heuristics[name]
+
+    def simulate(self, instance: Any, name: str, seed: int, simulator: Simulator | None = None) -> dict:
+        """Run heuristic ``name`` with ``numpy.random.default_rng(seed)``; verify and measure it.
+
+        Returns the solution, the verifier's ``objective`` and the metrics the
+        simulator reports (the problem's declared metrics).
+        """
+        h = self.heuristic(name)
+        sim = simulator or h.simulator
+        solution, metrics = sim.run(instance, h.policy, np.random.default_rng(seed))
+        problem = self.problems[h.problem]
+        try:
+            value = float(problem.verify(instance, solution))
+        except Infeasible as exc:
+            raise RuntimeError(f"{self.name}: heuristic {name} produced an infeasible "
+                               f"solution: {exc}") from None
+        declared = {m.name for m in problem.metrics}
+        unknown = set(metrics) - declared
+        if unknown:
+            raise RuntimeError(f"{self.name}: heuristic {name} reports undeclared metrics {sorted(unknown)}")
+        metrics = {problem.objective_metric: value, **metrics}
+        return {"heuristic": name, "problem": h.problem, "seed": seed, "objective": value,
+                "metrics": metrics, "solution": {"problem": h.problem, **solution}}
+
+    # --- generators ---------------------------------------------------------
+    def generator(self, name: str | None, field_name: str = "--preset") -> GeneratorSpec:
+        if name is None:
+            return next(iter(self.generators.values()))
+        require(name in self.generators, field_name,
+                f"{self.name} has generators {list(self.generators)}, got {name!r}")
+        return self.generators[name]
+
+    def options(self) -> dict[str, Option]:
+        """Every option of every generator, by name (a name shared by generators is one option)."""
+        out: dict[str, Option] = {}
+        for spec in self.generators.values():
+            for o in spec.options:
+                out.setdefault(o.name, o)
+        return out
+
+    def add_generate_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """The ``volsched generate FAMILY`` options, built from the generator specs."""
+        if len(self.generators) > 1:
+            parser.add_argument("--preset", choices=list(self.generators), required=True,
+                                help="; ".join(f"{n}: {g.help}" for n, g in self.generators.items()))
+        for o in self.options().values():
+            users = [n for n, g in self.generators.items() if o in g.options]
+            where = "" if len(users) == len(self.generators) else f" [{', '.join(users)}]"
+            default = "" if o.default is None else f" (default {o.default})"
+            if o.flag:
+                parser.add_argument(o.cli, dest=o.name, action="store_const", const=True, default=None,
+                                    help=o.help + where)
+            else:
+                parser.add_argument(o.cli, dest=o.name, type=o.cli_type, nargs=o.nargs, default=None,
+                                    help=o.help + default + where)
+
+    def generate_args(self, args: argparse.Namespace) -> Any:
+        """Instance(s) from parsed ``generate`` options; an option the generator does not use is an error."""
+        spec = self.generator(getattr(args, "preset", None))
+        given = {n: getattr(args, n) for n in self.options() if getattr(args, n, None) is not None}
+        for name in given:
+            require(any(o.name == name for o in spec.options), "--" + name.replace("_", "-"),
+                    f"generator {spec.name!r} does not use it (its options: "
+                    f"{', '.join(o.cli for o in spec.options) or 'none'})")
+        return spec.generate(spec.params(given, lambda n: "--" + n.replace("_", "-")))
+
+    def generate_from(self, params: dict) -> Any:
+        """The one instance of a sweep grid point (``preset`` plus options, ``seed`` included)."""
+        given = dict(params)
+        spec = self.generator(given.pop("preset", None), "preset")
+        require(not spec.many, "preset", f"{spec.name!r} makes many instances; a grid point is one instance")
+        if not any(o.name == "seed" for o in spec.options):
+            given.pop("seed", None)
+        return spec.generate(spec.params(given, lambda n: n))
 
 
 def _registry() -> dict[str, Family]:
@@ -107,3 +293,6 @@ def family_of(obj: Any) -> Family:
     name = obj["family"]
     require(name in FAMILIES, "family", f"must be one of {sorted(FAMILIES)}, got {name!r}")
     return FAMILIES[name]
+
+
+__all__ = ["FAMILIES", "DemoPart", "Family", "GeneratorSpec", "Heuristic", "Option", "family_of"]

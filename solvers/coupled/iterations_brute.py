@@ -1,41 +1,12 @@
-"""Enumeration of all m-subsets of processors for OFF-LINE-COUPLED (the tests' oracle, p <= 16)."""
+"""Problem ``iterations`` by enumeration of every allocation (the tests' oracle, p <= 6)."""
 
 from __future__ import annotations
 
 import itertools
 
-import numpy as np
-
 from volsched.instances.errors import require
 
-MAX_PROCESSORS = 16
-
-
-def solve_brute(up: np.ndarray, m: int) -> tuple[list[int], int]:
-    p = up.shape[0]
-    require(p <= MAX_PROCESSORS, "method", f"brute enumerates all m-subsets; p = {p} > {MAX_PROCESSORS}")
-    best, best_set = -1, []
-    for subset in itertools.combinations(range(p), m):
-        value = int(np.logical_and.reduce(up[list(subset)], axis=0).sum())
-        if value > best:
-            best, best_set = value, list(subset)
-    return best_set, best
-
-
-def solve_flexible_brute(up: np.ndarray, m: int, w: int) -> tuple[list[int] | None, int | None]:
-    """OFF-LINE-COUPLED (mu = inf) by enumeration: ``(processors, T)`` or ``(None, None)``."""
-    import math
-
-    p = up.shape[0]
-    require(p <= MAX_PROCESSORS, "method", f"brute enumerates all subsets; p = {p} > {MAX_PROCESSORS}")
-    best, best_set = None, None
-    for k in range(1, min(m, p) + 1):
-        need = math.ceil(m / k) * w
-        for subset in itertools.combinations(range(p), k):
-            common = np.flatnonzero(np.logical_and.reduce(up[list(subset)], axis=0))
-            if len(common) >= need and (best is None or common[need - 1] + 1 < best):
-                best, best_set = int(common[need - 1]) + 1, list(subset)
-    return best_set, best
+MAX_PROCESSORS = 6
 
 
 def iterations_brute(instance) -> list[tuple[int, int, list[int], int]]:
@@ -48,7 +19,8 @@ def iterations_brute(instance) -> list[tuple[int, int, list[int], int]]:
     allocations is chained (``p <= 6``).
     """
     p = instance.p
-    require(p <= 6, "method", f"iterations brute enumerates every allocation; p = {p} > 6")
+    require(p <= MAX_PROCESSORS, "method",
+            f"iterations brute enumerates every allocation; p = {p} > {MAX_PROCESSORS}")
     limits = [int(min(mu, instance.m)) for mu in instance.mu]
     allocations = [x for x in itertools.product(*(range(c + 1) for c in limits)) if sum(x) == instance.m]
     state = instance.availability

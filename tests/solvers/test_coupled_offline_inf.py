@@ -9,8 +9,8 @@ import pytest
 from volsched.cli import main
 from volsched.instances.coupled import DOWN, UP, CoupledInstance
 from volsched.instances.errors import InputError
-from volsched.solvers import SolveStatus, VerificationError
-from volsched.solvers.coupled import solve, verify_flexible
+from volsched.solvers import Infeasible, SolveStatus
+from volsched.solvers.coupled import solve, verify_offline_inf
 
 
 def instance(up, m, w):
@@ -32,7 +32,7 @@ def earliest(up, m, w):
     return best
 
 
-@pytest.mark.parametrize("method", ["bnb", "brute"])
+@pytest.mark.problem("coupled", "offline-coupled-inf")
 def test_hand_built(method):
     # Two processors UP together in slots 1-4: m = 4, w = 1 fits on 2 processors x 2 tasks by slot 3
     # (end of slot 2), or on 4 processors only at slot 6 where all four are UP.
@@ -45,7 +45,7 @@ def test_hand_built(method):
     assert result.solution["processors"] == [0, 1] and result.solution["tasks_per_processor"] == 2
 
 
-@pytest.mark.parametrize("method", ["bnb", "brute"])
+@pytest.mark.problem("coupled", "offline-coupled-inf")
 def test_no_iteration_fits_is_infeasible(method):
     result = solve(instance([[1, 0], [0, 1]], 2, 2), problem="offline-coupled-inf", method=method)
     assert result.status is SolveStatus.INFEASIBLE and result.objective is None
@@ -69,12 +69,12 @@ def test_bnb_matches_enumeration(seed):
 
 def test_verifier_recounts_and_rejects():
     inst = instance([[1, 1, 0, 1], [1, 0, 1, 1]], 2, 1)
-    assert verify_flexible(inst, [0]) == 2  # two tasks on processor 0: its second UP slot is slot 1
-    assert verify_flexible(inst, [0, 1]) == 1
-    with pytest.raises(VerificationError):
-        verify_flexible(inst, [0, 1], claimed=4)
-    with pytest.raises(InputError, match="processors"):
-        verify_flexible(instance([[1, 0], [0, 1]], 2, 2), [0, 1])
+    assert verify_offline_inf(inst, [0]) == 2  # two tasks on processor 0: its second UP slot is slot 1
+    assert verify_offline_inf(inst, [0, 1]) == 1
+    with pytest.raises(Infeasible):
+        verify_offline_inf(inst, [0, 1], claimed=4)
+    with pytest.raises(Infeasible, match="processors"):
+        verify_offline_inf(instance([[1, 0], [0, 1]], 2, 2), [0, 1])
 
 
 def test_other_methods_and_mixed_w_are_bad_input():

@@ -23,7 +23,7 @@ import numpy as np
 from .bnb import decide_bnb
 
 
-def solve_flexible(up: np.ndarray, m: int, w: int, time_limit: float | None = None):
+def solve_offline_inf(up: np.ndarray, m: int, w: int, time_limit: float | None = None):
     """``(processors, k, T, lower_bound, proven)``; ``T`` is ``None`` if no iteration fits.
 
     ``lower_bound`` is the largest horizon proven too short for every ``k``

@@ -74,7 +74,7 @@ def _cell(clients: int, jobs: int, seed: int, policy: str) -> dict:
 def reproduce(out: Path, clients: Sequence[int] = PAPER_CLIENTS, jobs: Sequence[int] = PAPER_JOBS,
               seed: int = 0, workers: int = -1) -> dict:
     """Figures 1-3: every (clients, jobs, policy) cell, a markdown table and PNGs in ``out``."""
-    from .plots import bot_figure
+    from volsched.plots import bot_figure
 
     cells = [(m, j, p) for m in clients for j in jobs for p in BOT_POLICIES]
     values = Parallel(n_jobs=workers, return_as="generator")(

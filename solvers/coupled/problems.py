@@ -1,0 +1,222 @@
+"""The four exact problems of the coupled family, each with its methods, verifier and metrics.
+
+Casanova, Dufossé, Robert, Vivien (HCW 2013), Sections III and IV:
+
+* ``offline-coupled`` (mu = 1, no communication, identical ``w``): the most
+  slots in which some ``m`` processors are all UP, a fixed-size maximum
+  biclique. Methods ``bnb`` (:mod:`.bnb`), ``cpsat`` (:mod:`.offline_cpsat`),
+  ``milp`` (:mod:`.offline_milp`), ``brute`` (:mod:`.offline_brute`, p <= 16).
+  The decision form (ENCD) is answered alongside: an iteration of ``w`` slots
+  fits iff the optimum is at least ``w``.
+* ``offline-coupled-inf`` (mu = inf): the earliest slot by which one
+  iteration completes. ``bnb`` (:mod:`.offline_inf`), ``brute``
+  (:mod:`.offline_inf_brute`).
+* ``iterations``: the makespan of ``K`` iterations, communication relaxed.
+  ``chain`` (:mod:`.iterations`), ``cpsat`` (:mod:`.iterations_cpsat`),
+  ``brute`` (:mod:`.iterations_brute`).
+* ``full``: the makespan of ``K`` iterations under every rule of Section III.
+  ``cpsat`` (bounds, the greedy schedule and the exact model of
+  :mod:`.full_cpsat`, for ``p H <= MAX_CELLS``) and ``greedy`` (bounds and
+  the greedy schedule only, any size); see :mod:`.full`.
+
+Each method below only adapts its module's answer to a
+:class:`~volsched.solvers.MethodOutcome`; verification and status are
+:func:`volsched.solvers.finish`'s.
+"""
+
+from __future__ import annotations
+
+from volsched.instances.coupled import CoupledInstance
+from volsched.instances.errors import require
+
+from ..problem import MethodOutcome, Metric, Problem
+from ..result import Infeasible, reject_unless
+from .bnb import solve_bnb
+from .full import solve_full
+from .iterations import Iteration, schedule_of, solve_iterations
+from .iterations_brute import iterations_brute
+from .iterations_cpsat import solve_iterations_cpsat
+from .offline_brute import solve_brute
+from .offline_cpsat import solve_cpsat
+from .offline_inf import solve_offline_inf
+from .offline_inf_brute import solve_offline_inf_brute
+from .offline_milp import solve_milp
+from .replay import check_claim, replay
+from .verify import verify_offline, verify_offline_inf
+
+
+def trivial_bound(up, m: int) -> int:
+    """Slots in which at least ``m`` processors are UP: no m-set can share more."""
+    return int((up.sum(axis=0) >= m).sum())
+
+
+# --- offline-coupled (mu = 1) ------------------------------------------------
+
+def _offline_outcome(instance: CoupledInstance, chosen, value, bound, proven, info=None) -> MethodOutcome:
+    if value is None:
+        return MethodOutcome(None, None, trivial_bound(instance.up, instance.m), False, info or {})
+    bound = trivial_bound(instance.up, instance.m) if bound is None else bound
+    return MethodOutcome({"processors": sorted(int(q) for q in chosen)}, value, bound, proven, info or {})
+
+
+def _offline_bnb(instance, time_limit, seed):
+    rows, value, bound, nodes = solve_bnb(instance.up, instance.m, time_limit)
+    return _offline_outcome(instance, rows, value, bound, value == bound, {"nodes": int(nodes)})
+
+
+def _offline_cpsat(instance, time_limit, seed):
+    return _offline_outcome(instance, *solve_cpsat(instance.up, instance.m, time_limit, seed))
+
+
+def _offline_milp(instance, time_limit, seed):
+    return _offline_outcome(instance, *solve_milp(instance.up, instance.m, time_limit))
+
+
+def _offline_brute(instance, time_limit, seed):
+    chosen, value = solve_brute(instance.up, instance.m)
+    return _offline_outcome(instance, chosen, value, value, True)
+
+
+def _check_offline(instance: CoupledInstance) -> None:
+    require(instance.m <= instance.p, "m", f"m = {instance.m} exceeds the {instance.p} processors (mu = 1)")
+
+
+def _processors(solution) -> list:
+    reject_unless(isinstance(solution, dict) and "processors" in solution, "solution.processors", "missing")
+    return solution["processors"]
+
+
+def _verify_offline(instance, solution) -> int:
+    return verify_offline(instance, _processors(solution))
+
+
+def _describe_offline(instance, solution, value, bound) -> dict:
+    out = {"processors": sorted(solution["processors"])}
+    w = int(instance.w.max())
+    if int(instance.w.min()) == w:
+        fits = True if value >= w else (False if bound is not None and bound < w else None)
+        out["decision"] = {"w": w, "iteration_fits": fits}
+    return out
+
+
+# --- offline-coupled-inf (mu = inf) ------------------------------------------
+
+def _identical_w(instance: CoupledInstance) -> None:
+    require(bool((instance.w == instance.w[0]).all()), "w",
+            "offline-coupled-inf needs identical w (Section IV)")
+
+
+def _inf_bnb(instance, time_limit, seed):
+    rows, _, completion, lower, proven = solve_offline_inf(instance.up, instance.m, int(instance.w[0]),
+                                                           time_limit)
+    if completion is None:
+        return MethodOutcome(None, None, None, proven)
+    return MethodOutcome({"processors": sorted(int(q) for q in rows)}, completion, lower, proven)
+
+
+def _inf_brute(instance, time_limit, seed):
+    rows, completion = solve_offline_inf_brute(instance.up, instance.m, int(instance.w[0]))
+    if completion is None:
+        return MethodOutcome(None, None, None, True)
+    return MethodOutcome({"processors": sorted(int(q) for q in rows)}, completion, completion, True)
+
+
+def _verify_inf(instance, solution) -> int:
+    return verify_offline_inf(instance, _processors(solution))
+
+
+def _describe_inf(instance, solution, value, bound) -> dict:
+    rows = sorted(solution["processors"])
+    k = len(rows)
+    per = -(-instance.m // k)
+    return {"processors": rows, "k": k, "tasks_per_processor": per, "workload": per * int(instance.w[0]),
+            "completion_slots": int(value)}
+
+
+# --- iterations and full: schedules --------------------------------------------
+
+def _schedule(solution) -> dict:
+    reject_unless(isinstance(solution, dict) and "schedule" in solution, "solution.schedule", "missing")
+    return solution["schedule"]
+
+
+def _replay_partial(instance: CoupledInstance, solution: dict, communication: bool) -> dict:
+    """A witness that completes fewer than ``K`` iterations: its claimed completions must replay."""
+    schedule = _schedule(solution)
+    completed = replay(instance, schedule, communication=communication)
+    claimed = schedule.get("completions")
+    if claimed != completed:
+        raise Infeasible(f"schedule.completions: claimed {claimed!r} but the replay completes at {completed}")
+    return {"makespan": None, "completed_iterations": len(completed)}
+
+
+def _chained(instance: CoupledInstance, done: list[Iteration]) -> MethodOutcome:
+    rows = [{"start": it.start, "completion": it.completion, "allocation": list(it.allocation)}
+            for it in done]
+    schedule = schedule_of(instance, rows)
+    if len(rows) == instance.K:
+        makespan = rows[-1]["completion"] + 1
+        return MethodOutcome({"schedule": schedule}, makespan, makespan, True)
+    return MethodOutcome({"schedule": schedule}, None, instance.horizon + 1, True)
+
+
+def _iterations_chain(instance, time_limit, seed):
+    return _chained(instance, solve_iterations(instance))
+
+
+def _iterations_brute(instance, time_limit, seed):
+    return _chained(instance, [Iteration(start=s, completion=c, allocation=tuple(x), workload=w)
+                               for s, c, x, w in iterations_brute(instance)])
+
+
+def _iterations_cpsat(instance, time_limit, seed):
+    rows, makespan, bound, proven = solve_iterations_cpsat(instance, time_limit, seed)
+    return MethodOutcome({"schedule": schedule_of(instance, rows or [])}, makespan, bound, proven)
+
+
+def _verify_iterations(instance, solution) -> int:
+    return check_claim(instance, _schedule(solution), communication=False)
+
+
+def _verify_full(instance, solution) -> int:
+    return check_claim(instance, _schedule(solution), communication=True)
+
+
+def _describe_schedule(instance, solution, value, bound) -> dict:
+    return {"makespan": int(value), "completed_iterations": len(solution["schedule"]["completions"])}
+
+
+def _full_partial(instance, solution) -> dict:
+    return _replay_partial(instance, solution, True) if "schedule" in solution else {"makespan": None}
+
+
+def _full_cpsat(instance, time_limit, seed):
+    return solve_full(instance, time_limit, seed, model=True)
+
+
+def _full_greedy(instance, time_limit, seed):
+    return solve_full(instance, time_limit, seed, model=False)
+
+
+PROBLEMS: dict[str, Problem] = {
+    "offline-coupled": Problem(
+        name="offline-coupled", sense="max",
+        methods={"bnb": _offline_bnb, "cpsat": _offline_cpsat, "milp": _offline_milp,
+                 "brute": _offline_brute},
+        verify=_verify_offline, check=_check_offline, describe=_describe_offline,
+        metrics=(Metric("common_up_slots", "max", "slots in which the m chosen processors are all UP"),)),
+    "offline-coupled-inf": Problem(
+        name="offline-coupled-inf", sense="min", methods={"bnb": _inf_bnb, "brute": _inf_brute},
+        verify=_verify_inf, check=_identical_w, describe=_describe_inf,
+        metrics=(Metric("completion_slots", "min", "slots until one iteration completes"),)),
+    "iterations": Problem(
+        name="iterations", sense="min",
+        methods={"chain": _iterations_chain, "cpsat": _iterations_cpsat, "brute": _iterations_brute},
+        verify=_verify_iterations, describe=_describe_schedule,
+        verify_partial=lambda instance, solution: _replay_partial(instance, solution, False),
+        metrics=(Metric("makespan", "min", "slots until K iterations complete, communication relaxed"),)),
+    "full": Problem(
+        name="full", sense="min", methods={"cpsat": _full_cpsat, "greedy": _full_greedy},
+        verify=_verify_full, describe=_describe_schedule, verify_partial=_full_partial,
+        metrics=(Metric("makespan", "min", "slots until K iterations complete (Section III)"),)),
+}

@@ -1,0 +1,251 @@
+"""Problems, method outcomes and the one place that turns an outcome into a result.
+
+Every family's exact side is a table ``{problem name: Problem}``. A
+:class:`Problem` names its sense, its exact methods (``{name: function}``, the
+first is the default), its independent verifier and its metrics. Every method
+returns one :class:`MethodOutcome`; :func:`solve` checks the request, runs the
+method and hands the outcome to :func:`finish`, which times it, verifies the
+solution and sets the status. ``optimal`` is set nowhere else, only with a
+proof, and only after the verifier has recomputed the objective.
+
+The objective a result reports is always the verifier's value. Where a
+method's own figure differs (a time-limited model may leave a variable at a
+value its solution does not reach), the method's claim is wrong, not the
+user's run: the verified value is reported with status ``feasible`` and the
+method's figure is kept in ``info.claimed_objective``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from volsched.instances.errors import check_int, require
+
+from .result import Infeasible, SolveResult, SolveStatus, VerificationError
+
+#: Relative tolerance under which a method's objective and the verifier's agree.
+CLAIM_RTOL = 1e-9
+SENSES = ("min", "max")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A named value a problem reports for a solution.
+
+    ``sense`` is ``"min"`` or ``"max"`` for a metric that ranks solutions,
+    ``None`` for an informative one (a standard error, a count).
+    """
+
+    name: str
+    sense: str | None
+    description: str = ""
+
+
+@dataclass
+class MethodOutcome:
+    """What an exact method found.
+
+    Attributes
+    ----------
+    solution : dict or None
+        The JSON-able solution (``None`` when none was found). It may also be
+        a partial witness when ``objective`` is ``None`` (see
+        :attr:`Problem.verify_partial`).
+    objective : float or None
+        The method's own value of ``solution``; :func:`finish` replaces it by
+        the verifier's.
+    bound : float or None
+        A proven bound on the optimum (lower for ``min``, upper for ``max``),
+        or ``None``.
+    proven : bool
+        With a solution: the method proved it optimal. Without one: it proved
+        that no solution exists.
+    info : dict
+        Anything else worth reporting (nodes, which model ran, why it stopped).
+    """
+
+    solution: dict | None
+    objective: float | None
+    bound: float | None
+    proven: bool
+    info: dict = field(default_factory=dict)
+
+
+#: ``method(instance, time_limit, seed) -> MethodOutcome``.
+Method = Callable[[Any, float | None, int], MethodOutcome]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An exact problem of a family.
+
+    Attributes
+    ----------
+    name : str
+        As given to ``solve --problem`` and stored in each solution's ``problem``.
+    sense : str
+        ``"min"`` or ``"max"``.
+    methods : mapping
+        Method name -> :data:`Method`; the first is the default.
+    verify : callable
+        ``verify(instance, solution) -> value``: the independent verifier.
+        Raises :class:`~volsched.solvers.result.Infeasible` naming the field.
+    metrics : tuple of Metric
+        What a solution of this problem is measured by; the first is the
+        objective (its sense is the problem's). Heuristics of the problem
+        report all of them.
+    check : callable, optional
+        ``check(instance)`` raises ``InputError`` when the problem cannot take
+        the instance (e.g. ``m > p``); run before any method.
+    describe : callable, optional
+        ``describe(instance, solution, value, bound) -> dict``: fields derived
+        from a verified solution, its value and the proven bound, recomputed
+        here rather than trusted from the method.
+    verify_partial : callable, optional
+        ``verify_partial(instance, solution) -> dict`` checks the witness an
+        ``infeasible`` or ``unknown`` outcome carries (raises ``Infeasible``)
+        and returns the fields derived from it.
+    """
+
+    name: str
+    sense: str
+    methods: Mapping[str, Method]
+    verify: Callable[[Any, dict], float]
+    metrics: tuple[Metric, ...]
+    check: Callable[[Any], None] | None = None
+    describe: Callable[[Any, dict, float, float | None], dict] | None = None
+    verify_partial: Callable[[Any, dict], dict] | None = None
+
+    def __post_init__(self):
+        if self.sense not in SENSES:
+            raise ValueError(f"problem {self.name}: sense must be one of {SENSES}")
+        if not self.methods:
+            raise ValueError(f"problem {self.name}: needs at least one method")
+        if not self.metrics or self.metrics[0].sense != self.sense:
+            raise ValueError(f"problem {self.name}: the first metric is the objective, of sense {self.sense}")
+
+    @property
+    def default_method(self) -> str:
+        return next(iter(self.methods))
+
+    @property
+    def objective_metric(self) -> str:
+        return self.metrics[0].name
+
+    def metric(self, name: str) -> Metric:
+        for m in self.metrics:
+            if m.name == name:
+                return m
+        raise KeyError(name)
+
+
+def _agrees(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=CLAIM_RTOL, abs_tol=1e-12)
+
+
+def _bound_side_ok(value: float, bound: float, sense: str) -> bool:
+    """A bound on the optimum may not be beaten by a feasible solution."""
+    beaten = bound > value if sense == "min" else bound < value
+    return not beaten or _agrees(value, bound)
+
+
+def check_time_limit(time_limit: Any) -> float | None:
+    """``None`` or a positive, finite number of seconds; anything else is bad input."""
+    if time_limit is None:
+        return None
+    ok = isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool)
+    require(ok and math.isfinite(time_limit) and time_limit > 0, "--time-limit",
+            f"must be a positive, finite number of seconds, got {time_limit!r}")
+    return float(time_limit)
+
+
+def finish(family: str, problem: Problem, method: str, instance: Any, run: Callable[[], MethodOutcome],
+           ) -> SolveResult:
+    """Run ``run()`` (the method), verify its solution and build the one :class:`SolveResult`.
+
+    Status rules:
+
+    * no solution: ``infeasible`` if the method proved none exists, else ``unknown``;
+    * a solution: ``optimal`` iff the method proved it or its bound meets the
+      verified value; otherwise ``feasible``. A method whose own objective
+      differs from the verified value never gets ``optimal``.
+
+    Raises
+    ------
+    VerificationError
+        The verifier rejects the solution, or the method's bound is beaten by
+        its own verified solution: a solver bug (exit 1), never bad input.
+    """
+    begin = time.perf_counter()
+    outcome = run()
+    runtime = time.perf_counter() - begin
+    if not isinstance(outcome, MethodOutcome):
+        raise VerificationError(f"{family} {problem.name}: method {method} returned "
+                                f"{type(outcome).__name__}, not a MethodOutcome")
+    info = dict(outcome.info)
+    solution = {"problem": problem.name, **(outcome.solution or {})}
+    bound = None if outcome.bound is None else float(outcome.bound)
+    if outcome.objective is None:
+        if outcome.solution is not None and problem.verify_partial is not None:
+            try:
+                solution.update(problem.verify_partial(instance, outcome.solution))
+            except Infeasible as exc:
+                raise VerificationError(f"{family} {problem.name}: {method} returned a witness the "
+                                        f"verifier rejects: {exc}") from None
+        status = SolveStatus.INFEASIBLE if outcome.proven else SolveStatus.UNKNOWN
+        return SolveResult(family=family, instance=instance.name, method=method, status=status,
+                           objective=None, bound=bound, runtime_s=runtime, solution=solution,
+                           verified=False, info=info)
+    try:
+        value = problem.verify(instance, outcome.solution)
+    except Infeasible as exc:
+        raise VerificationError(f"{family} {problem.name}: {method} returned a solution the verifier "
+                                f"rejects: {exc}") from None
+    proven = outcome.proven
+    if not _agrees(float(outcome.objective), float(value)):
+        info["claimed_objective"] = outcome.objective
+        proven = False
+    if bound is not None and not _bound_side_ok(float(value), bound, problem.sense):
+        raise VerificationError(f"{family} {problem.name}: {method} claims the bound {bound!r}, but its own "
+                                f"solution reaches {value!r}")
+    if proven and bound is None:
+        bound = float(value)
+    optimal = bound is not None and _agrees(float(value), bound)
+    if optimal:
+        bound = float(value)  # equal up to the method's rounding: the proof is of this value
+    if problem.describe is not None:
+        solution.update(problem.describe(instance, outcome.solution, value, bound))
+    return SolveResult(family=family, instance=instance.name, method=method,
+                       status=SolveStatus.OPTIMAL if optimal else SolveStatus.FEASIBLE,
+                       objective=float(value), bound=bound, runtime_s=runtime, solution=solution,
+                       verified=True, info=info)
+
+
+def solve(family: str, problems: Mapping[str, Problem], instance: Any, problem: str | None = None,
+          method: str | None = None, time_limit: float | None = None, seed: int | None = None,
+          ) -> SolveResult:
+    """Solve ``instance`` for one of ``problems`` by one of its methods (defaults: the first ones).
+
+    Raises
+    ------
+    InputError
+        An unknown problem or method, a bad time limit or seed, or an instance
+        the problem cannot take.
+    """
+    name = next(iter(problems)) if problem is None else problem
+    require(name in problems, "--problem", f"must be one of {list(problems)}, got {name!r}")
+    chosen = problems[name]
+    method = chosen.default_method if method is None else method
+    require(method in chosen.methods, "--method",
+            f"{name} has methods {list(chosen.methods)}, got {method!r}")
+    time_limit = check_time_limit(time_limit)
+    seed = 0 if seed is None else seed
+    check_int(seed, "--seed", 0, 2**31 - 1)
+    if chosen.check is not None:
+        chosen.check(instance)
+    fn = chosen.methods[method]
+    return finish(family, chosen, method, instance, lambda: fn(instance, time_limit, seed))

@@ -1,0 +1,123 @@
+"""The coupled family (Casanova et al. 2013) behind the :class:`~volsched.families.Family` interface.
+
+Generators (``--preset``): ``markov`` (the paper's 3-state chains), ``planted``
+(a random matrix with a hidden all-UP block), ``edgelist`` (a bipartite graph
+file), ``encd`` (Theorem 4.1's reduction), ``paper-realization`` (one
+realization of the Section VII-A space) and ``paper`` (the whole space, a
+folder of ``paper-realization`` files). Problems: the four of
+:mod:`volsched.solvers.coupled.problems`. The on-line heuristics (issue 15)
+are not built yet.
+"""
+
+from __future__ import annotations
+
+from volsched.instances import coupled as model
+from volsched.instances.errors import check_choice, check_int, check_number, require
+from volsched.solvers.coupled import PROBLEMS
+
+from .. import Family, GeneratorSpec, Option
+from .demo import demo
+
+
+def _positive(v, k):
+    return check_int(v, k, 1)
+
+
+def _count(v, k):
+    return check_int(v, k, 0)
+
+
+def _file(v, k):
+    require(isinstance(v, str) and v, k, f"must be a file path, got {v!r}")
+    return v
+
+
+def _flag(v, k):
+    require(isinstance(v, bool), k, f"must be true or false, got {v!r}")
+    return v
+
+
+SEED = Option("seed", _count, 0, "random seed", int)
+PROCESSORS = Option("processors", _positive, 20, "p, processors", int)
+SLOTS = Option("slots", _positive, 500, "horizon H in slots", int)
+TASKS = Option("tasks", _positive, 5, "m, tasks per iteration", int)
+FILE = Option("file", _file, None, "the graph file")
+PAPER_SLOTS = Option("slots", _positive, 2000, "horizon H in slots", int)
+
+GENERATORS = {g.name: g for g in (
+    GeneratorSpec("markov", (PROCESSORS, SLOTS, TASKS, SEED),
+                  lambda p: model.generate_markov(p["processors"], p["slots"], p["tasks"], p["seed"]),
+                  "the paper's 3-state chains"),
+    GeneratorSpec("planted", (PROCESSORS, SLOTS, TASKS,
+                              Option("block", _positive, 10, "slots of the all-UP block", int),
+                              Option("density", lambda v, k: check_number(v, k, 0.0, 1.0), 0.5,
+                                     "UP probability elsewhere", float), SEED),
+                  lambda p: model.generate_planted(p["processors"], p["slots"], p["tasks"], p["block"],
+                                                   p["density"], p["seed"]),
+                  "random matrix with a hidden all-UP block"),
+    GeneratorSpec("edgelist", (FILE, TASKS, Option("transpose", _flag, False,
+                                                   "columns are the processors", flag=True)),
+                  lambda p: model.read_edgelist(p["file"], p["tasks"], transpose=p["transpose"]),
+                  "a bipartite graph file (rows = processors, edge = UP)"),
+    GeneratorSpec("encd", (FILE, Option("a", _positive, None, "nodes on the processor side", int),
+                           Option("b", _positive, None, "nodes on the slot side", int),
+                           Option("mu", lambda v, k: check_choice(v, k, ("1", "inf")), "1",
+                                  "which reduction: 1 or inf")),
+                  lambda p: model.encd_instance(*model.read_bipartite(p["file"]), p["a"], p["b"], mu=p["mu"]),
+                  "Theorem 4.1's reduction of a graph file and (a, b)"),
+    GeneratorSpec("paper-realization",
+                  (TASKS, Option("n_com", _positive, 5, "n_com, the master's bandwidth", int),
+                   Option("w_min", _positive, 1, "w_min of Section VII-A", int),
+                   Option("scenario", _count, 0, "scenario index", int),
+                   Option("trial", _count, 0, "trial index", int), PAPER_SLOTS, SEED),
+                  lambda p: model.paper_realization(p["tasks"], p["n_com"], p["w_min"], p["scenario"],
+                                                    p["trial"], p["seed"], p["slots"]),
+                  "one realization of the Section VII-A experiment space"),
+    GeneratorSpec("paper", (Option("scenarios", _positive, 10, "scenarios per (m, n_com, w_min)", int),
+                            Option("trials", _positive, 10, "realizations per scenario", int),
+                            PAPER_SLOTS, SEED),
+                  lambda p: model.generate_paper(p["seed"], p["scenarios"], p["trials"], p["slots"]),
+                  "the whole Section VII-A space, one paper-realization file each in --out DIR "
+                  "(in a sweep grid: preset = 'paper-realization' over lists)", many=True),
+)}
+
+
+#: ``casanova2013``: the ``iterations`` optimum (a lower bound on any schedule's
+#: makespan) of the Section VII-A space, 6,000 realizations; OFF-LINE-COUPLED
+#: (mu = 1) on the paper's chains with its p = 20 and m in {5, 10}.
+PRESETS = {
+    "casanova2013": [{
+        "name": "casanova2013", "family": model.FAMILY, "seeds": [0],
+        "grid": {"preset": "paper-realization", "tasks": list(model.PAPER_TASKS),
+                 "n_com": list(model.PAPER_NCOM), "w_min": list(model.PAPER_WMIN),
+                 "scenario": list(range(10)), "trial": list(range(10)), "slots": 2000},
+        "exact": {"problem": "iterations", "method": "chain", "time_limit": 60}, "heuristics": [],
+    }],
+    "casanova2013-smoke": [{
+        "name": "casanova2013-smoke", "family": model.FAMILY, "seeds": [0],
+        "grid": {"preset": "paper-realization", "tasks": [5, 10], "n_com": 5, "w_min": [1, 2],
+                 "scenario": [0, 1], "trial": [0, 1], "slots": 2000},
+        "exact": {"problem": "iterations", "method": "chain", "time_limit": 10}, "heuristics": [],
+    }],
+    "casanova2013-offline": [{
+        "name": "casanova2013-offline", "family": model.FAMILY, "seeds": 10,
+        "grid": {"preset": "markov", "processors": 20, "slots": [500, 2000], "tasks": [5, 10]},
+        "exact": {"method": "bnb", "time_limit": 60}, "heuristics": [],
+    }],
+    "casanova2013-offline-smoke": [{
+        "name": "casanova2013-offline-smoke", "family": model.FAMILY, "seeds": 2,
+        "grid": {"preset": "markov", "processors": 12, "slots": 100, "tasks": [3, 5]},
+        "exact": {"method": "bnb", "time_limit": 10}, "heuristics": [],
+    }],
+}
+
+
+FAMILY = Family(
+    name=model.FAMILY,
+    load=model.CoupledInstance.from_json,
+    generators=GENERATORS,
+    problems=PROBLEMS,
+    heuristics={},
+    presets=PRESETS,
+    demo=demo,
+)
