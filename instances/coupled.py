@@ -83,6 +83,11 @@ class CoupledInstance:
         Slots to send the program and one task's data.
     K : int
         Iterations to complete.
+    transitions : ndarray (p, 3, 3), optional
+        The Markov chains that generated the availability, rows "from" and
+        columns "to" over (UP, RECLAIMED, DOWN), when a generator had them
+        (``markov``, ``paper-realization``); the on-line heuristics estimate
+        from them (Section V). Instance format version 2.
     """
 
     availability: np.ndarray
@@ -95,6 +100,7 @@ class CoupledInstance:
     K: int = 1
     name: str = FAMILY
     params: dict = field(default_factory=dict)
+    transitions: np.ndarray | None = None
 
     def __post_init__(self):
         try:
@@ -131,8 +137,11 @@ class CoupledInstance:
         object.__setattr__(self, "T_prog", _int_at_least(self.T_prog, 0, "T_prog"))
         object.__setattr__(self, "T_data", _int_at_least(self.T_data, 0, "T_data"))
         object.__setattr__(self, "K", _int_at_least(self.K, 1, "K"))
-        for arr in (self.availability, self.w, self.mu):
-            arr.setflags(write=False)
+        if self.transitions is not None:
+            object.__setattr__(self, "transitions", _check_transitions(self.transitions, p))
+        for arr in (self.availability, self.w, self.mu, self.transitions):
+            if arr is not None:
+                arr.setflags(write=False)
 
     @property
     def p(self) -> int:
@@ -155,17 +164,39 @@ class CoupledInstance:
             "m": self.m, "n_com": self.n_com, "T_prog": self.T_prog, "T_data": self.T_data,
             "K": self.K,
         }
+        if self.transitions is not None:
+            data["transitions"] = self.transitions.tolist()
         return envelope(FAMILY, self.name, self.params, data)
 
     @classmethod
     def from_json(cls, obj: Any) -> CoupledInstance:
-        data = unwrap(obj, FAMILY, _DATA_KEYS)
+        data = unwrap(obj, FAMILY, _DATA_KEYS, optional=("transitions",))
         return cls(
             availability=parse_availability(data["availability"]),
             w=data["w"], mu=data["mu"], m=data["m"], n_com=data["n_com"], T_prog=data["T_prog"],
             T_data=data["T_data"], K=data["K"], name=obj.get("name", FAMILY),
-            params=obj.get("params", {}),
+            params=obj.get("params", {}), transitions=data.get("transitions"),
         )
+
+
+def _check_transitions(value: Any, p: int) -> np.ndarray:
+    """``(p, 3, 3)`` finite, non-negative, row-stochastic matrices (rows sum to 1 within 1e-9)."""
+    ok = isinstance(value, (list, tuple, np.ndarray))
+    require(ok, "transitions", "must be a list of p 3x3 matrices")
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError("transitions: must be a list of p 3x3 matrices of numbers") from None
+    require(arr.shape == (p, 3, 3), "transitions", f"must have shape ({p}, 3, 3), got {arr.shape}")
+    bad = np.argwhere(~np.isfinite(arr) | (arr < 0))
+    if bad.size:
+        q, i, j = bad[0]
+        raise InputError(f"transitions[{q}][{i}][{j}]: must be a finite probability, got {arr[q, i, j]!r}")
+    rows = np.argwhere(np.abs(arr.sum(axis=2) - 1.0) > 1e-9)
+    if rows.size:
+        q, i = rows[0]
+        raise InputError(f"transitions[{q}][{i}]: must sum to 1, sums to {arr[q, i].sum()!r}")
+    return np.ascontiguousarray(arr)
 
 
 def markov_chains(rng: np.random.Generator, p: int) -> np.ndarray:
@@ -209,9 +240,10 @@ def generate_markov(processors: int, slots: int, tasks: int, seed: int, w: int =
     require(tasks <= processors, "tasks", f"m = {tasks} exceeds the {processors} processors (mu = 1)")
     require(is_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(seed)
-    states = markov_realization(rng, markov_chains(rng, processors), slots)
+    chains = markov_chains(rng, processors)
+    states = markov_realization(rng, chains, slots)
     return CoupledInstance(
-        availability=states, w=[w] * processors, mu=[1] * processors, m=tasks,
+        availability=states, w=[w] * processors, mu=[1] * processors, m=tasks, transitions=chains,
         name=f"coupled-markov-p{processors}-h{slots}-m{tasks}-s{seed}",
         params={"preset": "markov", "processors": processors, "slots": slots, "tasks": tasks,
                 "seed": seed, "w": w})
@@ -378,7 +410,7 @@ def paper_realization(m: int, n_com: int, w_min: int, scenario: int, trial: int,
     states = markov_realization(trial_rng, chains, slots)
     return CoupledInstance(
         availability=states, w=w.tolist(), mu=[None] * p, m=m, n_com=n_com,
-        T_prog=5 * w_min, T_data=w_min, K=10,
+        T_prog=5 * w_min, T_data=w_min, K=10, transitions=chains,
         name=f"coupled-paper-m{m}-ncom{n_com}-wmin{w_min}-sc{scenario}-tr{trial}-s{seed}",
         params={"preset": "paper-realization", "tasks": m, "n_com": n_com, "w_min": w_min,
                 "scenario": scenario, "trial": trial, "slots": slots, "seed": seed})

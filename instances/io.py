@@ -1,8 +1,9 @@
 """Instance files: the JSON envelope shared by every family (DESIGN.md, Contracts).
 
-``{"format": "volsched-instance", "version": 1, "family": ..., "name": ...,
+``{"format": "volsched-instance", "version": 2, "family": ..., "name": ...,
 "params": {...}, "data": {...}}``. Family modules turn ``data`` into a model;
-this module only checks and writes the envelope.
+this module only checks and writes the envelope. Version 2 adds optional data
+fields (the coupled chains' ``transitions``); version-1 files are still read.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Any
 from .errors import InputError, require
 
 FORMAT = "volsched-instance"
-VERSION = 1
+VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 
 def envelope(family: str, name: str, params: dict, data: dict) -> dict:
@@ -35,7 +37,9 @@ def check_envelope(obj: Any) -> dict:
     """Validate the envelope of a parsed instance object and return it."""
     require(isinstance(obj, dict), "instance", "must be a JSON object")
     require(obj.get("format") == FORMAT, "format", f"must be {FORMAT!r}, got {obj.get('format')!r}")
-    require(obj.get("version") == VERSION, "version", f"must be {VERSION}, got {obj.get('version')!r}")
+    version = obj.get("version")
+    require(version in READABLE_VERSIONS and not isinstance(version, bool), "version",
+            f"must be one of {list(READABLE_VERSIONS)}, got {version!r}")
     require(isinstance(obj.get("family"), str), "family", "must be a string")
     require(isinstance(obj.get("name", ""), str), "name", "must be a string")
     require(isinstance(obj.get("params", {}), dict), "params", "must be an object")
@@ -43,15 +47,19 @@ def check_envelope(obj: Any) -> dict:
     return obj
 
 
-def unwrap(obj: Any, family: str, keys: tuple[str, ...]) -> dict:
-    """Check the envelope of a ``family`` instance and that ``data`` has exactly ``keys``."""
+def unwrap(obj: Any, family: str, keys: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict:
+    """Check the envelope of a ``family`` instance and that ``data`` has ``keys`` and no others.
+
+    ``optional`` fields are version-2 additions: a version-1 file may not carry them.
+    """
     obj = check_envelope(obj)
     require(obj["family"] == family, "family", f"must be {family!r}, got {obj['family']!r}")
     data = obj["data"]
     for key in keys:
         require(key in data, f"data.{key}", "missing")
-    for key in sorted(set(data) - set(keys)):
-        raise InputError(f"data.{key}: unknown field")
+    allowed = set(keys) | (set(optional) if obj["version"] >= 2 else set())
+    for key in sorted(set(data) - allowed):
+        raise InputError(f"data.{key}: unknown field" + (" in a version-1 file" if key in optional else ""))
     return data
 
 

@@ -120,7 +120,7 @@ def _break(path, value):
         (_break(("data", "unavailability"), KeyError), r"^data\.unavailability: missing"),
         (_break(("data", "extra"), 1), r"^data\.extra: unknown field"),
         (_break(("family",), "checkpoint"), r"^family:"),
-        (_break(("version",), 2), r"^version:"),
+        (_break(("version",), 3), r"^version:"),
     ],
 )
 def test_broken_files_name_the_field(edit, message):

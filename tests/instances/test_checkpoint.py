@@ -300,7 +300,7 @@ def test_json_round_trip(inst):
 def test_json_envelope_fields():
     obj = ROUND_TRIP[0].to_json()
     assert obj["format"] == "volsched-instance"
-    assert obj["version"] == 1
+    assert obj["version"] == 2
     assert obj["family"] == "checkpoint"
     assert set(obj["data"]) == {"p", "c", "alpha", "law"}
     assert obj["data"]["p"] == P5 and obj["data"]["c"] == C5
@@ -324,7 +324,7 @@ _DELETE = object()
 BAD_FILES = [
     (_mutate(["format"], "volsched-result"), "format"),
     (_mutate(["format"], _DELETE), "format"),
-    (_mutate(["version"], 2), "version"),
+    (_mutate(["version"], 3), "version"),
     (_mutate(["version"], "1"), "version"),
     (_mutate(["family"], "coupled"), "family"),
     (_mutate(["family"], 3), "family"),

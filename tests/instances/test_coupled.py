@@ -122,7 +122,7 @@ def test_from_json_validation_names_field_and_index(data, fragment):
     (lambda o: o["data"].pop("availability"), "data.availability: missing"),
     (lambda o: o["data"].__setitem__("beta", 1), "data.beta: unknown field"),
     (lambda o: o.__setitem__("family", "checkpoint"), "family: must be 'coupled'"),
-    (lambda o: o.__setitem__("version", 2), "version: must be 1"),
+    (lambda o: o.__setitem__("version", 3), "version: must be one of [1, 2], got 3"),
     (lambda o: o.__setitem__("data", []), "data: must be an object"),
 ])
 def test_from_json_envelope_errors(mutate, fragment):
@@ -369,3 +369,35 @@ def test_generate_planted_rejects_bad_parameters(kwargs, fragment):
     with pytest.raises(InputError) as exc:
         generate_planted(**args)
     assert fragment in str(exc.value), str(exc.value)
+
+
+# ---------------------------------------------------------------------------
+# The generating chains (instance format version 2)
+
+
+def test_markov_instance_keeps_its_chains_and_they_generated_it():
+    """Empirical transition frequencies of a long realization match the stored matrices."""
+    inst = generate_markov(3, 60_000, 1, 11)
+    trans = inst.transitions
+    assert trans.shape == (3, 3, 3) and np.allclose(trans.sum(axis=2), 1.0)
+    stay = np.diagonal(trans, axis1=1, axis2=2)
+    assert np.all((stay >= 0.90) & (stay <= 0.99))
+    states = inst.availability
+    for q in range(3):
+        counts = np.zeros((3, 3))
+        np.add.at(counts, (states[q, :-1], states[q, 1:]), 1)
+        freq = counts / counts.sum(axis=1, keepdims=True)
+        assert np.allclose(freq, trans[q], atol=0.02), (q, freq, trans[q])
+
+
+def test_chains_round_trip_and_version_1_files_still_read():
+    inst = generate_markov(4, 50, 2, 5)
+    obj = inst.to_json()
+    assert obj["version"] == 2 and len(obj["data"]["transitions"]) == 4
+    back = CoupledInstance.from_json(json.loads(json.dumps(obj)))
+    assert np.array_equal(back.transitions, inst.transitions)
+    assert back.to_json() == obj
+    old = {**obj, "version": 1, "data": {k: v for k, v in obj["data"].items() if k != "transitions"}}
+    assert CoupledInstance.from_json(old).transitions is None
+    planted = generate_planted(6, 40, 2, 5, 0.5, 0)
+    assert planted.transitions is None and "transitions" not in planted.to_json()["data"]
