@@ -247,10 +247,12 @@ class Family:
         if len(self.generators) > 1:
             parser.add_argument("--preset", choices=list(self.generators), required=True,
                                 help="; ".join(f"{n}: {g.help}" for n, g in self.generators.items()))
-        for o in self.options().values():
-            users = [n for n, g in self.generators.items() if o in g.options]
+        for name, o in self.options().items():
+            users = {g.name: opt for g in self.generators.values() for opt in g.options if opt.name == name}
             where = "" if len(users) == len(self.generators) else f" [{', '.join(users)}]"
-            default = "" if o.default is None else f" (default {o.default})"
+            defaults = {str(opt.default) for opt in users.values() if opt.default is not None}
+            default = "" if not defaults else f" (default {defaults.pop()})" if len(defaults) == 1 else \
+                " (default " + ", ".join(f"{g} {opt.default}" for g, opt in users.items()) + ")"
             if o.flag:
                 parser.add_argument(o.cli, dest=o.name, action="store_const", const=True, default=None,
                                     help=o.help + where)
