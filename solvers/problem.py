@@ -17,13 +17,14 @@ method's figure is kept in ``info.claimed_objective``.
 
 from __future__ import annotations
 
+import importlib
 import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from volsched.instances.errors import check_int, require
+from volsched.instances.errors import InputError, check_int, require
 
 from .result import Infeasible, SolveResult, SolveStatus, VerificationError
 
@@ -141,6 +142,19 @@ class Problem:
             if m.name == name:
                 return m
         raise KeyError(name)
+
+
+def backend(module: str, attr: str, requirement: str) -> Any:
+    """``module.attr``, imported on first use: a missing back end is bad input with an install hint.
+
+    Keeps ``import volsched`` free of the heavy optional back ends (OR-Tools,
+    PuLP), in PyJobShop's pattern for CP Optimizer.
+    """
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except ImportError as exc:
+        raise InputError(f"--method: this method needs {requirement}, which cannot be imported ({exc}); "
+                         f"install it with: pip install {requirement}") from None
 
 
 def _agrees(a: float, b: float) -> bool:

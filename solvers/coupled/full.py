@@ -1,7 +1,7 @@
 """Problem ``full``: proven bounds for any size, the exact CP-SAT model when ``p H`` is small.
 
 Lower bounds: the ``iterations`` optimum (relaxing communication can only
-lower the makespan, :mod:`.iterations`) and :func:`.full_cpsat.trivial_bound`.
+lower the makespan, :mod:`.iterations`) and :func:`trivial_bound`.
 Upper bound: the :func:`.full_greedy.greedy_full` schedule, improved by the
 model of :mod:`.full_cpsat` (hinted with it) when the method is ``cpsat``.
 The outcome is proven when the bounds meet or CP-SAT proves it. When not even
@@ -16,10 +16,24 @@ import time
 from volsched.instances.coupled import CoupledInstance
 from volsched.instances.errors import require
 
-from ..problem import MethodOutcome
-from .full_cpsat import MAX_CELLS, solve_full_cpsat, trivial_bound
+from ..problem import MethodOutcome, backend
 from .full_greedy import greedy_full
-from .iterations import solve_iterations
+from .iterations import min_workload, solve_iterations
+
+MAX_CELLS = 2000
+"""Largest ``p x H`` the CP-SAT model accepts (about a dozen variables per processor and slot)."""
+
+
+def trivial_bound(instance: CoupledInstance) -> int:
+    """``T_prog + K (T_data + W_min)``, a lower bound on the makespan.
+
+    ``W_min`` is the smallest ``max_q x_q w_q`` over allocations of ``m`` tasks
+    (water-filling, each processor capped by ``mu_q``). Within an attempt every
+    transfer precedes every computation, an enrolled worker needs at least
+    ``T_data`` data slots, and the first iteration needs the program somewhere.
+    """
+    low = min_workload(instance, range(instance.p))
+    return instance.T_prog + instance.K * (instance.T_data + low)
 
 
 def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, model: bool) -> MethodOutcome:
@@ -50,6 +64,7 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
         if left is not None and left <= 0:
             ran = "not run: the time limit was spent on the bounds"
         else:
+            solve_full_cpsat = backend(f"{__package__}.full_cpsat", "solve_full_cpsat", "ortools")
             found, makespan, bound, proven = solve_full_cpsat(instance, left, seed, hint=schedule)
             ran = "proven" if proven else "stopped"
             lower = max(lower, bound)
@@ -69,4 +84,4 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
     return MethodOutcome({**witness, "schedule": schedule}, upper, min(lower, upper), upper <= lower, info)
 
 
-__all__ = ["MAX_CELLS", "solve_full"]
+__all__ = ["MAX_CELLS", "solve_full", "trivial_bound"]

@@ -36,11 +36,8 @@ from volsched.instances.coupled import DOWN, UP, CoupledInstance
 from volsched.instances.errors import require
 
 from ..cpsat import run_cpsat
-from .iterations import min_workload
+from .full import MAX_CELLS, trivial_bound
 from .replay import DATA, LETTERS, PROG
-
-MAX_CELLS = 2000
-"""Largest ``p x H`` the model accepts (about a dozen variables per processor and slot)."""
 
 
 def _hint_decisions(model: cp_model.CpModel, hint: dict, x, r, send_p, send_d, p: int, horizon: int) -> None:
@@ -223,18 +220,6 @@ def solve_full_cpsat(instance: CoupledInstance, time_limit: float | None = None,
         "completions": [t for t in T if solver.boolean_value(done[t])][:big_k],
     }
     return schedule, makespan, min(bound, makespan), status == cp_model.OPTIMAL
-
-
-def trivial_bound(instance: CoupledInstance) -> int:
-    """``T_prog + K (T_data + W_min)``, a lower bound on the makespan.
-
-    ``W_min`` is the smallest ``max_q x_q w_q`` over allocations of ``m`` tasks
-    (water-filling, each processor capped by ``mu_q``). Within an attempt every
-    transfer precedes every computation, an enrolled worker needs at least
-    ``T_data`` data slots, and the first iteration needs the program somewhere.
-    """
-    low = min_workload(instance, range(instance.p))
-    return instance.T_prog + instance.K * (instance.T_data + low)
 
 
 __all__ = ["MAX_CELLS", "solve_full_cpsat", "trivial_bound"]

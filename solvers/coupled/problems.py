@@ -29,18 +29,15 @@ from __future__ import annotations
 from volsched.instances.coupled import CoupledInstance
 from volsched.instances.errors import require
 
-from ..problem import MethodOutcome, Metric, Problem
+from ..problem import MethodOutcome, Metric, Problem, backend
 from ..result import Infeasible, reject_unless
 from .bnb import solve_bnb
 from .full import solve_full
 from .iterations import Iteration, schedule_of, solve_iterations
 from .iterations_brute import iterations_brute
-from .iterations_cpsat import solve_iterations_cpsat
 from .offline_brute import solve_brute
-from .offline_cpsat import solve_cpsat
 from .offline_inf import solve_offline_inf
 from .offline_inf_brute import solve_offline_inf_brute
-from .offline_milp import solve_milp
 from .replay import check_claim, replay
 from .verify import verify_offline, verify_offline_inf
 
@@ -65,10 +62,12 @@ def _offline_bnb(instance, time_limit, seed):
 
 
 def _offline_cpsat(instance, time_limit, seed):
+    solve_cpsat = backend(f"{__package__}.offline_cpsat", "solve_cpsat", "ortools")
     return _offline_outcome(instance, *solve_cpsat(instance.up, instance.m, time_limit, seed))
 
 
 def _offline_milp(instance, time_limit, seed):
+    solve_milp = backend(f"{__package__}.offline_milp", "solve_milp", "pulp")
     return _offline_outcome(instance, *solve_milp(instance.up, instance.m, time_limit))
 
 
@@ -170,6 +169,7 @@ def _iterations_brute(instance, time_limit, seed):
 
 
 def _iterations_cpsat(instance, time_limit, seed):
+    solve_iterations_cpsat = backend(f"{__package__}.iterations_cpsat", "solve_iterations_cpsat", "ortools")
     rows, makespan, bound, proven = solve_iterations_cpsat(instance, time_limit, seed)
     return MethodOutcome({"schedule": schedule_of(instance, rows or [])}, makespan, bound, proven)
 

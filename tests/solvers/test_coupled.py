@@ -475,3 +475,31 @@ def test_result_dict_is_json_and_complete(method):
     assert obj["solution"]["processors"] in ([0, 1], [2, 3])
     assert obj["solution"]["decision"] == {"w": 4, "iteration_fits": True}
     assert math.isfinite(obj["runtime_s"]) and obj["runtime_s"] >= 0
+
+
+def test_heavy_back_ends_are_imported_on_first_use_only():
+    """``import volsched`` and its CLI load neither OR-Tools nor PuLP (PyJobShop's lazy pattern)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, volsched.cli, volsched.families, volsched.solvers.coupled; "
+            "print(sorted(m for m in ('ortools', 'pulp') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_missing_back_end_is_bad_input_with_an_install_hint(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_pulp(name, *args, **kwargs):
+        if name == "pulp" or name.startswith("pulp."):
+            raise ImportError("No module named 'pulp'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pulp)
+    monkeypatch.delitem(__import__("sys").modules, "volsched.solvers.coupled.offline_milp", raising=False)
+    monkeypatch.delitem(__import__("sys").modules, "pulp", raising=False)
+    with pytest.raises(InputError, match=r"^--method: this method needs pulp.*pip install pulp"):
+        solve(instance(TIES, 2), method="milp")
