@@ -10,11 +10,11 @@
 
 import importlib
 
-import pytest
+from slow_option import add_runslow, skip_slow
 
 
 def pytest_addoption(parser):
-    parser.addoption("--runslow", action="store_true", default=False, help="run tests marked slow")
+    add_runslow(parser)
     parser.addoption("--methods", default=None,
                      help="comma-separated exact methods to test (default: every registered one)")
 
@@ -43,9 +43,4 @@ def pytest_generate_tests(metafunc):
 
 
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("--runslow"):
-        return
-    skip = pytest.mark.skip(reason="slow: run with --runslow")
-    for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip)
+    skip_slow(config, items)

@@ -173,11 +173,7 @@ class Family:
     # --- problems -----------------------------------------------------------
     def problem(self, name: str | None, field_name: str = "--problem") -> Problem:
         """The problem called ``name`` (``None``: the default one)."""
-        if name is None:
-            return next(iter(self.problems.values()))
-        require(name in self.problems, field_name,
-                f"{self.name} has problems {list(self.problems)}, got {name!r}")
-        return self.problems[name]
+        return _pick(self.problems, name, field_name, f"{self.name} has problems")
 
     def solve(self, instance: Any, problem: str | None = None, method: str | None = None,
               time_limit: float | None = None, seed: int | None = None) -> SolveResult:
@@ -228,11 +224,8 @@ class Family:
 
     # --- generators ---------------------------------------------------------
     def generator(self, name: str | None, field_name: str = "--preset") -> GeneratorSpec:
-        if name is None:
-            return next(iter(self.generators.values()))
-        require(name in self.generators, field_name,
-                f"{self.name} has generators {list(self.generators)}, got {name!r}")
-        return self.generators[name]
+        """The generator called ``name`` (``None``: the default one)."""
+        return _pick(self.generators, name, field_name, f"{self.name} has generators")
 
     def options(self) -> dict[str, Option]:
         """Every option of every generator, by name (a name shared by generators is one option)."""
@@ -278,6 +271,14 @@ class Family:
         if not any(o.name == "seed" for o in spec.options):
             given.pop("seed", None)
         return spec.generate(spec.params(given, lambda n: n))
+
+
+def _pick(table: dict, name: str | None, field_name: str, what: str):
+    """``table[name]``, the first entry for ``None``, else ``InputError`` listing the names."""
+    if name is None:
+        return next(iter(table.values()))
+    require(isinstance(name, str) and name in table, field_name, f"{what} {list(table)}, got {name!r}")
+    return table[name]
 
 
 def _registry() -> dict[str, Family]:
