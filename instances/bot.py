@@ -14,7 +14,6 @@ realisation is drawn by the simulator
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +33,7 @@ from .checkpoint import (
     paper_unavailability_law,
     slice_quanta,
 )
-from .errors import InputError, is_int, require
+from .errors import InputError, is_int, is_number, require
 from .io import envelope, unwrap
 from .laws import FailureLaw, law_from_dict
 
@@ -171,8 +170,7 @@ class BotInstance:
         require(is_int(conn) and conn >= 1, "max_connections",
                 f"must be a positive integer, got {conn!r}")
         alpha = self.alpha
-        ok = isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
-        require(ok and math.isfinite(alpha) and 0 < alpha <= 1, "alpha",
+        require(is_number(alpha) and 0 < alpha <= 1, "alpha",
                 f"must be in (0, 1], got {alpha!r}")
         require(isinstance(self.name, str), "name", "must be a string")
         require(isinstance(self.params, dict), "params", "must be an object")
@@ -227,8 +225,7 @@ class BotInstance:
         speed = NOMINAL_SPEED_MIPS if speed is None else speed
         bandwidth = NOMINAL_BANDWIDTH_MBPS if bandwidth is None else bandwidth
         for name, value in (("speed", speed), ("bandwidth", bandwidth)):
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-            require(ok and math.isfinite(value) and value > 0, name,
+            require(is_number(value) and value > 0, name,
                     f"must be a positive number, got {value!r}")
         return CheckpointInstance(
             p=slice_quanta(self.slice_hours[part], float(speed)),

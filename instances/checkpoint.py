@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import is_int, require
+from .errors import is_int, is_number, require
 from .io import envelope, unwrap
 from .laws import (
     Empirical,
@@ -143,8 +143,7 @@ class CheckpointInstance:
         require(len(p) >= 1, "p", "n = 0: a job needs at least one slice")
         require(len(c) == len(p), "c", f"has {len(c)} entries, p has {len(p)} (one per slice)")
         alpha = self.alpha
-        ok = isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
-        require(ok and math.isfinite(alpha) and 0 < alpha <= 1, "alpha",
+        require(is_number(alpha) and 0 < alpha <= 1, "alpha",
                 f"must be in (0, 1], got {alpha!r}")
         require(isinstance(self.law, FailureLaw), "law", "must be a FailureLaw")
         object.__setattr__(self, "p", p)

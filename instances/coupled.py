@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, is_int, require
+from .errors import InputError, is_int, is_number, require
 from .io import envelope, read_text, unwrap
 
 FAMILY = "coupled"
@@ -261,8 +261,7 @@ def generate_planted(processors: int, slots: int, tasks: int, block: int, densit
     block = _int_at_least(block, 1, "block")
     require(tasks <= processors, "tasks", f"m = {tasks} exceeds the {processors} processors")
     require(block <= slots, "block", f"{block} exceeds the {slots} slots")
-    ok = isinstance(density, (int, float)) and not isinstance(density, bool)
-    require(ok and 0.0 <= density <= 1.0, "density", f"must be in [0, 1], got {density!r}")
+    require(is_number(density) and 0.0 <= density <= 1.0, "density", f"must be in [0, 1], got {density!r}")
     require(is_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(seed)
     up = rng.random((processors, slots)) < density

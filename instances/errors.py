@@ -32,6 +32,11 @@ def check_int(value, field: str, low: int | None = None, high: int | None = None
     return int(value)
 
 
+def is_number(value) -> bool:
+    """A finite real number that is not a ``bool``."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def check_number(value, field: str, low: float | None = None, high: float | None = None) -> float:
     """``value`` as a float if it is a finite number (not a bool) in ``[low, high]``."""
     ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \

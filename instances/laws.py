@@ -33,14 +33,14 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy import integrate, special
 
-from .errors import InputError, require
+from .errors import InputError, is_number, require
 
 _QUAD = {"limit": 200, "epsabs": 1e-13, "epsrel": 1e-12}
 
 
 def _finite(value: Any, name: str) -> float:
     require(
-        isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value),
+        is_number(value),
         name,
         f"must be a finite number, got {value!r}",
     )

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from volsched.instances.errors import InputError, check_int, require
+from volsched.instances.errors import InputError, check_int, is_number, require
 
 from .result import Infeasible, SolveResult, SolveStatus, VerificationError
 
@@ -167,12 +167,11 @@ def _bound_side_ok(value: float, bound: float, sense: str) -> bool:
     return not beaten or _agrees(value, bound)
 
 
-def check_time_limit(time_limit: Any) -> float | None:
+def check_time_limit(time_limit: Any, field_name: str = "--time-limit") -> float | None:
     """``None`` or a positive, finite number of seconds; anything else is bad input."""
     if time_limit is None:
         return None
-    ok = isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool)
-    require(ok and math.isfinite(time_limit) and time_limit > 0, "--time-limit",
+    require(is_number(time_limit) and time_limit > 0, field_name,
             f"must be a positive, finite number of seconds, got {time_limit!r}")
     return float(time_limit)
 
@@ -184,9 +183,11 @@ def finish(family: str, problem: Problem, method: str, instance: Any, run: Calla
     Status rules:
 
     * no solution: ``infeasible`` if the method proved none exists, else ``unknown``;
-    * a solution: ``optimal`` iff the method proved it or its bound meets the
-      verified value; otherwise ``feasible``. A method whose own objective
-      differs from the verified value never gets ``optimal``.
+    * a solution: ``optimal`` iff a proven bound meets the verified value
+      (a method that proves its solution optimal gives its value as the
+      bound); otherwise ``feasible``. A method whose own objective differs
+      from the verified value has its proof discarded: it is ``optimal`` only
+      if its bound still meets the verified value.
 
     Raises
     ------
@@ -201,7 +202,7 @@ def finish(family: str, problem: Problem, method: str, instance: Any, run: Calla
         raise VerificationError(f"{family} {problem.name}: method {method} returned "
                                 f"{type(outcome).__name__}, not a MethodOutcome")
     info = dict(outcome.info)
-    solution = {"problem": problem.name, **(outcome.solution or {})}
+    solution = {**(outcome.solution or {}), "problem": problem.name}
     bound = None if outcome.bound is None else float(outcome.bound)
     if outcome.objective is None:
         if outcome.solution is not None and problem.verify_partial is not None:

@@ -25,7 +25,7 @@ from tqdm import tqdm
 
 from volsched.instances.bot import BotInstance
 from volsched.instances.checkpoint import CheckpointInstance, checkpoint_quanta, slice_quanta
-from volsched.instances.errors import require
+from volsched.instances.errors import is_int, require
 
 #: Default cap on simulated time: ten years, in minutes.
 DEFAULT_HORIZON_MINUTES = 10 * 365 * 24 * 60
@@ -303,8 +303,7 @@ def simulate_bot(
       the work in progress is not counted and ``makespan`` is ``inf``.
     """
     sched = _check_schedules(instance, schedules)
-    ok = isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0
-    require(ok, "seed", f"must be a non-negative integer, got {seed!r}")
+    require(is_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
     ok = isinstance(horizon, (int, float)) and not isinstance(horizon, bool)
     require(ok and horizon > 0, "horizon", f"must be a positive number, got {horizon!r}")
 

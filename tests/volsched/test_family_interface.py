@@ -301,8 +301,6 @@ def test_no_solution_is_infeasible_only_with_a_proof(monkeypatch, proven, status
     assert result.solution["problem"] == OFFLINE
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: finish() lets a method's solution override its "
-                                       "'problem' field (solvers/problem.py, solution = {problem, **...})")
 def test_a_result_names_the_problem_solved_whatever_the_method_wrote(monkeypatch):
     instance, pair, truth, _ = pair_sharing_more_than_one()
     monkeypatch.setitem(volsched.solvers.coupled.PROBLEMS[OFFLINE].methods, "mislabel",
@@ -504,15 +502,8 @@ def test_generate_command_and_grid_point_make_the_same_instance(capsys, tmp_path
     assert json.loads(json.dumps(fam.load(written).to_json())) == written
 
 
-PARAMS_BUG = pytest.mark.xfail(strict=True, reason="library bug: GeneratorSpec.generate keeps the "
-                                                   "generator's own extra params (markov w, checkpoint "
-                                                   "speed_mips/bandwidth_mbps, encd V/W)")
-
-
 @pytest.mark.parametrize("family, spec_name", [
-    pytest.param(f, s, marks=PARAMS_BUG) if (f, s) in {("checkpoint", "paper"), ("coupled", "markov"),
-                                                       ("coupled", "encd")} else (f, s)
-    for f, s in SPECS])
+    (f, s) for f, s in SPECS])
 def test_stored_params_are_exactly_the_options_and_make_the_instance_again(tmp_path, family, spec_name):
     fam = FAMILIES[family]
     spec = fam.generators[spec_name]
@@ -550,8 +541,6 @@ def test_checkpoint_grid_rejects_an_option_of_another_family():
         parse_config({"name": "g", "family": "checkpoint", "grid": {"density": 0.3}})
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: a grid over several presets accepts an option of "
-                                       "one of them and crosses it with the others (config._grid)")
 def test_every_point_of_a_mixed_preset_grid_is_an_instance():
     grid = {"preset": ["markov", "planted"], "processors": 6, "slots": 40, "tasks": 2, "density": 0.3}
     try:
@@ -660,8 +649,6 @@ def test_report_on_a_declared_metric(capsys, two_stores):
         assert r["proven"] == 0
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: report.on_metric clears optimum_proven on a "
-                                       "non-objective metric, so every row counts as no_exact")
 def test_report_on_a_declared_metric_still_knows_every_instance_has_an_exact_row(capsys, two_stores):
     rows = rows_of(two_stores[0])
     assert {r["instance_key"] for r in rows if r["kind"] == "exact" and r["status"] == "optimal"} == \
@@ -766,8 +753,6 @@ def test_checkpoint_heuristics_use_only_the_rng_they_are_given(name):
         assert abs(m["monte_carlo_waste"] - run_["objective"]) <= 6 * m["monte_carlo_stderr"]
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: Family.simulate lets the simulator's own figure "
-                                       "replace the verified objective metric (families/__init__.py)")
 def test_the_objective_metric_is_the_verifiers_value_not_the_simulators():
     instance = checkpoint_model.generate(6, 0)
 

@@ -23,7 +23,6 @@ Several sweeps go in one file as ``[[sweep]]`` tables. Every problem is an
 from __future__ import annotations
 
 import itertools
-import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 
 from volsched.instances.errors import InputError, is_int, require
 from volsched.instances.io import read_text
+from volsched.solvers.problem import check_time_limit
 
 from ..families import FAMILIES, Family
 
@@ -96,12 +96,7 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
     methods = list(family.problem(problem).methods)
     method = exact.get("method", methods[0])
     require(method in methods, f"{where}.exact.method", f"must be one of {methods}, got {method!r}")
-    limit = exact.get("time_limit")
-    if limit is not None:
-        ok = isinstance(limit, (int, float)) and not isinstance(limit, bool)
-        require(ok and math.isfinite(limit) and limit > 0, f"{where}.exact.time_limit",
-                f"must be a positive number of seconds, got {limit!r}")
-        limit = float(limit)
+    limit = check_time_limit(exact.get("time_limit"), f"{where}.exact.time_limit")
 
     heuristics = obj.get("heuristics", sorted(family.heuristics))
     require(isinstance(heuristics, list), f"{where}.heuristics", "must be a list of names")
@@ -140,6 +135,9 @@ def _grid(family: Family, grid: dict, where: str) -> dict[str, list]:
         require(bool(options), key, f"not an option of {', '.join(g.name for g in specs)} (allowed: "
                 f"{', '.join(sorted({o.name for g in specs for o in g.options} - {'seed'}))})")
         require(name != "seed", key, "replicates are the sweep's `seeds`, not a grid key")
+        missing = [g.name for g in specs if not any(o.name == name for o in g.options)]
+        require(not missing, key, f"is not an option of {', '.join(missing)}: give each preset its own "
+                f"[[sweep]] table")
         option = options[0]
         require(not (isinstance(spec_values, list) and not spec_values), key,
                 "is an empty list: the grid would have no instance")

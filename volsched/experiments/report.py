@@ -258,7 +258,12 @@ def on_metric(rows: list[dict], metric: str | None) -> list[dict]:
     from ..families import FAMILIES
 
     if metric is None:
-        return rows
+        out = []
+        for r in rows:
+            family = FAMILIES.get(r["family"])
+            problem = family.problems.get(r.get("problem")) if family else None
+            out.append({**r, "metric": problem.objective_metric if problem else "objective"})
+        return out
     out, known = [], set()
     for r in rows:
         family = FAMILIES.get(r["family"])
@@ -274,7 +279,7 @@ def on_metric(rows: list[dict], metric: str | None) -> list[dict]:
         row = {**r, "metric": metric, "objective": (r.get("metrics") or {}).get(metric),
                "sense": declared.sense}
         if not objective:
-            row.update(ratio=None, ratio_lo=None, ratio_hi=None, optimum_proven=None)
+            row.update(ratio=None, ratio_lo=None, ratio_hi=None)
         out.append(row)
     if metric not in known:
         raise InputError(f"--metric: {metric!r} is not a metric of the store's problems "

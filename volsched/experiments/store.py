@@ -124,10 +124,11 @@ class Store:
             tables = self.db.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]
             if tables and version != SCHEMA_VERSION:
                 self.db.close()
-                raise InputError(f"{self.path}: a results store of layout {version or 1}, written by an "
-                                 f"older volsched; this one writes layout {SCHEMA_VERSION} (heuristic runs "
-                                 "keyed by their seed, metrics per row). Start a new store; the old one is "
-                                 "unchanged")
+                age = "an older" if version < SCHEMA_VERSION else "a newer"
+                raise InputError(f"{self.path}: a results store of layout {version or 1}, written by {age} "
+                                 f"volsched; this one reads and writes layout {SCHEMA_VERSION} (heuristic "
+                                 "runs keyed by their seed, metrics per row). Start a new store; the old "
+                                 "one is unchanged")
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)

@@ -106,7 +106,7 @@ class GeneratorSpec:
             return made  # each instance of a folder names its own single-instance generator
         # A fresh, already validated instance: set the field instead of re-running the
         # constructor's checks, which take plain lists, not the model's numpy arrays.
-        object.__setattr__(made, "params", {**made.params, **stored})
+        object.__setattr__(made, "params", stored)
         return made
 
 
@@ -218,7 +218,7 @@ class Family:
         unknown = set(metrics) - declared
         if unknown:
             raise RuntimeError(f"{self.name}: heuristic {name} reports undeclared metrics {sorted(unknown)}")
-        metrics = {problem.objective_metric: value, **metrics}
+        metrics = {**metrics, problem.objective_metric: value}  # the verifier's value, not the simulator's
         return {"heuristic": name, "problem": h.problem, "seed": seed, "objective": value,
                 "metrics": metrics, "solution": {"problem": h.problem, **solution}}
 
