@@ -8,8 +8,7 @@
   to; ``--methods a,b`` restricts a run to some methods.
 """
 
-import importlib
-
+from registry_helpers import registered_methods
 from slow_option import add_runslow, skip_slow
 
 
@@ -22,11 +21,6 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.addinivalue_line("markers", "problem(family, problem, exclude=()): run the test's `method` "
                                        "argument over every registered method of the problem")
-
-
-def registered_methods(family: str, problem: str) -> list[str]:
-    """The methods registered for ``problem`` in ``volsched.solvers.<family>.PROBLEMS``."""
-    return list(importlib.import_module(f"volsched.solvers.{family}").PROBLEMS[problem].methods)
 
 
 def pytest_generate_tests(metafunc):

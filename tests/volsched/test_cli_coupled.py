@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import assert_input_error, one_json, run
+from registry_helpers import registered_methods
 
 from volsched.instances.coupled import CoupledInstance
 from volsched.instances.io import read_json
@@ -15,7 +16,7 @@ from volsched.instances.io import read_json
 DATA = Path(__file__).resolve().parents[1] / "data"
 BROKEN = DATA / "broken" / "coupled"
 EXPECTED = json.loads((BROKEN / "EXPECTED.json").read_text())
-METHODS = ["bnb", "cpsat", "milp", "brute"]
+METHODS = registered_methods("coupled", "offline-coupled")
 
 VALID = {"format": "volsched-instance", "version": 1, "family": "coupled", "name": "valid",
          "params": {}, "data": {"availability": ["UUUU", "URUU", "UUDU"], "w": [1, 1, 1],
