@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -36,12 +35,17 @@ def reject_unless(condition: bool, field: str, message: str) -> None:
 
 
 def relative_gap(objective: float | None, bound: float | None) -> float | None:
-    """``|objective - bound| / |objective|`` (0 when both are 0, ``None`` when either is missing)."""
+    """``|objective - bound| / max(|objective|, |bound|)``: 0 when both are 0, ``None`` when one is missing.
+
+    Finite whenever both are present (an incumbent of 0 against a bound of 15
+    has gap 1, not infinity), and in [0, 1] when they share a sign. For a
+    minimisation with ``0 <= bound <= objective`` it is the usual
+    ``(objective - bound) / objective``.
+    """
     if objective is None or bound is None:
         return None
-    if objective == bound:
-        return 0.0
-    return abs(objective - bound) / abs(objective) if objective else math.inf
+    scale = max(abs(objective), abs(bound))
+    return 0.0 if scale == 0 else abs(objective - bound) / scale
 
 
 @dataclass
