@@ -386,10 +386,12 @@ def to_markdown(summary: dict) -> str:
                 "know an interval (mean `[lo, hi]`). %diff, stdv, %wins, %wins30 against the "
                 "reference heuristic (Casanova et al. 2013, Section VII-A).", ""]
         out += _markdown_table(
-            ["family", "heuristic", "instances", "fails", "proven", "ratio mean", "median", "p90", "max",
-             "<=1.1", "<1 (bug)", "unproven", "unproven ratio [lo, hi]", "unproven hi max", "no exact",
+            ["family", "heuristic", "metric", "mean", "instances", "fails", "proven", "ratio mean", "median",
+             "p90", "max", "<=1.1", "<1 (bug)", "unproven", "unproven ratio [lo, hi]", "unproven hi max",
+             "no exact",
              "reference", "%diff", "stdv", "%wins", "%wins30", "runtime mean (s)"],
-            [[r["family"], r["method"], str(r["instances"]), str(r["fails"]), str(r["proven"]),
+            [[r["family"], r["method"], r["metric"], _fmt(r["value_mean"], ".4g"), str(r["instances"]),
+              str(r["fails"]), str(r["proven"]),
               *(_fmt(r[k], ".3f") for k in ("ratio_mean", "ratio_median", "ratio_p90", "ratio_max",
                                             "within_1_1")),
               str(r["below_1"]), str(r["unproven"]),
