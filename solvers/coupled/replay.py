@@ -136,11 +136,12 @@ def _configurations(instance: CoupledInstance, confs) -> dict[int, np.ndarray]:
                     f"must be a non-negative integer, got {v!r}")
             reject_unless(v <= instance.mu[q], f"{field}.allocation[{q}]",
                     f"{v} tasks exceed mu[{q}] = {instance.mu[q]:g}")
-        x = np.asarray([int(v) for v in alloc], dtype=np.int64)
-        total = int(x.sum())
+            reject_unless(v <= m, f"{field}.allocation[{q}]", f"{v} tasks exceed the m = {m} of an iteration")
+        # Summed in Python integers: 2^62-sized entries must not wrap around to m in int64.
+        total = sum(int(v) for v in alloc)
         reject_unless(total in (0, m), f"{field}.allocation",
                 f"must be all zero (idle) or sum to m = {m}, sums to {total}")
-        out[int(start)] = x
+        out[int(start)] = np.asarray([int(v) for v in alloc], dtype=np.int64)
     return out
 
 

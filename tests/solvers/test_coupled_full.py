@@ -421,3 +421,15 @@ def test_solve_full_lower_bound_is_never_above_brute_force():
             assert result.bound <= expected
         if result.objective is not None:
             assert expected is not None and result.objective >= expected
+
+
+def test_huge_allocations_do_not_wrap_around_to_m():
+    """Issue 14: 2^62 tasks on three processors, 2^62 + 4 on a fourth and 1 on a fifth: m = 5 in int64."""
+    instance = paper_realization(5, 5, 1, 0, 0)
+    big = 2**62
+    alloc = [big, big, big, big + 4, 1] + [0] * (instance.p - 5)
+    assert np.asarray(alloc, dtype=np.uint64).astype(np.int64).sum() == 5  # the wrap the verifier must avoid
+    schedule = {"configurations": [{"start": 0, "allocation": alloc}], "communication": [],
+                "completions": [9]}
+    with pytest.raises(Infeasible, match=r"allocation\[0\]: .* exceed the m = 5"):
+        check_claim(instance, schedule, communication=False)
