@@ -28,6 +28,9 @@ def verify(instance: CheckpointInstance, a, claimed: float | None = None) -> flo
         ``a`` is not a valid schedule for ``instance``, or ``claimed`` differs
         from the recomputed value by more than ``RTOL`` (relative).
     """
+    if isinstance(a, (list, tuple)):
+        for j, v in enumerate(a):  # JSON true/false are not 0/1 (issue 14)
+            reject_unless(not isinstance(v, bool), f"a[{j}]", f"must be 0 or 1, got {v!r}")
     try:
         a = instance.check_schedule(a if isinstance(a, (list, tuple)) else np.asarray(a).tolist())
     except InputError as exc:
@@ -46,4 +49,4 @@ def verify_solution(instance: CheckpointInstance, solution) -> float:
 
 def describe(instance: CheckpointInstance, solution: dict, value: float, bound: float | None) -> dict:
     """The fields derived from a verified vector: its number of checkpoints."""
-    return {"a": [int(v) for v in solution["a"]], "checkpoints": int(sum(int(v) for v in solution["a"]))}
+    return {"checkpoints": int(sum(int(v) for v in solution["a"]))}

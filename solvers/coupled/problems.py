@@ -90,7 +90,7 @@ def _verify_offline(instance, solution) -> int:
 
 
 def _describe_offline(instance, solution, value, bound) -> dict:
-    out = {"processors": sorted(solution["processors"])}
+    out = {}
     w = int(instance.w.max())
     if int(instance.w.min()) == w:
         fits = True if value >= w else (False if bound is not None and bound < w else None)
@@ -125,10 +125,9 @@ def _verify_inf(instance, solution) -> int:
 
 
 def _describe_inf(instance, solution, value, bound) -> dict:
-    rows = sorted(solution["processors"])
-    k = len(rows)
+    k = len(solution["processors"])
     per = -(-instance.m // k)
-    return {"processors": rows, "k": k, "tasks_per_processor": per, "workload": per * int(instance.w[0]),
+    return {"k": k, "tasks_per_processor": per, "workload": per * int(instance.w[0]),
             "completion_slots": int(value)}
 
 

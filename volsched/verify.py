@@ -1,0 +1,122 @@
+"""``volsched verify``: check a solution, or a whole solve result, against an instance.
+
+Every claim a result file makes is recomputed or rejected by name (issue 14):
+the family and instance it names, its status, objective, bound and
+``verified`` flag, and each field the problem derives from a solution (its
+``describe``: a checkpoint count, a decision, a makespan...). A result of
+every status that ``solve`` writes is accepted when it holds: an
+``infeasible`` or ``unknown`` result carries no solution to replay, only a
+witness, which is checked where the problem has a partial verifier; the
+report says what could and could not be checked.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from volsched.instances.errors import InputError, is_number, require
+from volsched.solvers import Infeasible, SolveStatus
+
+from .families import Family
+
+STATUSES = tuple(s.value for s in SolveStatus)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if is_number(a) and is_number(b):
+        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+    return a == b
+
+
+def _number_or_none(obj: dict, key: str) -> float | None:
+    value = obj.get(key)
+    require(value is None or is_number(value), key, f"must be a finite number or null, got {value!r}")
+    return value
+
+
+def verify_result(family: Family, instance: Any, obj: Any) -> dict:
+    """Check ``obj`` (a solve result, or a bare solution object) against ``instance``.
+
+    Returns ``{"problem", "status", "objective", "checked": [...], "unchecked": [...]}``.
+
+    Raises
+    ------
+    InputError
+        A claim that does not hold, naming its field.
+    """
+    require(isinstance(obj, dict), "result", "must be a JSON object")
+    is_result = "solution" in obj
+    solution = obj["solution"] if is_result else obj
+    require(isinstance(solution, dict), "solution", "must be a JSON object")
+    problem = family.problem(solution.get("problem"), "solution.problem")
+    checked, unchecked = [], []
+    if is_result:
+        for key, expected in (("family", family.name), ("instance", instance.name)):
+            if key in obj:
+                require(obj[key] == expected, key, f"names {obj[key]!r}, the instance is {expected!r}")
+                checked.append(key)
+        if "verified" in obj:
+            require(isinstance(obj["verified"], bool), "verified",
+                    f"must be true or false, got {obj['verified']!r}")
+        status = obj.get("status")
+        require(status is None or status in STATUSES, "status",
+                f"must be one of {list(STATUSES)}, got {status!r}")
+    else:
+        status = None
+    claimed = _number_or_none(obj, "objective") if is_result or "objective" in obj else None
+    bound = _number_or_none(obj, "bound") if is_result else None
+
+    if status in ("infeasible", "unknown"):
+        require(claimed is None, "objective", f"an {status} result has no objective, got {claimed!r}")
+        try:
+            value = problem.verify(instance, solution)
+        except Infeasible:
+            pass
+        else:
+            raise InputError(f"status: claims {status}, but the solution is feasible "
+                             f"({problem.objective_metric} {value!r})")
+        if problem.verify_partial is not None and solution.keys() - {"problem"}:
+            try:
+                derived = problem.verify_partial(instance, solution)
+            except Infeasible as exc:
+                raise InputError(f"solution.{exc}") from None
+            _compare_derived(solution, derived)
+            checked.append("witness")
+        unchecked.append("that no solution exists" if status == "infeasible" else "why none was found")
+        return {"problem": problem.name, "status": status, "objective": None, "checked": checked,
+                "unchecked": unchecked}
+
+    try:
+        value = float(problem.verify(instance, solution))
+    except Infeasible as exc:
+        raise InputError(f"solution.{exc}") from None
+    checked.append("solution")
+    if claimed is not None:
+        require(_same(value, claimed), "objective", f"claimed {claimed!r} but the solution's is {value!r}")
+        checked.append("objective")
+    if status == "infeasible":
+        raise InputError("status: claims infeasible, but the solution is feasible")
+    if bound is not None:
+        beaten = bound > value if problem.sense == "min" else bound < value
+        require(not beaten or _same(bound, value), "bound",
+                f"{bound!r} is beaten by the solution's own {problem.objective_metric} {value!r} "
+                f"({problem.sense})")
+        checked.append("bound side")
+    if status == "optimal":
+        require(bound is not None and _same(bound, value), "status",
+                f"optimal needs a bound equal to the objective {value!r}, got {bound!r}")
+        unchecked.append("the proof of the bound (re-solve to confirm it)")
+    if problem.describe is not None:
+        _compare_derived(solution, problem.describe(instance, solution, value, bound))
+        checked.append("derived fields")
+    return {"problem": problem.name, "status": status, "objective": value, "checked": checked,
+            "unchecked": unchecked}
+
+
+def _compare_derived(solution: dict, derived: dict) -> None:
+    """Each field the problem derives must match the file's claim where the file makes one."""
+    for key, expected in derived.items():
+        if key in solution:
+            require(_same(solution[key], expected), f"solution.{key}",
+                    f"claims {solution[key]!r}, the solution gives {expected!r}")
