@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import is_int, is_number, require
+from .errors import MAX_FIELD_INT, is_int, is_number, require
 from .io import envelope, unwrap
 from .laws import (
     Empirical,
@@ -111,6 +111,7 @@ def _int_vector(values: Any, name: str) -> np.ndarray:
         v = v.item() if isinstance(v, np.generic) else v
         require(is_int(v), f"{name}[{i}]", f"must be a positive integer (time quanta), got {v!r}")
         require(v > 0, f"{name}[{i}]", f"must be a positive integer (time quanta), got {v!r}")
+        require(v <= MAX_FIELD_INT, f"{name}[{i}]", f"must be at most {MAX_FIELD_INT} quanta, got {v!r}")
     return np.asarray(values, dtype=np.int64)
 
 
@@ -229,6 +230,8 @@ def _same_mean_laws(mean: float) -> dict:
 
 #: Failure laws :func:`generate` offers. ``weibull`` is the paper's; the others
 #: share its mean time to failure, so that only the law's shape changes.
+#: The exact methods are quadratic in the slices; a larger job is refused, not run out of memory.
+MAX_SLICES = 100_000
 LAW_CHOICES = ("weibull", "exponential", "lognormal", "hyperexponential", "empirical")
 LOGNORMAL_SIGMA = 1.5
 EMPIRICAL_SAMPLES = 1000
@@ -251,6 +254,7 @@ def generate(
     1,000 draws from the Weibull).
     """
     require(is_int(n_slices) and n_slices >= 1, "slices", f"must be a positive integer, got {n_slices!r}")
+    require(n_slices <= MAX_SLICES, "slices", f"must be at most {MAX_SLICES}, got {n_slices!r}")
     require(is_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
     require(law in LAW_CHOICES, "law", f"must be one of {list(LAW_CHOICES)}, got {law!r}")
     lo, hi = slice_hours

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, is_int, is_number, require
+from .errors import MAX_FIELD_INT, InputError, check_int, is_int, is_number, require
 from .io import envelope, read_text, unwrap
 
 FAMILY = "coupled"
@@ -30,8 +30,7 @@ _DATA_KEYS = ("availability", "w", "mu", "m", "n_com", "T_prog", "T_data", "K")
 
 
 def _int_at_least(v: Any, low: int, name: str) -> int:
-    require(is_int(v) and v >= low, name, f"must be an integer >= {low}, got {v!r}")
-    return int(v)
+    return check_int(v, name, low, MAX_FIELD_INT)
 
 
 def parse_availability(rows: Any, name: str = "availability") -> np.ndarray:

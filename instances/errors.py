@@ -24,17 +24,27 @@ def is_int(value) -> bool:
 
 
 def check_int(value, field: str, low: int | None = None, high: int | None = None) -> int:
-    """``value`` if it is a plain integer in ``[low, high]``; else ``InputError`` naming ``field``."""
-    span = (f" >= {low}" if high is None else f" in [{low}, {high}]") if low is not None else \
-        ("" if high is None else f" <= {high}")
-    ok = is_int(value) and (low is None or value >= low) and (high is None or value <= high)
+    """``value`` as an ``int`` if it is an integer in ``[low, high]``; else ``InputError`` naming it."""
+    span = "" if low is None else f" >= {low}"
+    ok = is_int(value) and (low is None or value >= low)
     require(ok, field, f"must be an integer{span}, got {value!r}")
+    require(high is None or value <= high, field, f"must be at most {high}, got {value!r}")
     return int(value)
 
 
+#: The largest integer an instance field may hold: sums and products of a
+#: few such values stay exact in int64 and in OR-Tools' domains (issue 14).
+MAX_FIELD_INT = 10**9
+
+
 def is_number(value) -> bool:
-    """A finite real number that is not a ``bool``."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite real number that is not a ``bool`` (an integer too large for a float is not)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def check_number(value, field: str, low: float | None = None, high: float | None = None) -> float:

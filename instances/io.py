@@ -63,14 +63,24 @@ def unwrap(obj: Any, family: str, keys: tuple[str, ...], optional: tuple[str, ..
     return data
 
 
+#: Largest file volsched reads; a device like /dev/zero never ends (issue 14).
+MAX_READ_BYTES = 512 * 2**20
+
+
 def read_text(path: str | os.PathLike) -> str:
-    """A UTF-8 text file's contents; a missing or unreadable file is :class:`InputError`."""
+    """A UTF-8 text file's contents; a missing, unreadable or oversized file is :class:`InputError`."""
     path = Path(path)
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open("rb") as fh:
+            data = fh.read(MAX_READ_BYTES + 1)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    require(len(data) <= MAX_READ_BYTES, str(path), f"larger than {MAX_READ_BYTES // 2**20} MiB; not read")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise InputError(f"{path}: cannot read ({exc})") from None
 
 
@@ -81,18 +91,36 @@ def read_json(path: str | os.PathLike) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise InputError(f"{path}: JSON nested too deeply to be a volsched file") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_json(path: str | os.PathLike, obj: Any) -> None:
-    """Write ``obj`` as JSON atomically: a reader never sees a half-written file."""
+    """Write ``obj`` as JSON atomically (a reader never sees a half-written file), with the user's umask.
+
+    A path that cannot be written is :class:`InputError`, and nothing is left behind.
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    try:
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; an output file is like any other tool's
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(obj, fh, indent=1)
             fh.write("\n")
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise InputError(f"{path}: cannot write ({exc.strerror or exc})") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

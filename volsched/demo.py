@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from volsched.instances.errors import InputError
 from volsched.instances.io import write_json
 
 from .families import FAMILIES
@@ -23,7 +24,10 @@ def run_demo(out: Path, full: bool = False, quiet: bool = False, seed: int = 0) 
     (checkpoint: the bag-of-tasks Figures 1-3, hours on 2 cores).
     """
     begin = time.perf_counter()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--out: cannot create {out} ({exc.strerror or exc})") from None
     results, lines = {}, []
     for name, family in FAMILIES.items():
         if family.demo is None:

@@ -27,7 +27,7 @@ GENERATOR = GeneratorSpec(
     name="paper",
     help="one job drawn from the paper's Tables I and II for one client",
     options=(
-        Option("slices", lambda v, k: check_int(v, k, 1), 20, "number of slices n", int),
+        Option("slices", lambda v, k: check_int(v, k, 1, model.MAX_SLICES), 20, "number of slices n", int),
         Option("seed", lambda v, k: check_int(v, k, 0), 0, "random seed", int),
         Option("alpha", lambda v, k: check_number(v, k), 1.0, "re-execution ratio", float),
         Option("law", lambda v, k: check_choice(v, k, model.LAW_CHOICES), "weibull",
