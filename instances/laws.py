@@ -12,15 +12,28 @@ Expressions 1, 3 and 4): the expected waste of a checkpoint interval
 the left, as the paper's ``tau_last < t_fault <= tau_next``.
 
 Each law gives two one-sided forms, the *head* ``H(t) = E[T; T <= t]`` and the
-*tail* ``TE(t) = E[T; T > t]`` (``H + TE`` is the mean), written so that each
-is accurate where it is small (regularized incomplete gamma functions and
-``ndtr`` from ``scipy.special``). :meth:`FailureLaw.partial_expectation`
-differences the head early in the law and the tail late in it, so that a job
-much shorter than the mean time to failure, or far in the tail, loses no
-digits to cancellation. A law without a closed form inherits numeric
-integration of the survival function (``H(t) = int_0^t (S(u) - S(t)) du``,
-``TE(t) = t S(t) + int_t^inf S(u) du``); the tests use that path as an oracle
-for every closed form.
+*tail* ``TE(t) = E[T; T > t]`` (``H + TE`` is the mean), each computed to full
+relative accuracy wherever it is a normal double, without overflow, however
+heavy the tail: the Weibull and exponential head is ``t z e^{-z} M(1, nu + 1,
+z) / nu`` (Kummer's function, ``scipy.special.hyp1f1``) below the mode and the
+tails are taken in log space (``gammaln``, ``log_ndtr``); the log-normal head
+and tail are ``t/2 exp(-u^2/2) erfcx(...)``, in which the huge mean
+``exp(mu + sigma^2/2)`` cancels algebraically. :meth:`FailureLaw.partial_expectation`
+differences whichever of ``H(b) - H(a)`` and ``TE(a) - TE(b)`` has the smaller
+terms, and :meth:`FailureLaw.interval_probability` whichever of ``F(b) - F(a)``
+and ``S(a) - S(b)``: the rounding error of each is a few ulps of
+``min(H(b), TE(a))`` (resp. ``min(F(b), S(a))``), never of the mean. (A heavy
+tail puts the median of ``F`` far below the point where ``H = TE``: a split at
+the median differenced ``TE ~ 1e50`` for a log-normal law with ``sigma = 15``.)
+
+A law without a closed form inherits numeric integration of the survival
+function (``H(t) = int_0^t (S(u) - S(t)) du``, ``TE(t) = t S(t) + int_t^inf
+S(u) du``); the tests use that path as an oracle for every closed form.
+
+The readers accept every law whose parameters are finite and in range
+(:data:`WEIBULL_SHAPE_RANGE`, :data:`LOGNORMAL_SIGMA_MAX`): over that range the
+checkpoint model's expected waste is computed to :data:`WASTE_RTOL` relative
+(see :class:`volsched.instances.checkpoint.CheckpointInstance`).
 """
 
 from __future__ import annotations
@@ -36,6 +49,17 @@ from scipy import integrate, special
 from .errors import InputError, is_number, require
 
 _QUAD = {"limit": 200, "epsabs": 1e-13, "epsrel": 1e-12}
+#: Relative accuracy to which the checkpoint model computes an expected waste
+#: over the accepted ranges below (measured in ``benchmarks/RESULTS.md``, issue 14).
+WASTE_RTOL = 1e-10
+#: Weibull shapes accepted: the tests cover this range (property test, Monte Carlo).
+WEIBULL_SHAPE_RANGE = (0.01, 100.0)
+#: The largest log-normal ``sigma`` accepted.
+LOGNORMAL_SIGMA_MAX = 100.0
+_RANGE_REASON = (f"outside it the expected waste is not checked to {WASTE_RTOL:g} relative "
+                 "(the range the closed forms and the verifier's quadrature are tested on)")
+#: The smallest rate whose mean ``1/rate`` is a double (the smallest normal double, ~2.2e-308).
+_TINY_RATE = float(np.finfo(float).tiny)
 
 
 def _finite(value: Any, name: str) -> float:
@@ -53,11 +77,49 @@ def _positive(value: Any, name: str) -> float:
     return value
 
 
+def _rate(value: Any, name: str) -> float:
+    value = _positive(value, name)
+    require(value >= _TINY_RATE, name, f"must be at least {_TINY_RATE!r} (its mean 1/rate must be a double), "
+            f"got {value!r}")
+    return value
+
+
+def _exp(x: float) -> float:
+    """``e^x``, ``inf`` beyond the largest double (``math.exp`` raises)."""
+    return math.exp(x) if x < 709.78 else math.inf
+
+
 def _vector(values: Any, name: str) -> np.ndarray:
     require(isinstance(values, (list, tuple, np.ndarray)), name, "must be a list of numbers")
     for i, v in enumerate(values):
         _finite(v.item() if isinstance(v, np.generic) else v, f"{name}[{i}]")
     return np.asarray(values, dtype=float)
+
+
+def _gamma_head_tail(t, z, nu: float, scale):
+    """``H = scale gamma(nu, z)`` and ``TE = scale Gamma(nu, z)`` for ``T = scale Z^(1/k)``, ``Z ~ Exp(1)``.
+
+    ``z = (t / scale)^k`` and ``nu = 1 + 1/k``, so ``scale z^nu = t z``. Up to
+    the mode (``z <= nu``) the head is ``t z e^{-z} M(1, nu + 1, z) / nu``, exact
+    to a few ulps down to the smallest ``t z`` (``scale Gamma(nu) P(nu, z)``
+    underflows long before, and ``Gamma(nu)`` overflows for ``k < 0.006``);
+    beyond it, and for the tail everywhere, ``scale Gamma(nu) P`` (resp. ``Q``),
+    taken in log space when the mean ``scale Gamma(nu)`` overflows (a tail
+    too large for a double is ``inf``).
+    """
+    t, z, scale = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(z, dtype=float),
+                                      np.asarray(scale, dtype=float))
+    head = np.empty(t.shape)
+    low = z <= nu
+    with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
+        head[low] = t[low] * z[low] * np.exp(-z[low]) * special.hyp1f1(1.0, nu + 1.0, z[low]) / nu
+        mean = scale * special.gamma(nu)
+        log_mean = np.log(scale) + special.gammaln(nu)
+        p, q = special.gammainc(nu, z), special.gammaincc(nu, z)
+        big = np.isinf(mean)
+        head[~low] = np.where(big, np.exp(log_mean + np.log(p)), mean * p)[~low]
+        tail = np.where(big, np.exp(log_mean + np.log(q)), mean * q)
+    return head, tail
 
 
 class FailureLaw(ABC):
@@ -97,23 +159,23 @@ class FailureLaw(ABC):
         return np.vectorize(one, otypes=[float])(t)
 
     def interval_probability(self, a, b):
-        """``P(a < T <= b)``, from the CDF early in the law and the survival function late."""
-        fb = self.cdf(b)
-        return np.where(fb <= 0.5, fb - self.cdf(a), self.sf(a) - self.sf(b))
+        """``P(a < T <= b)``: ``F(b) - F(a)`` while ``F(b) <= S(a)``, else ``S(a) - S(b)``."""
+        fb, sa = self.cdf(b), self.sf(a)
+        return np.where(fb <= sa, fb - self.cdf(a), sa - self.sf(b))
 
     def partial_expectation(self, a, b):
         """``PE(a, b) = E[T; a < T <= b]`` for ``a <= b``; ``b`` may be ``inf``.
 
-        ``H(b) - H(a)`` while ``F(b) <= 1/2``, ``TE(a) - TE(b)`` once
-        ``F(a) >= 1/2``, and ``mean - H(a) - TE(b)`` across the median: each
-        difference is of terms no larger than the result's scale.
+        ``H(b) - H(a)`` while ``H(b) <= TE(a)``, else ``TE(a) - TE(b)``: the
+        rounding error is a few ulps of ``min(H(b), TE(a))``. (``H(b) <= b`` is
+        always finite; the tail, which may be ``inf`` for a heavy law, is
+        differenced only when it is the smaller.)
         """
         a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
-        head = self.cdf(b) <= 0.5
-        tail = self.cdf(a) >= 0.5
-        h_a, te_b = self.head_expectation(a), self.tail_expectation(b)
-        out = np.where(head, self.head_expectation(b) - h_a,
-                       np.where(tail, self.tail_expectation(a) - te_b, self.mean - h_a - te_b))
+        h_b, te_a = self.head_expectation(b), self.tail_expectation(a)
+        head = h_b <= te_a
+        with np.errstate(invalid="ignore"):
+            out = np.where(head, h_b - self.head_expectation(a), te_a - self.tail_expectation(b))
         return out if out.ndim else float(out)
 
     @property
@@ -139,18 +201,18 @@ class FailureLaw(ABC):
 
 @dataclass(frozen=True, eq=False)
 class Exponential(FailureLaw):
-    """Exponential law, ``S(t) = exp(-rate t)``.
+    """Exponential law, ``S(t) = exp(-rate t)``: the Weibull law of shape 1 and scale ``1/rate``.
 
-    ``H(t) = P(2, rate t) / rate`` and ``TE(t) = Q(2, rate t) / rate`` with
-    ``P``, ``Q`` the regularized lower and upper incomplete gamma functions
-    (``TE(t) = (t + 1/rate) exp(-rate t)``).
+    ``H(t) = P(2, rate t) / rate`` and ``TE(t) = Q(2, rate t) / rate = (t + 1/rate) exp(-rate t)``
+    with ``P``, ``Q`` the regularized lower and upper incomplete gamma
+    functions, computed as :func:`_gamma_head_tail` says.
     """
 
     rate: float
     kind: ClassVar[str] = "exponential"
 
     def __post_init__(self):
-        object.__setattr__(self, "rate", _positive(self.rate, "rate"))
+        object.__setattr__(self, "rate", _rate(self.rate, "rate"))
 
     def sf(self, t):
         return np.exp(-self.rate * np.maximum(t, 0.0))
@@ -158,11 +220,15 @@ class Exponential(FailureLaw):
     def cdf(self, t):
         return -np.expm1(-self.rate * np.maximum(t, 0.0))
 
+    def _head_tail(self, t):
+        t = np.maximum(t, 0.0)
+        return _gamma_head_tail(t, self.rate * t, 2.0, 1.0 / self.rate)
+
     def head_expectation(self, t):
-        return special.gammainc(2.0, self.rate * np.maximum(t, 0.0)) / self.rate
+        return self._head_tail(t)[0]
 
     def tail_expectation(self, t):
-        return special.gammaincc(2.0, self.rate * np.maximum(t, 0.0)) / self.rate
+        return self._head_tail(t)[1]
 
     @property
     def mean(self) -> float:
@@ -180,7 +246,9 @@ class Weibull(FailureLaw):
     """Weibull law, ``S(t) = exp(-(t/scale)^shape)``.
 
     With ``nu = 1 + 1/shape`` and ``z = (t/scale)^shape``:
-    ``H(t) = scale Gamma(nu) P(nu, z)`` and ``TE(t) = scale Gamma(nu) Q(nu, z)``.
+    ``H(t) = scale Gamma(nu) P(nu, z)`` and ``TE(t) = scale Gamma(nu) Q(nu, z)``,
+    computed as :func:`_gamma_head_tail` says. ``shape`` must lie in
+    :data:`WEIBULL_SHAPE_RANGE`.
     """
 
     shape: float
@@ -188,11 +256,16 @@ class Weibull(FailureLaw):
     kind: ClassVar[str] = "weibull"
 
     def __post_init__(self):
-        object.__setattr__(self, "shape", _positive(self.shape, "shape"))
+        shape = _positive(self.shape, "shape")
+        low, high = WEIBULL_SHAPE_RANGE
+        require(low <= shape <= high, "shape",
+                f"must be in [{low}, {high}], got {shape!r}: {_RANGE_REASON}")
+        object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "scale", _positive(self.scale, "scale"))
 
     def _z(self, t):
-        return (np.maximum(t, 0.0) / self.scale) ** self.shape
+        with np.errstate(over="ignore", under="ignore"):
+            return (np.maximum(t, 0.0) / self.scale) ** self.shape
 
     def sf(self, t):
         return np.exp(-self._z(t))
@@ -200,17 +273,20 @@ class Weibull(FailureLaw):
     def cdf(self, t):
         return -np.expm1(-self._z(t))
 
+    def _head_tail(self, t):
+        t = np.maximum(t, 0.0)
+        return _gamma_head_tail(t, self._z(t), 1.0 + 1.0 / self.shape, self.scale)
+
     def head_expectation(self, t):
-        nu = 1.0 + 1.0 / self.shape
-        return self.scale * special.gamma(nu) * special.gammainc(nu, self._z(t))
+        return self._head_tail(t)[0]
 
     def tail_expectation(self, t):
-        nu = 1.0 + 1.0 / self.shape
-        return self.scale * special.gamma(nu) * special.gammaincc(nu, self._z(t))
+        return self._head_tail(t)[1]
 
     @property
     def mean(self) -> float:
-        return self.scale * math.gamma(1.0 + 1.0 / self.shape)
+        nu = 1.0 + 1.0 / self.shape
+        return self.scale * math.gamma(nu) if nu < 171 else _exp(math.log(self.scale) + math.lgamma(nu))
 
     def sample(self, rng, size):
         return self.scale * rng.weibull(self.shape, size)
@@ -239,14 +315,15 @@ class HyperExponential(FailureLaw):
         for i, p in enumerate(probs.tolist()):
             require(0.0 <= p <= 1.0, f"probs[{i}]", f"must be in [0, 1], got {p!r}")
         for i, r in enumerate(rates.tolist()):
-            require(r > 0.0, f"rates[{i}]", f"must be positive, got {r!r}")
+            _rate(r, f"rates[{i}]")
         total = float(probs.sum())
         require(abs(total - 1.0) <= 1e-9, "probs", f"must sum to 1, got {total!r}")
         object.__setattr__(self, "probs", probs)
         object.__setattr__(self, "rates", rates)
 
     def _rt(self, t):
-        return np.maximum(np.asarray(t, dtype=float), 0.0)[..., None] * self.rates
+        with np.errstate(over="ignore"):
+            return np.maximum(np.asarray(t, dtype=float), 0.0)[..., None] * self.rates
 
     def sf(self, t):
         return np.exp(-self._rt(t)) @ self.probs
@@ -254,15 +331,19 @@ class HyperExponential(FailureLaw):
     def cdf(self, t):
         return -np.expm1(-self._rt(t)) @ self.probs
 
+    def _head_tail(self, t):
+        t = np.maximum(np.asarray(t, dtype=float), 0.0)[..., None]
+        return _gamma_head_tail(t, t * self.rates, 2.0, 1.0 / self.rates)
+
     def head_expectation(self, t):
-        return special.gammainc(2.0, self._rt(t)) @ (self.probs / self.rates)
+        return self._head_tail(t)[0] @ self.probs
 
     def tail_expectation(self, t):
-        return special.gammaincc(2.0, self._rt(t)) @ (self.probs / self.rates)
+        return self._head_tail(t)[1] @ self.probs
 
     @property
     def mean(self) -> float:
-        return float(self.probs @ (1.0 / self.rates))
+        return float(self.tail_expectation(0.0))
 
     def sample(self, rng, size):
         phase = rng.choice(len(self.probs), size=size, p=self.probs)
@@ -276,8 +357,14 @@ class HyperExponential(FailureLaw):
 class LogNormal(FailureLaw):
     """Log-normal law: ``ln T ~ N(mu, sigma^2)``.
 
-    ``S(t) = Phi((mu - ln t)/sigma)``, ``H(t) = M Phi((ln t - mu - sigma^2)/sigma)`` and
-    ``TE(t) = M Phi((mu + sigma^2 - ln t)/sigma)`` with ``M = exp(mu + sigma^2/2)``.
+    ``S(t) = Phi(-u)`` with ``u = (ln t - mu)/sigma``; with ``x = u - sigma`` and
+    the mean ``M = exp(mu + sigma^2/2)``, ``H(t) = M Phi(x)`` and ``TE(t) = M Phi(-x)``.
+    Since ``M exp(-x^2/2) = t exp(-u^2/2)``, ``M Phi(-|x|) = t/2 exp(-u^2/2)
+    erfcx(|x|/sqrt 2)``: the side below ``x = 0`` (``t = exp(mu + sigma^2)``,
+    where ``H = TE``) is computed that way, without ``M`` (``e^{117}`` at
+    ``sigma = 15``, beyond the largest double at ``sigma = 38``), and the other
+    as ``M - `` that side, or ``exp(mu + sigma^2/2 + log_ndtr(-x))``.
+    ``sigma`` is at most :data:`LOGNORMAL_SIGMA_MAX`.
     """
 
     mu: float
@@ -286,7 +373,10 @@ class LogNormal(FailureLaw):
 
     def __post_init__(self):
         object.__setattr__(self, "mu", _finite(self.mu, "mu"))
-        object.__setattr__(self, "sigma", _positive(self.sigma, "sigma"))
+        sigma = _positive(self.sigma, "sigma")
+        require(sigma <= LOGNORMAL_SIGMA_MAX, "sigma",
+                f"must be at most {LOGNORMAL_SIGMA_MAX}, got {sigma!r}: {_RANGE_REASON}")
+        object.__setattr__(self, "sigma", sigma)
 
     def _log(self, t):
         with np.errstate(divide="ignore"):
@@ -298,15 +388,28 @@ class LogNormal(FailureLaw):
     def cdf(self, t):
         return special.ndtr((self._log(t) - self.mu) / self.sigma)
 
+    def _head_tail(self, t):
+        t = np.maximum(np.asarray(t, dtype=float), 0.0)
+        u = (self._log(t) - self.mu) / self.sigma
+        x = u - self.sigma
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            half = 0.5 * t * np.exp(-0.5 * u * u)
+            near = half * special.erfcx(np.abs(x) / math.sqrt(2.0))  # H below x = 0, TE above
+            head = np.where(x <= 0, near, self.mean - near)
+            tail = np.where(x >= 0, near, np.exp(self.mu + 0.5 * self.sigma**2 + special.log_ndtr(-x)))
+        head = np.where(t == 0, 0.0, np.where(np.isposinf(t), self.mean, head))
+        tail = np.where(t == 0, self.mean, np.where(np.isposinf(t), 0.0, tail))
+        return head, tail
+
     def head_expectation(self, t):
-        return self.mean * special.ndtr((self._log(t) - self.mu - self.sigma**2) / self.sigma)
+        return self._head_tail(t)[0]
 
     def tail_expectation(self, t):
-        return self.mean * special.ndtr((self.mu + self.sigma**2 - self._log(t)) / self.sigma)
+        return self._head_tail(t)[1]
 
     @property
     def mean(self) -> float:
-        return math.exp(self.mu + self.sigma**2 / 2)
+        return _exp(self.mu + self.sigma**2 / 2)
 
     def sample(self, rng, size):
         return rng.lognormal(self.mu, self.sigma, size)
@@ -334,6 +437,7 @@ class Empirical(FailureLaw):
         for i, v in enumerate(x.tolist()):
             require(v > 0, f"samples[{i}]", f"must be positive, got {v!r}")
         x = np.sort(x)
+        require(math.isfinite(math.fsum(x)), "samples", "their sum must be a finite double")
         object.__setattr__(self, "samples", x)
         object.__setattr__(self, "_prefix", np.concatenate([[0.0], np.cumsum(x)]))
         object.__setattr__(self, "_suffix", np.concatenate([np.cumsum(x[::-1])[::-1], [0.0]]))
