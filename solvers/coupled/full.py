@@ -1,7 +1,8 @@
 """Problem ``full``: proven bounds for any size, the exact CP-SAT model when ``p H`` is small.
 
 Lower bounds: the ``iterations`` optimum (relaxing communication can only
-lower the makespan, :mod:`.iterations`) and :func:`trivial_bound`.
+lower the makespan, :mod:`.iterations`), :func:`trivial_bound` and
+:func:`transfer_bound` (the master's bandwidth).
 Upper bound: the :func:`.full_greedy.greedy_full` schedule, improved by the
 model of :mod:`.full_cpsat` (hinted with it) when the method is ``cpsat``.
 The outcome is proven when the bounds meet or CP-SAT proves it. When not even
@@ -36,6 +37,71 @@ def trivial_bound(instance: CoupledInstance) -> int:
     return instance.T_prog + instance.K * (instance.T_data + low)
 
 
+#: Allocations enumerated at most for the one-iteration transfer bound; beyond, the relaxed form.
+MAX_ALLOCATIONS = 200_000
+
+
+def transfer_bound(instance: CoupledInstance) -> int:
+    """A lower bound from the master's bandwidth: transfer slots plus computation slots.
+
+    Section III: a slot in which an attempt computes has no transfer (every
+    enrolled worker must receive nothing, III-A, and transfers go only to
+    enrolled workers, III-C), and the master sends at most ``n_com`` messages
+    per slot and one to a processor (III-B). Nobody holds the program at the
+    start and data never crosses iterations, so ``K`` iterations on
+    allocations with at least ``k`` workers need ``k T_prog + K m T_data``
+    transfers and ``K W_min`` computing slots:
+
+    .. math:: C \\ge \\lceil (k_{min} T_{prog} + K m T_{data}) / n_{com} \\rceil + K W_{min}.
+
+    With ``K = 1`` the bound is taken per allocation ``x`` (``k(x)`` workers,
+    workload ``W(x) = max x_q w_q``, and the busiest worker's own
+    ``T_prog + x_q T_data`` transfer slots) and minimised over every
+    allocation, when there are at most :data:`MAX_ALLOCATIONS`.
+    """
+    p, m, big_k = instance.p, instance.m, instance.K
+    t_prog, t_data, n_com = instance.T_prog, instance.T_data, instance.n_com
+    caps = [int(min(instance.mu[q], m)) for q in range(p)]
+    w = [int(v) for v in instance.w]
+    if big_k == 1:
+        best = _per_allocation_bound(caps, w, m, t_prog, t_data, n_com)
+        if best is not None:
+            return best
+    k_min = next(k for k in range(1, p + 1) if sum(sorted(caps, reverse=True)[:k]) >= m)
+    return -(-(k_min * t_prog + big_k * m * t_data) // n_com) + big_k * min_workload(instance, range(p))
+
+
+def _per_allocation_bound(caps, w, m, t_prog, t_data, n_com) -> int | None:
+    """``min_x [max(ceil((k(x) T_prog + m T_data) / n_com), T_prog + max_q x_q T_data) + W(x)]``."""
+    p = len(caps)
+    room = [sum(caps[q:]) for q in range(p)] + [0]
+    best, visited = None, 0
+    x = [0] * p
+
+    def walk(q: int, left: int) -> bool:
+        nonlocal best, visited
+        visited += 1
+        if visited > MAX_ALLOCATIONS:
+            return False
+        if left == 0:
+            chosen = [v for v in x if v]
+            sends = max(-(-(len(chosen) * t_prog + m * t_data) // n_com), t_prog + max(chosen) * t_data)
+            value = sends + max(x[j] * w[j] for j in range(p))
+            best = value if best is None else min(best, value)
+            return True
+        if q == p or room[q] < left:
+            return True
+        for v in range(min(caps[q], left), -1, -1):
+            x[q] = v
+            if not walk(q + 1, left - v):
+                x[q] = 0
+                return False
+        x[q] = 0
+        return True
+
+    return best if walk(0, m) else None
+
+
 def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, model: bool) -> MethodOutcome:
     """Bounds, the greedy schedule, and with ``model`` the exact CP-SAT model.
 
@@ -53,7 +119,8 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
     if len(relaxed) < instance.K:
         return MethodOutcome({"completed_iterations_without_communication": len(relaxed)}, None,
                              instance.horizon + 1, True)
-    lower_bounds = {"iterations": relaxed[-1].completion + 1, "communication": trivial_bound(instance)}
+    lower_bounds = {"iterations": relaxed[-1].completion + 1, "communication": trivial_bound(instance),
+                    "transfers": transfer_bound(instance)}
     lower = max(lower_bounds.values())
     schedule = greedy_full(instance)
     upper = None if schedule is None else schedule["completions"][-1] + 1

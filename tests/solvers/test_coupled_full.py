@@ -1,6 +1,8 @@
 """Problem ``full`` (Section III with communication): replay, CP-SAT model, greedy, against brute force."""
 
 import copy
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ from volsched.instances.coupled import CoupledInstance, generate_paper, paper_re
 from volsched.instances.errors import InputError
 from volsched.solvers import Infeasible, SolveStatus
 from volsched.solvers.coupled import solve
+from volsched.solvers.coupled.full import transfer_bound
 from volsched.solvers.coupled.full_cpsat import MAX_CELLS, solve_full_cpsat, trivial_bound
 from volsched.solvers.coupled.full_greedy import greedy_full
 from volsched.solvers.coupled.replay import check_claim, replay
@@ -300,6 +303,7 @@ def test_cpsat_matches_brute_force(seed):
     else:
         assert bound == expected and check_claim(instance, schedule) == expected
         assert trivial_bound(instance) <= expected
+        assert transfer_bound(instance) <= expected
 
 
 @pytest.mark.parametrize("seed", range(16))
@@ -421,6 +425,27 @@ def test_solve_full_lower_bound_is_never_above_brute_force():
             assert result.bound <= expected
         if result.objective is not None:
             assert expected is not None and result.objective >= expected
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_transfer_bound_never_exceeds_brute_force(seed):
+    """Issue 14 (tiny instances proven): the bandwidth bound, against the BFS over every decision."""
+    rng = np.random.default_rng([21, seed])
+    instance = random_tiny(rng, max_p=3, max_h=9)
+    expected = brute_full(instance)
+    if expected is not None:
+        assert transfer_bound(instance) <= expected
+
+
+def test_the_repro_without_a_proof_is_proven_at_once():
+    path = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "repro" / \
+        "coupled-full-6x12-no-proof.json"
+    if not path.exists():
+        pytest.skip(f"{path} is absent")
+    instance = CoupledInstance.from_json(json.loads(path.read_text()))
+    result = solve(instance, problem="full", time_limit=20)
+    assert (result.status, result.objective, result.bound) == (SolveStatus.OPTIMAL, 9.0, 9.0)
+    assert result.runtime_s < 5 and transfer_bound(instance) == 9
 
 
 def test_huge_allocations_do_not_wrap_around_to_m():
