@@ -19,6 +19,7 @@ import numpy as np
 from .errors import MAX_FIELD_INT, is_int, is_number, require
 from .io import envelope, unwrap
 from .laws import (
+    WASTE_RTOL,
     Empirical,
     Exponential,
     FailureLaw,
@@ -104,6 +105,11 @@ def checkpoint_quanta(size_mb: np.ndarray, bandwidth_mbps: float) -> np.ndarray:
     return np.maximum(1, np.ceil(seconds / (60.0 * QUANTUM_MINUTES))).astype(np.int64)
 
 
+#: The smallest accepted probability that the job fails before it ends (see
+#: :class:`CheckpointInstance`).
+MIN_FAILURE_PROBABILITY = 1e-250
+
+
 def _int_vector(values: Any, name: str) -> np.ndarray:
     require(isinstance(values, (list, tuple, np.ndarray)), name, "must be a list of integers")
     values = list(values)
@@ -147,6 +153,15 @@ class CheckpointInstance:
         require(is_number(alpha) and 0 < alpha <= 1, "alpha",
                 f"must be in (0, 1], got {alpha!r}")
         require(isinstance(self.law, FailureLaw), "law", "must be a FailureLaw")
+        # Every schedule's waste is at least F(tau_n + c_n): below the threshold
+        # it would be lost in the doubles' underflow, not computed. (An empirical
+        # law's probabilities are exact multiples of 1/N, 0 included.)
+        finish = float(p.sum() + c[-1])
+        failing = float(self.law.cdf(finish))
+        require(failing >= MIN_FAILURE_PROBABILITY or isinstance(self.law, Empirical), "law",
+                f"{self.law.describe()} fails before the job ends (t = {finish:g}) with probability "
+                f"{failing:.3g} < {MIN_FAILURE_PROBABILITY:g}: a waste that small underflows double "
+                f"precision, it cannot be computed to {WASTE_RTOL:g} relative")
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "c", c)
         object.__setattr__(self, "alpha", float(alpha))

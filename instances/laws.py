@@ -96,30 +96,24 @@ def _vector(values: Any, name: str) -> np.ndarray:
     return np.asarray(values, dtype=float)
 
 
-def _gamma_head_tail(t, z, nu: float, scale):
+def _gamma_head_tail(t, z, nu: float, scale, mean):
     """``H = scale gamma(nu, z)`` and ``TE = scale Gamma(nu, z)`` for ``T = scale Z^(1/k)``, ``Z ~ Exp(1)``.
 
-    ``z = (t / scale)^k`` and ``nu = 1 + 1/k``, so ``scale z^nu = t z``. Up to
-    the mode (``z <= nu``) the head is ``t z e^{-z} M(1, nu + 1, z) / nu``, exact
-    to a few ulps down to the smallest ``t z`` (``scale Gamma(nu) P(nu, z)``
-    underflows long before, and ``Gamma(nu)`` overflows for ``k < 0.006``);
-    beyond it, and for the tail everywhere, ``scale Gamma(nu) P`` (resp. ``Q``),
-    taken in log space when the mean ``scale Gamma(nu)`` overflows (a tail
-    too large for a double is ``inf``).
+    ``z = (t / scale)^k``, ``nu = 1 + 1/k`` and ``mean = scale Gamma(nu)``, so
+    ``scale z^nu = t z``. Up to the mode (``z <= nu``) the head is
+    ``t z e^{-z} M(1, nu + 1, z) / nu``, exact to a few ulps down to the
+    smallest ``t z`` (``mean P(nu, z)`` underflows long before); beyond it the
+    head is at least ``mean / 2`` and is ``mean - TE``. The tail is
+    ``mean Q(nu, z)``, in log space when the mean overflows (``Gamma(nu)``
+    alone does for ``k < 0.006``; a tail too large for a double is ``inf``).
     """
-    t, z, scale = np.broadcast_arrays(np.asarray(t, dtype=float), np.asarray(z, dtype=float),
-                                      np.asarray(scale, dtype=float))
-    head = np.empty(t.shape)
-    low = z <= nu
     with np.errstate(divide="ignore", over="ignore", under="ignore", invalid="ignore"):
-        head[low] = t[low] * z[low] * np.exp(-z[low]) * special.hyp1f1(1.0, nu + 1.0, z[low]) / nu
-        mean = scale * special.gamma(nu)
-        log_mean = np.log(scale) + special.gammaln(nu)
-        p, q = special.gammainc(nu, z), special.gammaincc(nu, z)
-        big = np.isinf(mean)
-        head[~low] = np.where(big, np.exp(log_mean + np.log(p)), mean * p)[~low]
-        tail = np.where(big, np.exp(log_mean + np.log(q)), mean * q)
-    return head, tail
+        near = t * z * np.exp(-z) * special.hyp1f1(1.0, nu + 1.0, np.minimum(z, nu)) / nu
+        if np.isfinite(mean).all():
+            tail = mean * special.gammaincc(nu, z)
+        else:
+            tail = np.exp(np.log(scale) + special.gammaln(nu) + np.log(special.gammaincc(nu, z)))
+        return np.where(z <= nu, near, mean - tail), tail
 
 
 class FailureLaw(ABC):
@@ -171,12 +165,14 @@ class FailureLaw(ABC):
         always finite; the tail, which may be ``inf`` for a heavy law, is
         differenced only when it is the smaller.)
         """
-        a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
-        h_b, te_a = self.head_expectation(b), self.tail_expectation(a)
-        head = h_b <= te_a
+        (h_a, te_a), (h_b, te_b) = self._head_tail(a), self._head_tail(b)
         with np.errstate(invalid="ignore"):
-            out = np.where(head, h_b - self.head_expectation(a), te_a - self.tail_expectation(b))
+            out = np.where(h_b <= te_a, h_b - h_a, te_a - te_b)
         return out if out.ndim else float(out)
+
+    def _head_tail(self, t):
+        """``(H(t), TE(t))``; laws that compute both at once override it."""
+        return self.head_expectation(t), self.tail_expectation(t)
 
     @property
     def mean(self) -> float:
@@ -222,7 +218,7 @@ class Exponential(FailureLaw):
 
     def _head_tail(self, t):
         t = np.maximum(t, 0.0)
-        return _gamma_head_tail(t, self.rate * t, 2.0, 1.0 / self.rate)
+        return _gamma_head_tail(t, self.rate * t, 2.0, 1.0 / self.rate, 1.0 / self.rate)
 
     def head_expectation(self, t):
         return self._head_tail(t)[0]
@@ -275,7 +271,7 @@ class Weibull(FailureLaw):
 
     def _head_tail(self, t):
         t = np.maximum(t, 0.0)
-        return _gamma_head_tail(t, self._z(t), 1.0 + 1.0 / self.shape, self.scale)
+        return _gamma_head_tail(t, self._z(t), 1.0 + 1.0 / self.shape, self.scale, self.mean)
 
     def head_expectation(self, t):
         return self._head_tail(t)[0]
@@ -333,13 +329,14 @@ class HyperExponential(FailureLaw):
 
     def _head_tail(self, t):
         t = np.maximum(np.asarray(t, dtype=float), 0.0)[..., None]
-        return _gamma_head_tail(t, t * self.rates, 2.0, 1.0 / self.rates)
+        head, tail = _gamma_head_tail(t, t * self.rates, 2.0, 1.0 / self.rates, 1.0 / self.rates)
+        return head @ self.probs, tail @ self.probs
 
     def head_expectation(self, t):
-        return self._head_tail(t)[0] @ self.probs
+        return self._head_tail(t)[0]
 
     def tail_expectation(self, t):
-        return self._head_tail(t)[1] @ self.probs
+        return self._head_tail(t)[1]
 
     @property
     def mean(self) -> float:
@@ -392,13 +389,13 @@ class LogNormal(FailureLaw):
         t = np.maximum(np.asarray(t, dtype=float), 0.0)
         u = (self._log(t) - self.mu) / self.sigma
         x = u - self.sigma
+        mean = self.mean
         with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-            half = 0.5 * t * np.exp(-0.5 * u * u)
-            near = half * special.erfcx(np.abs(x) / math.sqrt(2.0))  # H below x = 0, TE above
-            head = np.where(x <= 0, near, self.mean - near)
+            near = 0.5 * t * np.exp(-0.5 * u * u) * special.erfcx(np.abs(x) / math.sqrt(2.0))
+            head = np.where(x <= 0, near, mean - near)
             tail = np.where(x >= 0, near, np.exp(self.mu + 0.5 * self.sigma**2 + special.log_ndtr(-x)))
-        head = np.where(t == 0, 0.0, np.where(np.isposinf(t), self.mean, head))
-        tail = np.where(t == 0, self.mean, np.where(np.isposinf(t), 0.0, tail))
+        if np.any(np.isposinf(t)):  # inf * exp(-inf) above; t = 0 needs no case
+            head, tail = np.where(np.isposinf(t), mean, head), np.where(np.isposinf(t), 0.0, tail)
         return head, tail
 
     def head_expectation(self, t):

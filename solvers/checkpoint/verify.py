@@ -1,8 +1,30 @@
 """Independent verifier for checkpoint schedules.
 
 Checks the vector's shape and ``a_n = 1`` and recomputes its expected waste by
-plain interval-by-interval summation (:meth:`CheckpointInstance.expected_waste`),
-sharing nothing with the DAG, the DP or the enumeration.
+its own route, sharing no closed form with the model (no partial expectation,
+head or tail, none of :mod:`volsched.instances.laws`' code): only the
+definition of each law's survival function, written here from the law's
+parameters. Expression 1 of Bouguerra et al. (2011) splits into the
+checkpoint intervals ``(s_k, e_k]`` (closing overhead ``sigma_k``, see
+:meth:`CheckpointInstance.expected_waste`) and integrates by parts into
+
+.. math:: \\int_{s}^{e} [\\sigma + \\alpha (t - s)] f(t) dt
+          = \\sigma P(s < T \\le e) + \\alpha \\int_s^e (S(t) - S(e)) dt,
+
+whose integrand is non-negative, bounded and monotone: no cancellation
+between terms of the integral, no density singularity at ``t = 0``. Each
+integral is taken by a vectorised adaptive Gauss-Kronrod (7, 15) rule over all
+intervals at once, starting from panels refined geometrically towards each
+interval's start and split at the law's scale or median, and refined until the
+summed error estimates ``|K15 - G7|`` are below :data:`QUAD_RTOL` of the
+total. ``P`` and the integrand are differenced on the side of the smaller
+terms (``F(e) - F(t)`` while ``F(e) <= S(s)``). An empirical law needs no
+integral: the verifier averages the waste of each observation exactly.
+
+Accuracy: about :data:`QUAD_RTOL` relative plus a few ulps of
+``sum_k sigma_k min(F(e_k), S(s_k))`` for the probabilities, i.e. better than
+1e-11 relative on every instance the readers accept (measured against 50-digit
+``mpmath`` quadrature in the tests).
 """
 
 from __future__ import annotations
@@ -10,6 +32,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import special
 
 from volsched.instances.checkpoint import CheckpointInstance
 from volsched.instances.errors import InputError
@@ -17,6 +40,156 @@ from volsched.instances.errors import InputError
 from ..result import Infeasible, reject_unless
 
 RTOL = 1e-9
+#: Stop refining when the summed error estimates fall below this fraction of the waste.
+QUAD_RTOL = 1e-12
+_MAX_ROUNDS = 200
+#: Geometric refinement towards an interval's start: down to ``2^-60`` of its length.
+_MAX_DEPTH = 60
+
+# Gauss-Kronrod (7, 15) on [-1, 1] (QUADPACK qk15): Kronrod nodes, their weights, and
+# the Gauss weights of the nodes of odd index.
+_XK = np.array([0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
+                0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
+                0.586087235467691130294144845693013, 0.405845151377397166906606412076961,
+                0.207784955007898467600689403773245, 0.0])
+_WK = np.array([0.022935322010529224963732008058970, 0.063092092629978553290700663189204,
+                0.104790010322250183839876322541518, 0.140653259715525918745189590510238,
+                0.169004726639267902826583426598550, 0.190350578064785409913256402421014,
+                0.204432940075298892414161999234649, 0.209482141084727828012999174891714])
+_WG = np.array([0.129484966168869693270611432679082, 0.279705391489276667901467771423780,
+                0.381830050505118944950369775488975, 0.417959183673469387755102040816327])
+NODES = np.concatenate([-_XK[:-1], _XK[::-1]])
+KRONROD = np.concatenate([_WK[:-1], _WK[::-1]])
+GAUSS = np.zeros(15)
+GAUSS[[1, 3, 5, 9, 11, 13]] = np.concatenate([_WG[:-1], _WG[:-1][::-1]])
+GAUSS[7] = _WG[-1]
+
+
+def survival_pair(law) -> tuple:
+    """``(S, F, points)`` of a law from its parameters: the definitions, vectorised.
+
+    ``points`` are where the law changes scale (a Weibull's scale, a
+    log-normal's median, each exponential phase's mean): the first panels
+    are split there so that a near-step survival function is not missed.
+    """
+    d = law.to_dict()
+    kind = d["kind"]
+    if kind == "exponential":
+        r = d["rate"]
+        return (lambda t: np.exp(-r * t)), (lambda t: -np.expm1(-r * t)), [1.0 / r]
+    if kind == "weibull":
+        k, s = d["shape"], d["scale"]
+
+        def z(t):
+            return (t / s) ** k
+
+        return (lambda t: np.exp(-z(t))), (lambda t: -np.expm1(-z(t))), [s]
+    if kind == "lognormal":
+        mu, sg = d["mu"], d["sigma"]
+
+        def u(t):
+            return (np.log(t) - mu) / sg
+
+        median = math.exp(mu) if mu < 709 else math.inf
+        return (lambda t: special.ndtr(-u(t))), (lambda t: special.ndtr(u(t))), [median]
+    if kind == "hyperexponential":
+        p, r = np.asarray(d["probs"]), np.asarray(d["rates"])
+        return ((lambda t: np.exp(-np.multiply.outer(t, r)) @ p),
+                (lambda t: -np.expm1(-np.multiply.outer(t, r)) @ p), list(1.0 / r))
+    raise TypeError(f"no survival function for a {kind} law")
+
+
+def _empirical_waste(samples, start, end, sigma, alpha) -> float:
+    """Mean over the observations ``x`` of ``sigma_k + alpha (x - s_k)`` for ``x`` in ``(s_k, e_k]``."""
+    x = np.asarray(samples, dtype=float)
+    k = np.searchsorted(end, x, side="left")
+    inside = k < len(end)
+    k = k[inside]
+    return math.fsum((sigma[k] + alpha * (x[inside] - start[k])).tolist()) / len(x)
+
+
+def _initial_panels(start, end, points):
+    """Panels ``(lo, hi, owner)``: each interval cut geometrically towards its start and at ``points``."""
+    lo, hi, owner = [], [], []
+    for k, (s, e) in enumerate(zip(start.tolist(), end.tolist(), strict=True)):
+        width = e - s
+        depth = _MAX_DEPTH if s == 0 else int(min(_MAX_DEPTH, max(0, math.ceil(math.log2(width / s)))))
+        cuts = {s + width * 2.0**-j for j in range(1, depth + 1)}
+        cuts |= {x for x in points if s < x < e}
+        edges = [s, *sorted(c for c in cuts if s < c < e), e]
+        lo += edges[:-1]
+        hi += edges[1:]
+        owner += [k] * (len(edges) - 1)
+    return np.array(lo), np.array(hi), np.array(owner, dtype=np.int64)
+
+
+def _lost_work(start, end, sf, cdf, points):
+    """``int_s^e (S(t) - S(e)) dt`` per interval by adaptive Gauss-Kronrod, and the ``P`` terms."""
+    f_end, s_start = cdf(end), sf(start)
+    low_side = f_end <= s_start
+    prob = np.where(low_side, f_end - cdf(start), s_start - sf(end))
+    s_end = sf(end)
+
+    def rule(lo, hi, owner):
+        half = 0.5 * (hi - lo)
+        t = (0.5 * (lo + hi))[:, None] + half[:, None] * NODES
+        g = np.empty(t.shape)
+        rows = low_side[owner]
+        g[rows] = f_end[owner[rows], None] - cdf(t[rows])
+        g[~rows] = sf(t[~rows]) - s_end[owner[~rows], None]
+        g = np.maximum(g, 0.0)  # S is non-increasing: a negative value is rounding
+        k15, g7 = g @ KRONROD * half, g @ GAUSS * half
+        return k15, np.abs(k15 - g7)
+
+    lo, hi, owner = _initial_panels(start, end, points)
+    est, err = rule(lo, hi, owner)
+    return prob, lo, hi, owner, est, err, rule
+
+
+def waste_by_quadrature(instance: CheckpointInstance, a: np.ndarray) -> float:
+    """Expected waste of the valid schedule ``a`` by the route in the module docstring.
+
+    Raises
+    ------
+    Infeasible
+        The quadrature did not reach :data:`QUAD_RTOL` (no value to certify).
+    """
+    closing = np.flatnonzero(a) + 1
+    sigma = np.cumsum(instance.c[closing - 1]).astype(float)
+    end = (instance.tau[closing] + sigma).astype(float)
+    start = np.concatenate([[0.0], end[:-1]])
+    alpha, law = instance.alpha, instance.law
+    if law.kind == "empirical":
+        return _empirical_waste(law.to_dict()["samples"], start, end, sigma, alpha)
+    sf, cdf, points = survival_pair(law)
+    with np.errstate(divide="ignore", over="ignore", under="ignore"):
+        prob, lo, hi, owner, est, err, rule = _lost_work(start, end, sf, cdf, points)
+        overhead = math.fsum((sigma * prob).tolist())
+        for _ in range(_MAX_ROUNDS):
+            total = overhead + alpha * math.fsum(est.tolist())
+            budget = QUAD_RTOL * total / alpha
+            if err.sum() <= budget:
+                return total
+            mid = 0.5 * (lo + hi)
+            splittable = (mid > lo) & (mid < hi)
+            # Split the worst panels until the others' errors sum to at most half the budget.
+            order = np.argsort(-np.where(splittable, err, 0.0))
+            rest = err.sum() - np.cumsum(err[order])
+            chosen = order[: int(np.searchsorted(-rest, -0.5 * budget)) + 1]
+            chosen = chosen[splittable[chosen]]
+            if len(chosen) == 0:
+                break
+            keep = np.ones(len(lo), dtype=bool)
+            keep[chosen] = False
+            new_lo = np.concatenate([lo[chosen], mid[chosen]])
+            new_hi = np.concatenate([mid[chosen], hi[chosen]])
+            new_owner = np.concatenate([owner[chosen], owner[chosen]])
+            new_est, new_err = rule(new_lo, new_hi, new_owner)
+            lo, hi, owner = (np.concatenate([x[keep], y]) for x, y in
+                             ((lo, new_lo), (hi, new_hi), (owner, new_owner)))
+            est, err = np.concatenate([est[keep], new_est]), np.concatenate([err[keep], new_err])
+    raise Infeasible(f"checkpoint: the verifier's quadrature did not reach {QUAD_RTOL:g} relative "
+                     f"(estimated error {alpha * err.sum():.3g} on {total:.6g})")
 
 
 def verify(instance: CheckpointInstance, a, claimed: float | None = None) -> float:
@@ -35,7 +208,7 @@ def verify(instance: CheckpointInstance, a, claimed: float | None = None) -> flo
         a = instance.check_schedule(a if isinstance(a, (list, tuple)) else np.asarray(a).tolist())
     except InputError as exc:
         raise Infeasible(str(exc)) from None
-    value = instance.expected_waste(a)
+    value = waste_by_quadrature(instance, a)
     if claimed is not None and not math.isclose(value, claimed, rel_tol=RTOL, abs_tol=1e-12):
         raise Infeasible(f"checkpoint: claimed expected waste {claimed!r} but the schedule's is {value!r}")
     return value
