@@ -58,6 +58,10 @@ _WK = np.array([0.022935322010529224963732008058970, 0.0630920926299785532907006
                 0.204432940075298892414161999234649, 0.209482141084727828012999174891714])
 _WG = np.array([0.129484966168869693270611432679082, 0.279705391489276667901467771423780,
                 0.381830050505118944950369775488975, 0.417959183673469387755102040816327])
+#: Probability levels whose quantiles cut the first panels (see :func:`survival_pair`).
+LEVELS = np.concatenate([10.0 ** -np.arange(15.0, 1.0, -1.0), np.arange(0.05, 0.951, 0.05),
+                         1.0 - 10.0 ** -np.arange(2.0, 16.0)])
+_EXP_LEVELS = -np.log1p(-LEVELS)  # the Exp(1) quantiles
 NODES = np.concatenate([-_XK[:-1], _XK[::-1]])
 KRONROD = np.concatenate([_WK[:-1], _WK[::-1]])
 GAUSS = np.zeros(15)
@@ -68,34 +72,39 @@ GAUSS[7] = _WG[-1]
 def survival_pair(law) -> tuple:
     """``(S, F, points)`` of a law from its parameters: the definitions, vectorised.
 
-    ``points`` are where the law changes scale (a Weibull's scale, a
-    log-normal's median, each exponential phase's mean): the first panels
-    are split there so that a near-step survival function is not missed.
+    ``points`` are the law's quantiles at :data:`LEVELS` (each phase's, for a
+    mixture): the first panels are cut there, so that a survival function
+    that drops over a width far below the interval's (a log-normal law with a
+    tiny ``sigma``, a Weibull law of shape 100) is resolved on its own scale
+    rather than slipping between the quadrature nodes.
     """
     d = law.to_dict()
     kind = d["kind"]
-    if kind == "exponential":
-        r = d["rate"]
-        return (lambda t: np.exp(-r * t)), (lambda t: -np.expm1(-r * t)), [1.0 / r]
-    if kind == "weibull":
-        k, s = d["shape"], d["scale"]
+    with np.errstate(divide="ignore", over="ignore"):
+        if kind == "exponential":
+            r = d["rate"]
+            return (lambda t: np.exp(-r * t)), (lambda t: -np.expm1(-r * t)), _EXP_LEVELS / r
+        if kind == "weibull":
+            k, s = d["shape"], d["scale"]
 
-        def z(t):
-            return (t / s) ** k
+            def z(t):
+                return (t / s) ** k
 
-        return (lambda t: np.exp(-z(t))), (lambda t: -np.expm1(-z(t))), [s]
-    if kind == "lognormal":
-        mu, sg = d["mu"], d["sigma"]
+            return ((lambda t: np.exp(-z(t))), (lambda t: -np.expm1(-z(t))),
+                    s * _EXP_LEVELS ** (1.0 / k))
+        if kind == "lognormal":
+            mu, sg = d["mu"], d["sigma"]
 
-        def u(t):
-            return (np.log(t) - mu) / sg
+            def u(t):
+                return (np.log(t) - mu) / sg
 
-        median = math.exp(mu) if mu < 709 else math.inf
-        return (lambda t: special.ndtr(-u(t))), (lambda t: special.ndtr(u(t))), [median]
-    if kind == "hyperexponential":
-        p, r = np.asarray(d["probs"]), np.asarray(d["rates"])
-        return ((lambda t: np.exp(-np.multiply.outer(t, r)) @ p),
-                (lambda t: -np.expm1(-np.multiply.outer(t, r)) @ p), list(1.0 / r))
+            return ((lambda t: special.ndtr(-u(t))), (lambda t: special.ndtr(u(t))),
+                    np.exp(mu + sg * special.ndtri(LEVELS)))
+        if kind == "hyperexponential":
+            p, r = np.asarray(d["probs"]), np.asarray(d["rates"])
+            return ((lambda t: np.exp(-np.multiply.outer(t, r)) @ p),
+                    (lambda t: -np.expm1(-np.multiply.outer(t, r)) @ p),
+                    np.outer(1.0 / r, _EXP_LEVELS).ravel())
     raise TypeError(f"no survival function for a {kind} law")
 
 
@@ -110,12 +119,13 @@ def _empirical_waste(samples, start, end, sigma, alpha) -> float:
 
 def _initial_panels(start, end, points):
     """Panels ``(lo, hi, owner)``: each interval cut geometrically towards its start and at ``points``."""
+    points = np.asarray(points, dtype=float)
     lo, hi, owner = [], [], []
     for k, (s, e) in enumerate(zip(start.tolist(), end.tolist(), strict=True)):
         width = e - s
         depth = _MAX_DEPTH if s == 0 else int(min(_MAX_DEPTH, max(0, math.ceil(math.log2(width / s)))))
         cuts = {s + width * 2.0**-j for j in range(1, depth + 1)}
-        cuts |= {x for x in points if s < x < e}
+        cuts |= set(points[(points > s) & (points < e)].tolist())
         edges = [s, *sorted(c for c in cuts if s < c < e), e]
         lo += edges[:-1]
         hi += edges[1:]
