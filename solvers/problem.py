@@ -26,6 +26,7 @@ from typing import Any
 
 from volsched.instances.errors import InputError, check_int, is_number, require
 
+from .deadline import HardStop, hard_limit, hard_seconds
 from .result import Infeasible, SolveResult, SolveStatus, VerificationError
 
 #: Relative tolerance under which a method's objective and the verifier's agree.
@@ -177,7 +178,7 @@ def check_time_limit(time_limit: Any, field_name: str = "--time-limit") -> float
 
 
 def finish(family: str, problem: Problem, method: str, instance: Any, run: Callable[[], MethodOutcome],
-           ) -> SolveResult:
+           hard: float | None = None) -> SolveResult:
     """Run ``run()`` (the method), verify its solution and build the one :class:`SolveResult`.
 
     Status rules:
@@ -189,6 +190,9 @@ def finish(family: str, problem: Problem, method: str, instance: Any, run: Calla
       from the verified value has its proof discarded: it is ``optimal`` only
       if its bound still meets the verified value.
 
+    With ``hard`` (seconds), a method still running then is interrupted
+    (:mod:`.deadline`) and the outcome is ``unknown``, with ``info.stopped``.
+
     Raises
     ------
     VerificationError
@@ -196,7 +200,12 @@ def finish(family: str, problem: Problem, method: str, instance: Any, run: Calla
         its own verified solution: a solver bug (exit 1), never bad input.
     """
     begin = time.perf_counter()
-    outcome = run()
+    try:
+        with hard_limit(hard):
+            outcome = run()
+    except HardStop:
+        outcome = MethodOutcome(None, None, None, False,
+                                {"stopped": f"hard time limit: still running after {hard:.3g} s"})
     runtime = time.perf_counter() - begin
     if not isinstance(outcome, MethodOutcome):
         raise VerificationError(f"{family} {problem.name}: method {method} returned "
@@ -263,4 +272,5 @@ def solve(family: str, problems: Mapping[str, Problem], instance: Any, problem: 
     if chosen.check is not None:
         chosen.check(instance)
     fn = chosen.methods[method]
-    return finish(family, chosen, method, instance, lambda: fn(instance, time_limit, seed))
+    hard = None if time_limit is None else hard_seconds(time_limit)
+    return finish(family, chosen, method, instance, lambda: fn(instance, time_limit, seed), hard)

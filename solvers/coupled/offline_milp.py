@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pulp
 
+from ..deadline import HardStop, kill_children
+
 
 def solve_milp(up: np.ndarray, m: int, time_limit: float | None = None,
                ) -> tuple[list[int], int | None, int | None, bool]:
@@ -18,7 +20,11 @@ def solve_milp(up: np.ndarray, m: int, time_limit: float | None = None,
     for q, t in zip(*np.nonzero(~up), strict=True):
         prob += x[q] + y[t] <= 1
     solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit)
-    prob.solve(solver)
+    try:
+        prob.solve(solver)
+    except HardStop:
+        kill_children("cbc")  # CBC reads and presolves a large model without looking at its limit
+        raise
     status = pulp.LpStatus[prob.status]
     if status != "Optimal" and prob.sol_status not in (pulp.LpSolutionIntegerFeasible,):
         return [], None, None, False

@@ -13,15 +13,14 @@ import hashlib
 import json
 import math
 import platform
-import signal
 import socket
-import threading
 import time
 from datetime import UTC, datetime
 from typing import Any
 
 from volsched import __version__
 from volsched.solvers import SolveStatus
+from volsched.solvers.deadline import HardStop, hard_limit
 
 from ..families import FAMILIES
 from .config import Sweep
@@ -71,29 +70,6 @@ def build_tasks(sweep: Sweep) -> list[dict]:
     return tasks
 
 
-class TaskTimeout(Exception):
-    """The hard per-task limit fired."""
-
-
-def _alarm(_signum, _frame):
-    raise TaskTimeout
-
-
-def _with_hard_limit(seconds: float | None, fn):
-    """Run ``fn()`` under a SIGALRM limit where signals are available (a worker's main thread)."""
-    usable = seconds is not None and hasattr(signal, "setitimer") \
-        and threading.current_thread() is threading.main_thread()
-    if not usable:
-        return fn()
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        return fn()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def _finite(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else float(x)
 
@@ -117,20 +93,21 @@ def run_task(task: dict) -> dict:
         if task["kind"] == "exact":
             limit = task["method_params"].get("time_limit")
             hard = None if limit is None else limit * HARD_LIMIT_FACTOR + HARD_LIMIT_GRACE_S
-            result = _with_hard_limit(hard, lambda: family.solve(
-                instance, problem=task["problem"], method=task["method"], time_limit=limit,
-                seed=task["params"]["seed"]))
+            with hard_limit(hard):  # the task's own guard, around solve's (which comes first)
+                result = family.solve(instance, problem=task["problem"], method=task["method"],
+                                      time_limit=limit, seed=task["params"]["seed"])
             row["objective"], row["bound"] = _finite(result.objective), _finite(result.bound)
             row["metrics"] = {} if result.objective is None else \
                 {family.problems[task["problem"]].objective_metric: _finite(result.objective)}
             stopped = limit is not None and result.status in (SolveStatus.FEASIBLE, SolveStatus.UNKNOWN)
             row["status"] = "timeout" if stopped else result.status.value
+            row["error"] = result.info.get("stopped")
         else:
             run = family.simulate(instance, task["method"], task["method_params"]["seed"])
             row["objective"] = _finite(run["objective"])
             row["metrics"] = {k: _finite(v) for k, v in run["metrics"].items()}
             row["status"] = "ok"
-    except TaskTimeout:
+    except HardStop:
         row["status"], row["error"] = "timeout", "hard time limit reached; no bound available"
     except Exception as exc:  # noqa: BLE001 - a failing task is stored, the sweep goes on
         row["status"], row["error"] = "error", f"{type(exc).__name__}: {exc}"

@@ -1,0 +1,54 @@
+"""Time limits are honoured: ``solve`` returns within the stated slack (issue 14, section 1)."""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import pytest
+
+import volsched.solvers.coupled
+from volsched.instances.coupled import generate_markov
+from volsched.solvers import SolveStatus
+from volsched.solvers.coupled import solve
+from volsched.solvers.deadline import HardStop, hard_limit, hard_seconds
+
+
+def test_the_stated_slack():
+    assert hard_seconds(10.0) == pytest.approx(12.0)
+    assert hard_seconds(0.1) == pytest.approx(1.11)
+
+
+def test_a_method_that_ignores_its_limit_is_stopped_and_reports_unknown(monkeypatch):
+    def stubborn(instance, time_limit, seed):
+        time.sleep(30)
+
+    monkeypatch.setitem(volsched.solvers.coupled.PROBLEMS["offline-coupled"].methods, "stubborn", stubborn)
+    begin = time.perf_counter()
+    result = solve(generate_markov(6, 30, 2, 0), method="stubborn", time_limit=0.2)
+    assert time.perf_counter() - begin < hard_seconds(0.2) + 0.5
+    assert result.status is SolveStatus.UNKNOWN and result.objective is None
+    assert result.info["stopped"].startswith("hard time limit")
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_milp_on_a_large_model_returns_within_the_slack():
+    """CBC reads and presolves without looking at its limit; the hard stop kills it."""
+    instance = generate_markov(200, 1000, 10, 1)
+    begin = time.perf_counter()
+    result = solve(instance, method="milp", time_limit=0.2)
+    assert time.perf_counter() - begin < hard_seconds(0.2) + 1.0
+    assert result.status in (SolveStatus.UNKNOWN, SolveStatus.FEASIBLE)
+
+
+def test_hard_limits_nest_and_restore_the_outer_one():
+    with pytest.raises(HardStop):
+        with hard_limit(0.3):
+            with hard_limit(5.0):
+                time.sleep(2)  # the outer, earlier limit fires inside the inner block
+    with hard_limit(5.0):
+        with hard_limit(0.05):
+            pass
+        remaining = signal.getitimer(signal.ITIMER_REAL)[0]
+        assert 4.0 < remaining <= 5.0
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
