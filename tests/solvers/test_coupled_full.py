@@ -445,7 +445,7 @@ def test_the_repro_without_a_proof_is_proven_at_once():
     instance = CoupledInstance.from_json(json.loads(path.read_text()))
     result = solve(instance, problem="full", time_limit=20)
     assert (result.status, result.objective, result.bound) == (SolveStatus.OPTIMAL, 9.0, 9.0)
-    assert result.runtime_s < 5 and transfer_bound(instance) == 9
+    assert result.info["model"].startswith("not needed") and transfer_bound(instance) == 9
 
 
 def test_huge_allocations_do_not_wrap_around_to_m():
