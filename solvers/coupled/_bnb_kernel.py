@@ -9,14 +9,23 @@ solution (items are processors, elements slots); mode 1 fixes ``b`` and raises
 bounds and why they are valid are in :mod:`.bnb`.
 
 Bitsets are ``uint64`` words; a node's elements are renumbered to consecutive
-bits when they are sparse (``pext``), so deep nodes work on a few words. Nodes
-with at most 64 candidates (:func:`_small`) keep candidate sets, the pair graph
-and colour classes in single words and reuse a preallocated workspace per depth.
+bits when they are sparse (``pext``), so deep nodes work on a few words.
+
+One routine, :func:`_explore`, searches every node. A node's arrays are a row of a
+:class:`Level`, named arrays with a leading row axis: a wide node (more than
+``SMALL`` candidates, or the root) allocates a one-row Level; the nodes of a small
+subtree share the preallocated rows of :attr:`Search.small`, one per depth, and are
+searched with an explicit stack. The steps of a node are helpers that numba inlines
+into :func:`_explore`; they take the arrays they use rather than the Level, because
+numba counts references (atomically) to every array of a tuple passed to a call,
+which costs more than a small node's own work, while an array passed to an inlined
+helper costs nothing as long as the helper neither calls nor allocates.
 """
 
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -29,9 +38,10 @@ from numba.extending import intrinsic
 # bound left unexplored, mode, incumbent value, the decision target, root branches passed.
 A_, B_, NODES, TICK, STOP, OPEN, MODE, BEST, TARGET, REACHED, BRANCH = range(11)
 STATE_SIZE = 11
-SMALL = 64  # candidates handled by _small (one word)
-DEPTH = SMALL + 2  # its workspace depth: it chooses at most 64 items
+SMALL = 64  # most candidates of a small node: its candidate sets are one word
+DEPTH = SMALL + 2  # rows of a small subtree: each row has fewer candidates than the one above
 ONE = np.uint64(1)
+CARRY, MASK = 64, 65  # rows of the element filter's scratch after its (at most 64) bit planes
 
 
 @intrinsic
@@ -193,11 +203,73 @@ def tabu(A, start, iterations, deadline):
     return best, np.sort(best_set)
 
 
+class Level(NamedTuple):
+    """The arrays of the nodes on one path, one row per node (the leading axis, ``d``).
+
+    The nodes of a small subtree (at most ``SMALL`` candidates) share :attr:`Search.small`,
+    a row per depth below the subtree's first node; a wide node (more candidates, or the
+    root) has a one-row :class:`Level` of its own. The node in row ``d`` has ``n[d]``
+    candidates with rows of ``W[d]`` words and ``nw = ceil(n[d] / 64)`` words per candidate
+    set. Its parent writes ``R``, ``ids``, ``Y``, ``n``, ``W`` and ``s``; the node the rest.
+    """
+
+    R: np.ndarray  # (d, n, W) uint64: each candidate's elements within Y, filtered in place
+    ids: np.ndarray  # (d, n) int64: the candidates' item numbers
+    cnt: np.ndarray  # (d, n) int64: their element counts
+    Y: np.ndarray  # (d, W) uint64: the elements common to the chosen items
+    order: np.ndarray  # (d, n) int64: candidate indices by decreasing count, ties in input order
+    S: np.ndarray  # (d, n, W) uint64: the rows in that order (positions), sparse elements packed
+    P: np.ndarray  # (d, n) int64: the item of each position
+    scnt: np.ndarray  # (d, n) int64: the count of each position, decreasing
+    adj: np.ndarray  # (d, n, nw) uint64: the pair graph over positions
+    classes: np.ndarray  # (d, n + 1, nw) uint64: colour classes 1 .. ncol
+    colour_of: np.ndarray  # (d, n) int64: the colour of each position
+    out: np.ndarray  # (d, n) int64: positions in colouring order (branching runs backwards)
+    colour: np.ndarray  # (d, n) int64: colour of out[d, k]
+    remaining: np.ndarray  # (d, nw) uint64: the candidates not branched on yet
+    nxt: np.ndarray  # (d, nw) uint64: the candidates of the child being built
+    n: np.ndarray  # (d,) int64: number of candidates
+    W: np.ndarray  # (d,) int64: words of the rows
+    s: np.ndarray  # (d,) int64: number of items chosen
+    ncol: np.ndarray  # (d,) int64: number of colours
+    at: np.ndarray  # (d,) int64: the index into out of the next branch (downwards)
+
+
+class Search(NamedTuple):
+    """One search: the bitset matrices, its state, the current and best sets, a workspace."""
+
+    A0: np.ndarray  # (items, element words) uint64
+    B: np.ndarray  # (elements, item words) uint64
+    st: np.ndarray  # the state vector (A_, B_, NODES, ...)
+    chosen: np.ndarray  # chosen[:s]: the items of the current node
+    best_set: np.ndarray  # the incumbent's set
+    claim: np.ndarray  # claim[0]: the next root branch that no search took
+    deadline: float  # a time.perf_counter() value
+    small: Level  # the rows of a small subtree: DEPTH rows of SMALL candidates
+    planes: np.ndarray  # (MASK + 1, words) uint64: scratch of the element filter on wide nodes
+
+
 @njit(cache=True, nogil=True)
-def _close(A0, B, chosen, s, st, best_set):
+def _level(depth, n, W):
+    """A :class:`Level` of ``depth`` rows of at most ``n`` candidates of ``W`` words."""
+    nw = (n + 63) >> 6
+    return Level(np.empty((depth, n, W), np.uint64), np.empty((depth, n), np.int64),
+                 np.empty((depth, n), np.int64), np.empty((depth, W), np.uint64),
+                 np.empty((depth, n), np.int64), np.empty((depth, n, W), np.uint64),
+                 np.empty((depth, n), np.int64), np.empty((depth, n), np.int64),
+                 np.empty((depth, n, nw), np.uint64), np.empty((depth, n + 1, nw), np.uint64),
+                 np.empty((depth, n), np.int64), np.empty((depth, n), np.int64),
+                 np.empty((depth, n), np.int64), np.empty((depth, nw), np.uint64),
+                 np.empty((depth, nw), np.uint64), np.zeros(depth, np.int64), np.zeros(depth, np.int64),
+                 np.zeros(depth, np.int64), np.zeros(depth, np.int64), np.zeros(depth, np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _close(sr, s):
     """Mode 1: the first ``b`` elements common to ``chosen[:s]`` as the processor set, and the
     number of items common to those elements (at least ``s``)."""
-    b = st[B_]
+    A0, B, chosen, best_set = sr.A0, sr.B, sr.chosen, sr.best_set
+    b = sr.st[B_]
     words = A0.shape[1]
     common = A0[chosen[0]].copy()
     for i in range(1, s):
@@ -243,47 +315,13 @@ def _stopping(st, deadline, period):
     return st[STOP] != 0
 
 
-@njit(cache=True, nogil=True)
-def _at_least(M, n, need, planes, carry, out):
-    """``out[t]``: the bits of word ``t`` set in at least ``need`` of the rows ``M[:n]``.
-
-    Bit-sliced counters (``planes[j]`` holds bit ``j`` of every position's count), each loop
-    running over the words so that it vectorises.
-    """
-    depth = planes.shape[0]
-    nz = M.shape[1]
-    for j in range(depth):
-        for t in range(nz):
-            planes[j, t] = 0
-    for i in range(n):
-        for t in range(nz):
-            carry[t] = M[i, t]
-        for j in range(depth):
-            for t in range(nz):
-                low = planes[j, t] & carry[t]
-                planes[j, t] ^= carry[t]
-                carry[t] = low
-    for t in range(nz):
-        out[t] = 0
-        carry[t] = ~np.uint64(0)
-    for j in range(depth - 1, -1, -1):
-        if (need >> j) & 1:
-            for t in range(nz):
-                carry[t] &= planes[j, t]
-        else:
-            for t in range(nz):
-                out[t] |= carry[t] & planes[j, t]
-                carry[t] &= ~planes[j, t]
-    for t in range(nz):
-        out[t] |= carry[t]
-
-
-@njit(cache=True, nogil=True)
-def _at_least_word(M, n, w, need):
-    """The bits of word ``w`` set in at least ``need`` of the rows ``M[:n]`` (``n < 128``)."""
+@njit(cache=True, nogil=True, inline="always")
+def _at_least_word(M, d, n, w, need):
+    """The bits of word ``w`` set in at least ``need`` of the rows ``M[d, :n]`` (``n < 128``):
+    the bit-sliced counters in registers."""
     p0 = p1 = p2 = p3 = p4 = p5 = p6 = np.uint64(0)
     for i in range(n):
-        c = M[i, w]
+        c = M[d, i, w]
         low = p0 & c
         p0 ^= c
         if low:
@@ -320,602 +358,440 @@ def _at_least_word(M, n, w, need):
     return greater | equal
 
 
-@njit(cache=True, nogil=True)
-def _open_bound(st, s, need, remaining, counts, colour_of):
-    """Record a valid bound for the unexplored candidates ``remaining`` of a node."""
-    if st[MODE] == 0:
-        k = 0
-        for w in range(remaining.shape[0]):
-            rest = remaining[w]
-            while rest:
-                i = w * 64 + _idx(rest)
-                rest &= rest - ONE
-                k += 1
-                if k == need:  # counts are sorted decreasing: the need-th largest
-                    st[OPEN] = max(st[OPEN], counts[i])
-                    return
-    else:
-        seen = np.zeros(counts.shape[0] + 1, np.bool_)
-        distinct = 0
-        for w in range(remaining.shape[0]):
-            rest = remaining[w]
-            while rest:
-                i = w * 64 + _idx(rest)
-                rest &= rest - ONE
-                if not seen[colour_of[i]]:
-                    seen[colour_of[i]] = True
-                    distinct += 1
-        if distinct > 0:
-            st[OPEN] = max(st[OPEN], s + distinct)
+@njit(cache=True, nogil=True, inline="always")
+def _filter(R, Y, ids, cnt, planes, d, n, W, need, b):
+    """Filter the candidates of row ``d`` to a fixpoint: a candidate sharing fewer than ``b``
+    elements of ``Y`` goes, and so does an element on fewer than ``need`` candidates.
 
-
-@njit(cache=True, nogil=True)
-def _small_enter(d, s, chosen, st, best_set, A0, B, rows_in, rows, ys, wi, wu, sc):
-    """Filter, sort, compact and colour the node at depth ``d`` of a small subtree.
-
-    Input: ``sc[d, 0]`` rows ``rows_in[d]`` of ``sc[d, 1]`` words, ids ``wi[d, 0]``, common
-    elements ``ys[d]``. Output: ``rows[d]`` by decreasing count (ids ``wi[d, 1]``, counts
-    ``wi[d, 3]``), pair graph ``wu[d, 0]``, colour classes ``wu[d, 1]``, branching order
-    ``wi[d, 4]`` with colours ``wi[d, 5]``, colour by position ``wi[d, 6]``. Returns the number
-    of candidates, 0 when the node is done.
+    Returns ``(candidates, elements)`` left, ``(0, 0)`` when no improving solution is left.
+    The element counts are bit-sliced (``plane j`` holds bit ``j`` of every element's
+    count): in registers, a word at a time, below 128 candidates; else in ``planes``, each
+    loop over the words so that it vectorises (``planes[MASK]``: the elements kept).
     """
-    st[NODES] += 1
-    if st[MODE] == 1 and s > st[BEST]:
-        _improve(st, _close(A0, B, chosen, s, st, best_set))
-        if st[STOP]:
-            return 0
-    need = st[A_] - s
-    b = st[B_]
-    n = sc[d, 0]
-    W = sc[d, 1]
-    if need <= 0 or n < need:
-        return 0
-    R = rows_in[d]
-    Y = ys[d]
-    ids = wi[d, 0]
-    cnt = wi[d, 2]
-    for i in range(n):
-        c = 0
-        for w in range(W):
-            c += _popc(R[i, w])
-        cnt[i] = c
     first = True
+    going = True
     total = 0
-    # Filtering to a fixpoint, as in _node; the counts are bit-sliced in registers.
-    while True:
+    while going:
         k = 0
-        for i in range(n):
-            if cnt[i] >= b:
-                if k != i:
-                    for w in range(W):
-                        R[k, w] = R[i, w]
-                    ids[k] = ids[i]
-                    cnt[k] = cnt[i]
-                k += 1
-        removed = n - k
-        n = k
-        if n < need:
-            return 0
-        if not first and removed == 0:
-            break
-        first = False
-        changed = False
-        total = 0
-        for w in range(W):
-            y = Y[w]
-            if y == 0:
-                continue
-            keep = y & _at_least_word(R, n, w, need)
-            if keep != y:
-                changed = True
-                Y[w] = keep
-                for i in range(n):
-                    R[i, w] &= keep
-            total += _popc(keep)
-        if total < b:
-            return 0
-        if not changed:
-            break
         for i in range(n):
             c = 0
             for w in range(W):
-                c += _popc(R[i, w])
-            cnt[i] = c
-    if st[MODE] == 0 and need == 1:
-        top, arg = -1, 0
+                c += _popc(R[d, i, w])
+            if c >= b:
+                if k != i:
+                    for w in range(W):
+                        R[d, k, w] = R[d, i, w]
+                    ids[d, k] = ids[d, i]
+                cnt[d, k] = c
+                k += 1
+        removed = n - k
+        n = k
+        going = n >= need and (first or removed > 0)
+        if going and n >= 128:
+            depth = 1
+            while (1 << depth) <= n:
+                depth += 1
+            for j in range(depth):
+                for t in range(W):
+                    planes[j, t] = 0
+            for i in range(n):
+                for t in range(W):
+                    planes[CARRY, t] = R[d, i, t]
+                for j in range(depth):
+                    for t in range(W):
+                        low = planes[j, t] & planes[CARRY, t]
+                        planes[j, t] ^= planes[CARRY, t]
+                        planes[CARRY, t] = low
+            for t in range(W):
+                planes[MASK, t] = 0
+                planes[CARRY, t] = ~np.uint64(0)
+            for j in range(depth - 1, -1, -1):
+                if (need >> j) & 1:
+                    for t in range(W):
+                        planes[CARRY, t] &= planes[j, t]
+                else:
+                    for t in range(W):
+                        planes[MASK, t] |= planes[CARRY, t] & planes[j, t]
+                        planes[CARRY, t] &= ~planes[j, t]
+            for t in range(W):
+                planes[MASK, t] |= planes[CARRY, t]
+        if going:
+            first = False
+            changed = False
+            total = 0
+            for w in range(W):
+                y = Y[d, w]
+                if y:
+                    keep = y & (planes[MASK, w] if n >= 128 else _at_least_word(R, d, n, w, need))
+                    if keep != y:
+                        changed = True
+                        Y[d, w] = keep
+                        for i in range(n):
+                            R[d, i, w] &= keep
+                    total += _popc(keep)
+            going = changed and total >= b
+    if n < need or total < b:
+        n, total = 0, 0
+    return n, total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _sort(ids, cnt, order, P, scnt, d, n):
+    """Positions: the candidates by decreasing count, ties in input order (``order[d]`` is
+    given when ``n > SMALL``)."""
+    if n <= SMALL:
         for i in range(n):
-            if cnt[i] > top:
-                top, arg = cnt[i], i
-        chosen[s] = ids[arg]
-        best_set[:] = chosen
-        _improve(st, top)
-        return 0
-    # Colour in decreasing count order (ties by input position) so the branching, which runs
-    # from the last colour, tries the least shared items first (MCS order).
-    order = wi[d, 4]
-    for i in range(n):
-        j = i
-        while j > 0 and cnt[order[j - 1]] < cnt[i]:
-            order[j] = order[j - 1]
-            j -= 1
-        order[j] = i
-    sids = wi[d, 1]
-    scnt = wi[d, 3]
+            ci = cnt[d, i]
+            j = i
+            while j > 0 and cnt[d, order[d, j - 1]] < ci:
+                order[d, j] = order[d, j - 1]
+                j -= 1
+            order[d, j] = i
     for a in range(n):
-        sids[a] = ids[order[a]]
-        scnt[a] = cnt[order[a]]
-    S = rows[d]
+        P[d, a] = ids[d, order[d, a]]
+        scnt[d, a] = cnt[d, order[d, a]]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _compact(R, Y, order, S, d, n, W, total):
+    """``S[d]``: the rows by position on the used words of ``Y[d]`` only; returns their words.
+
+    Sparse elements are renumbered to consecutive bits, so that the node and its children
+    work on about ``|Y| / 64`` words.
+    """
     used = 0
     for w in range(W):
-        if Y[w]:
+        if Y[d, w]:
             used += 1
-    if 2 * total < used * 64:
-        pos = 0
-        for w in range(W):
-            y = Y[w]
-            if y == 0:
-                continue
+    dense = 2 * total >= used * 64
+    pos = 0
+    for w in range(W):
+        y = Y[d, w]
+        if y and dense:
+            for a in range(n):
+                S[d, a, pos] = R[d, order[d, a], w]
+            pos += 1
+        elif y:
             off = np.uint64(pos & 63)
             dst = pos >> 6
             width = _popc(y)
             for a in range(n):
-                chunk = _pext(R[order[a], w], y)
+                chunk = _pext(R[d, order[d, a], w], y)
                 if off == 0:
-                    S[a, dst] = chunk
+                    S[d, a, dst] = chunk
                 else:
-                    S[a, dst] |= chunk << off
+                    S[d, a, dst] |= chunk << off
                     if off + width > 64:
-                        S[a, dst + 1] = chunk >> (np.uint64(64) - off)
+                        S[d, a, dst + 1] = chunk >> (np.uint64(64) - off)
             pos += width
-        W = (total + 63) >> 6
-        for w in range(W):
-            Y[w] = ~np.uint64(0)
-        if total & 63:
-            Y[W - 1] = (ONE << np.uint64(total & 63)) - ONE
-    else:
-        k = 0
-        for w in range(W):
-            if Y[w]:
-                for a in range(n):
-                    S[a, k] = R[order[a], w]
-                Y[k] = Y[w]
-                k += 1
-        W = k
-    sc[d, 1] = W
-    if st[MODE] == 0 and need == 2:
-        top, bi, bj = -1, 0, 0
-        for a in range(n):
-            if scnt[a] <= top:
-                break  # counts are decreasing: no later pair can beat top
-            for c2 in range(a + 1, n):
-                if scnt[c2] <= top:
-                    break
-                c = 0
-                for w in range(W):
-                    c += _popc(S[a, w] & S[c2, w])
-                if c > top:
-                    top, bi, bj = c, a, c2
-        if top >= b:
-            chosen[s] = sids[bi]
-            chosen[s + 1] = sids[bj]
-            best_set[:] = chosen
-            _improve(st, top)
-        return 0
-    # Two items of an improving solution share >= b elements: only such pairs are edges.
-    adj = wu[d, 0]
-    for a in range(n):
-        adj[a] = 0
-    if W == 1:
-        for a in range(n):
-            sa = S[a, 0]
-            row = np.uint64(0)
-            for c2 in range(a + 1, n):
-                if _popc(sa & S[c2, 0]) >= b:
-                    row |= ONE << np.uint64(c2)
-            adj[a] |= row
-            while row:
-                c2 = _idx(row)
-                row &= row - ONE
-                adj[c2] |= ONE << np.uint64(a)
-    else:
-        for a in range(n):
-            for c2 in range(a + 1, n):
-                c = 0
-                for w in range(W):
-                    c += _popc(S[a, w] & S[c2, w])
-                if c >= b:
-                    adj[a] |= ONE << np.uint64(c2)
-                    adj[c2] |= ONE << np.uint64(a)
-    # Positions are in count order, so scanning set bits upwards colours in that order.
-    classes = wu[d, 1]
-    out = wi[d, 4]
-    colour = wi[d, 5]
-    left = (ONE << np.uint64(n)) - ONE if n < 64 else ~np.uint64(0)
-    k = 0
-    ncol = 0
-    while left:
-        ncol += 1
-        queue = left
-        members = np.uint64(0)
-        while queue:
-            v = _idx(queue)
-            bit = ONE << np.uint64(v)
-            queue &= ~bit
-            queue &= ~adj[v]
-            members |= bit
-            out[k] = v
-            colour[k] = ncol
-            wi[d, 6, v] = ncol
-            k += 1
-        classes[ncol] = members
-        left &= ~members
-    if ncol < need:
-        return 0
-    sc[d, 2] = n
-    sc[d, 3] = ncol
-    sc[d, 4] = n - 1
-    sc[d, 5] = s
-    wu[d, 2, 0] = (ONE << np.uint64(n)) - ONE if n < 64 else ~np.uint64(0)
-    return n
+    return used if dense else (total + 63) >> 6
 
 
-@njit(cache=True, nogil=True)
-def _small_open_bound(st, s, need, remaining, scnt, n, classes, ncol):
-    if st[MODE] == 0:
-        k = 0
-        for a in range(n):
-            if remaining & (ONE << np.uint64(a)):
-                k += 1
-                if k == need:  # positions are by decreasing count: the need-th largest
-                    st[OPEN] = max(st[OPEN], scnt[a])
-                    return
-    else:
-        distinct = 0
-        for c in range(1, ncol + 1):
-            if classes[c] & remaining:
-                distinct += 1
-        if distinct > 0:
-            st[OPEN] = max(st[OPEN], s + distinct)
-
-
-@njit(cache=True, nogil=True)
-def _small(s0, chosen, st, best_set, deadline, A0, B, rows_in, rows, ys, wi, wu, sc):
-    """The subtree of a node with at most 64 candidates, given at depth 0 of the workspace:
-    depth-first with an explicit stack (``sc[d]``: size, words, colours, next position and
-    chosen count of depth ``d``; ``wu[d, 2, 0]``: its candidates left)."""
-    if _small_enter(0, s0, chosen, st, best_set, A0, B, rows_in, rows, ys, wi, wu, sc) == 0:
-        return
-    d = 0
-    while d >= 0:
-        s = sc[d, 5]
-        idx = sc[d, 4]
-        need = st[A_] - s
-        if idx < 0 or wi[d, 5, idx] < need:
-            d -= 1
-            continue
-        if _stopping(st, deadline, 1024):
-            if not st[REACHED]:
-                _small_open_bound(st, s, need, wu[d, 2, 0], wi[d, 3], sc[d, 2], wu[d, 1], sc[d, 3])
-            d -= 1
-            continue
-        sc[d, 4] = idx - 1
-        v = wi[d, 4, idx]
-        rem = wu[d, 2, 0] & ~(ONE << np.uint64(v))
-        wu[d, 2, 0] = rem
-        nxt = rem & wu[d, 0, v]
-        size = _popc(nxt)
-        if size < need - 1:
-            continue
-        if need >= 2:
-            # The colouring restricted to nxt is proper: it needs need - 1 colours.
-            classes = wu[d, 1]
-            distinct = 0
-            for c in range(1, sc[d, 3] + 1):
-                if classes[c] & nxt:
-                    distinct += 1
-                    if distinct >= need - 1:
-                        break
-            if distinct < need - 1:
-                continue
-        W = sc[d, 1]
-        S = rows[d]
-        cy = ys[d + 1]
-        for w in range(W):
-            cy[w] = S[v, w]
-        if need >= 3:
-            # The child's need - 1 items lie in distinct colour classes, so its common elements
-            # lie on items of at least need - 1 of the classes that nxt meets.
-            unions = rows[d + 1]
-            slot = wi[d + 1, 6]
-            seen = np.uint64(0)
-            ncls = 0
-            rest = nxt
-            while rest:
-                j = _idx(rest)
-                rest &= rest - ONE
-                c = wi[d, 6, j]
-                if not (seen >> np.uint64(c)) & ONE:
-                    seen |= ONE << np.uint64(c)
-                    slot[c] = ncls
-                    for w in range(W):
-                        unions[ncls, w] = S[j, w]
-                    ncls += 1
-                else:
-                    for w in range(W):
-                        unions[slot[c], w] |= S[j, w]
-            total = 0
-            for w in range(W):
-                y = cy[w]
-                if y:
-                    y &= _at_least_word(unions, ncls, w, need - 1)
-                    cy[w] = y
-                    total += _popc(y)
-            if total < st[B_]:
-                continue
-        child = rows_in[d + 1]
-        cids = wi[d + 1, 0]
-        sids = wi[d, 1]
-        k = 0
-        while nxt:
-            j = _idx(nxt)
-            nxt &= nxt - ONE
-            for w in range(W):
-                child[k, w] = S[j, w] & cy[w]
-            cids[k] = sids[j]
-            k += 1
-        sc[d + 1, 0] = size
-        sc[d + 1, 1] = W
-        chosen[s] = sids[v]
-        if _small_enter(d + 1, s + 1, chosen, st, best_set, A0, B, rows_in, rows, ys, wi, wu, sc):
-            d += 1
-
-
-@njit(cache=True, nogil=True)
-def _node(R, items, Y, s, chosen, st, best_set, deadline, A0, B, rows_in, rows, ys, wi, wu, sc, claim):
-    """A node with more than 64 candidates: chosen items ``chosen[:s]``, their common elements
-    ``Y``, candidates ``items`` with rows ``R`` (their elements within ``Y``).
-
-    Searches running in parallel share ``claim[0]``, the next root branch nobody took: a
-    search expands root branch ``o`` (its ``o``-th in the common order) only if
-    ``claim[0] <= o``, then sets it to ``o + 1``. Without atomics two searches may both take
-    a branch, but none skips one: ``claim[0] > o`` is first written by a search that took
-    some branch ``>= o`` and read ``claim[0] <= o`` when it passed ``o``, so it took ``o``.
-    """
-    st[NODES] += 1
-    if st[MODE] == 1 and s > st[BEST]:
-        _improve(st, _close(A0, B, chosen, s, st, best_set))
-        if st[STOP]:
-            return
-    need = st[A_] - s
-    b = st[B_]
-    n = items.shape[0]
-    if need <= 0 or n < need:
-        return
-    depth = 1
-    while (1 << depth) <= n:
-        depth += 1
-    nz = Y.shape[0]
-    planes = np.empty((depth, nz), np.uint64)
-    carry = np.empty(nz, np.uint64)
-    mask = np.empty(nz, np.uint64)
-    counts = np.empty(n, np.int64)
-    for i in range(n):
-        c = 0
-        for t in range(nz):
-            c += _popc(R[i, t])
-        counts[i] = c
-    first = True
-    total = 0
-    # Filtering to a fixpoint: items sharing < b elements, elements on < need items.
-    while True:
-        k = 0
-        for i in range(n):
-            if counts[i] >= b:
-                if k != i:
-                    R[k] = R[i]
-                    items[k] = items[i]
-                    counts[k] = counts[i]
-                k += 1
-        removed = n - k
-        n = k
-        if n < need:
-            return
-        if not first and removed == 0:
-            break
-        first = False
-        _at_least(R, n, need, planes, carry, mask)
-        changed = False
-        total = 0
-        for t in range(nz):
-            keep = Y[t] & mask[t]
-            if keep != Y[t]:
-                changed = True
-                Y[t] = keep
-                for i in range(n):
-                    R[i, t] &= keep
-            total += _popc(keep)
-        if total < b:
-            return
-        if not changed:
-            break
-        for i in range(n):
+@njit(cache=True, nogil=True, inline="always")
+def _best_pair(S, scnt, d, n, W):
+    """``(common elements, position, position)`` of the best pair; counts are decreasing, so
+    the scan stops where no later pair can beat the best so far."""
+    top, bi, bj = -1, 0, 0
+    a = 0
+    while a < n and scnt[d, a] > top:
+        c2 = a + 1
+        while c2 < n and scnt[d, c2] > top:
             c = 0
-            for t in range(nz):
-                c += _popc(R[i, t])
-            counts[i] = c
-    if st[MODE] == 0 and need == 1:
-        i = np.argmax(counts[:n])
-        chosen[s] = items[i]
-        best_set[:] = chosen
-        _improve(st, counts[i])
-        return
-    order = np.argsort(-counts[:n], kind="mergesort")
-    P = np.empty(n, np.int64)
-    cnt = np.empty(n, np.int64)
-    for i in range(n):
-        P[i] = items[order[i]]
-        cnt[i] = counts[order[i]]
-    used = 0
-    for t in range(nz):
-        if Y[t]:
-            used += 1
-    if 2 * total < used * 64:
-        # Sparse elements: renumber them to consecutive bits so that this node and its
-        # children work on about |Y| / 64 words.
-        live = (total + 63) >> 6
-        S = np.zeros((n, live), np.uint64)
-        pos = 0
-        for t in range(nz):
-            y = Y[t]
-            if y == 0:
-                continue
-            off = np.uint64(pos & 63)
-            dst = pos >> 6
-            width = _popc(y)
-            for i in range(n):
-                chunk = _pext(R[order[i], t], y)
-                S[i, dst] |= chunk << off
-                if off and off + width > 64:
-                    S[i, dst + 1] |= chunk >> (np.uint64(64) - off)
-            pos += width
-    else:
-        live = used
-        S = np.empty((n, live), np.uint64)
-        k = 0
-        for t in range(nz):
-            if Y[t]:
-                for i in range(n):
-                    S[i, k] = R[order[i], t]
-                k += 1
-    if st[MODE] == 0 and need == 2:
-        top, bi, bj = -1, 0, 0
-        for i in range(n):
-            if cnt[i] <= top:
-                break  # counts are decreasing: no later pair can beat top
-            for j in range(i + 1, n):
-                if cnt[j] <= top:
-                    break
-                c = 0
-                for t in range(live):
-                    c += _popc(S[i, t] & S[j, t])
-                if c > top:
-                    top, bi, bj = c, i, j
-        if top >= b:
-            chosen[s] = P[bi]
-            chosen[s + 1] = P[bj]
-            best_set[:] = chosen
-            _improve(st, top)
-        return
-    # Two items of an improving solution share >= b elements: only such pairs are edges.
+            for w in range(W):
+                c += _popc(S[d, a, w] & S[d, c2, w])
+            if c > top:
+                top, bi, bj = c, a, c2
+            c2 += 1
+        a += 1
+    return top, bi, bj
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pair_graph(S, adj, d, n, W, b):
+    """``adj[d]``: the positions sharing at least ``b`` elements. Each row's words are built
+    in a register, then mirrored."""
     nw = (n + 63) >> 6
-    adj = np.zeros((n, nw), np.uint64)
-    for i in range(n):
-        for j in range(i + 1, n):
-            c = 0
-            for t in range(live):
-                c += _popc(S[i, t] & S[j, t])
-            if c >= b:
-                adj[i, j >> 6] |= ONE << np.uint64(j & 63)
-                adj[j, i >> 6] |= ONE << np.uint64(i & 63)
-    # Items are in decreasing count order (see _small_enter): colour them in that order.
-    uncoloured = np.zeros(nw, np.uint64)
-    for i in range(n):
-        uncoloured[i >> 6] |= ONE << np.uint64(i & 63)
-    queue = np.empty(nw, np.uint64)
-    colour_of = np.empty(n, np.int64)
-    classes = np.zeros((n + 1, nw), np.uint64)
-    out = np.empty(n, np.int64)
-    colour = np.empty(n, np.int64)
+    for a in range(n):
+        for u in range(nw):
+            adj[d, a, u] = 0
+    for u in range(nw):  # the word of the later position c
+        hi = min(n, u * 64 + 64)
+        for a in range(hi - 1):
+            row = np.uint64(0)
+            if W == 1:
+                sa = S[d, a, 0]
+                for c in range(max(a + 1, u * 64), hi):
+                    if _popc(sa & S[d, c, 0]) >= b:
+                        row |= ONE << np.uint64(c & 63)
+            else:
+                for c in range(max(a + 1, u * 64), hi):
+                    k = 0
+                    for w in range(W):
+                        k += _popc(S[d, a, w] & S[d, c, w])
+                    if k >= b:
+                        row |= ONE << np.uint64(c & 63)
+            adj[d, a, u] |= row
+            bit = ONE << np.uint64(a & 63)
+            while row:
+                adj[d, u * 64 + _idx(row), a >> 6] |= bit
+                row &= row - ONE
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fill(bits, d, n):
+    """``bits[d]`` holds every position ``< n``."""
+    nw = (n + 63) >> 6
+    for u in range(nw):
+        bits[d, u] = ~np.uint64(0)
+    if n & 63:
+        bits[d, nw - 1] = (ONE << np.uint64(n & 63)) - ONE
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _colour(adj, classes, out, colour, colour_of, remaining, d, n):
+    """Greedy sequential colouring of the pair graph in position order; returns the number of
+    colours, and leaves every candidate in ``remaining[d]``.
+
+    Positions are by decreasing count, so the branching, which runs from the last colour,
+    tries the least shared items first (MCS order). Each class is built word by word: the
+    positions it may still take in the current word are in a register (``queue``), its
+    neighbours in later words in ``classes[d, ncol]`` meanwhile.
+    """
+    nw = (n + 63) >> 6
+    _fill(remaining, d, n)  # meanwhile: the uncoloured positions
     k = 0
     ncol = 0
     while k < n:
         ncol += 1
-        queue[:] = uncoloured
+        for u in range(1, nw):
+            classes[d, ncol, u] = 0
         for w in range(nw):
-            while queue[w]:
-                bit = _idx(queue[w])
-                v = w * 64 + bit
-                mask_v = ~(ONE << np.uint64(bit))
-                queue[w] &= mask_v
-                uncoloured[w] &= mask_v
-                for u in range(w, nw):
-                    queue[u] &= ~adj[v, u]
-                colour_of[v] = ncol
-                classes[ncol, w] |= ONE << np.uint64(bit)
-                out[k] = v
-                colour[k] = ncol
+            queue = remaining[d, w] & ~classes[d, ncol, w] if w else remaining[d, 0]
+            members = np.uint64(0)
+            while queue:
+                i = _idx(queue)
+                v = w * 64 + i
+                bit = ONE << np.uint64(i)
+                queue &= ~bit & ~adj[d, v, w]
+                for u in range(w + 1, nw):
+                    classes[d, ncol, u] |= adj[d, v, u]
+                members |= bit
+                out[d, k] = v
+                colour[d, k] = ncol
+                colour_of[d, v] = ncol
                 k += 1
-    if ncol < need:
-        return
-    remaining = np.zeros(nw, np.uint64)
-    for i in range(n):
-        remaining[i >> 6] |= ONE << np.uint64(i & 63)
-    nxt = np.empty(nw, np.uint64)
-    for idx in range(n - 1, -1, -1):
+            classes[d, ncol, w] = members
+            remaining[d, w] &= ~members
+    _fill(remaining, d, n)
+    return ncol
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _colours_meeting(classes, bits, d, nw, ncol, enough):
+    """How many of the colour classes ``1 .. ncol`` of row ``d`` meet ``bits[d]``, counting up
+    to ``enough``."""
+    distinct = 0
+    c = 1
+    while c <= ncol and distinct < enough:
+        meets = False
+        for w in range(nw):
+            meets |= (classes[d, c, w] & bits[d, w]) != 0
+        distinct += meets
+        c += 1
+    return distinct
+
+
+@njit(cache=True, nogil=True)
+def _open_bound(st, lv, d, need):
+    """Record a valid bound for the candidates ``remaining[d]`` that a stopped node leaves."""
+    nw = (lv.n[d] + 63) >> 6
+    if st[MODE] == 0:
+        k = 0
+        for w in range(nw):
+            rest = lv.remaining[d, w]
+            while rest:
+                a = w * 64 + _idx(rest)
+                rest &= rest - ONE
+                k += 1
+                if k == need:  # positions are by decreasing count: the need-th largest
+                    st[OPEN] = max(st[OPEN], lv.scnt[d, a])
+    else:
+        distinct = _colours_meeting(lv.classes, lv.remaining, d, nw, lv.ncol[d], lv.ncol[d])
+        if distinct > 0:
+            st[OPEN] = max(st[OPEN], lv.s[d] + distinct)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _class_filter(S, colour_of, nxt, Y, d, W, need):
+    """Keep in ``Y[d + 1]`` (the child's elements) those on candidates ``nxt[d]`` of at least
+    ``need`` colour classes: the child's ``need`` items lie in distinct classes. Returns the
+    number kept. The child's row is the scratch: ``S[d + 1]`` holds the union of each class
+    met, ``colour_of[d + 1]`` the row of each colour. Only for nodes of at most 64 candidates.
+    """
+    seen = np.uint64(0)
+    ncls = 0
+    rest = nxt[d, 0]
+    while rest:
+        j = _idx(rest)
+        rest &= rest - ONE
+        c = colour_of[d, j] - 1
+        flag = ONE << np.uint64(c)
+        if not seen & flag:
+            seen |= flag
+            colour_of[d + 1, c] = ncls
+            for w in range(W):
+                S[d + 1, ncls, w] = S[d, j, w]
+            ncls += 1
+        else:
+            for w in range(W):
+                S[d + 1, colour_of[d + 1, c], w] |= S[d, j, w]
+    total = 0
+    for w in range(W):
+        y = Y[d + 1, w]
+        if y:
+            y &= _at_least_word(S, d + 1, ncls, w, need)
+            Y[d + 1, w] = y
+            total += _popc(y)
+    return total
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _child_rows(S, P, nxt, d, W, cR, cids, cY, cd):
+    """Row ``cd`` of ``cR`` / ``cids``: the child's candidates ``nxt[d]`` within its elements
+    ``cY[cd]``."""
+    k = 0
+    for u in range(nxt.shape[1]):
+        rest = nxt[d, u]
+        while rest:
+            j = u * 64 + _idx(rest)
+            rest &= rest - ONE
+            for w in range(W):
+                cR[cd, k, w] = S[d, j, w] & cY[cd, w]
+            cids[cd, k] = P[d, j]
+            k += 1
+
+
+@njit(cache=True, nogil=True)
+def _explore(sr, lv, small):
+    """Search the subtree of the node in row 0 of ``lv``.
+
+    ``small``: ``lv`` is :attr:`Search.small` and the subtree goes on in its rows 1, 2, ...
+    (an explicit stack); otherwise ``lv`` is a wide node's own and each child is searched by
+    a call, in ``sr.small`` when it has at most ``SMALL`` candidates, in a :class:`Level` of
+    its own otherwise. The steps of a node are in :mod:`.bnb`.
+
+    At the root, searches running in parallel share ``claim[0]``, the next root branch
+    nobody took: a search expands root branch ``o`` (its ``o``-th in the common order) only
+    if ``claim[0] <= o``, then sets it to ``o + 1``. Without atomics two searches may both
+    take a branch, but none skips one: ``claim[0] > o`` is first written by a search that
+    took some branch ``>= o`` and read ``claim[0] <= o`` when it passed ``o``, so it took ``o``.
+    """
+    st, chosen, best_set, claim, deadline = sr.st, sr.chosen, sr.best_set, sr.claim, sr.deadline
+    planes = sr.planes
+    R, ids, cnt, Y, order, S, P, scnt = lv.R, lv.ids, lv.cnt, lv.Y, lv.order, lv.S, lv.P, lv.scnt
+    adj, classes, colour_of, out, colour = lv.adj, lv.classes, lv.colour_of, lv.out, lv.colour
+    remaining, nxt = lv.remaining, lv.nxt
+    ns, Ws, ss, ncols, ats = lv.n, lv.W, lv.s, lv.ncol, lv.at  # per row
+    period = 1024 if small else 128
+    d = 0
+    entering = True
+    while d >= 0:
+        s = ss[d]
+        if entering:
+            entering = False
+            st[NODES] += 1
+            if st[MODE] == 1 and s > st[BEST]:
+                _improve(st, _close(sr, s))
+                if st[STOP]:
+                    d -= 1
+                    continue
+            need = st[A_] - s
+            b = st[B_]
+            n = ns[d]
+            if need <= 0 or n < need:
+                d -= 1
+                continue
+            n, total = _filter(R, Y, ids, cnt, planes, d, n, Ws[d], need, b)
+            ns[d] = n
+            if n == 0:
+                d -= 1
+                continue
+            if st[MODE] == 0 and need == 1:
+                top, arg = -1, 0
+                for i in range(n):
+                    if cnt[d, i] > top:
+                        top, arg = cnt[d, i], i
+                chosen[s] = ids[d, arg]
+                best_set[:] = chosen
+                _improve(st, top)
+                d -= 1
+                continue
+            if n > SMALL:
+                order[d, :n] = np.argsort(-cnt[d, :n], kind="mergesort")
+            _sort(ids, cnt, order, P, scnt, d, n)
+            Ws[d] = _compact(R, Y, order, S, d, n, Ws[d], total)
+            if st[MODE] == 0 and need == 2:
+                top, i, j = _best_pair(S, scnt, d, n, Ws[d])
+                if top >= b:
+                    chosen[s], chosen[s + 1] = P[d, i], P[d, j]
+                    best_set[:] = chosen
+                    _improve(st, top)
+                d -= 1
+                continue
+            _pair_graph(S, adj, d, n, Ws[d], b)
+            ncols[d] = _colour(adj, classes, out, colour, colour_of, remaining, d, n)
+            if ncols[d] < need:
+                d -= 1
+                continue
+            ats[d] = n - 1
+        # The next branch: backwards in colouring order, skipped when its candidates (the
+        # remaining ones adjacent to it) carry fewer than need - 1 colours.
+        idx = ats[d]
         need = st[A_] - s
-        if colour[idx] < need:
-            return
-        if _stopping(st, deadline, 128):
+        if idx < 0 or colour[d, idx] < need:
+            d -= 1
+            continue
+        if _stopping(st, deadline, period):
             if not st[REACHED]:
-                _open_bound(st, s, need, remaining, cnt, colour_of)
-            return
-        v = out[idx]
-        remaining[v >> 6] &= ~(ONE << np.uint64(v & 63))
+                _open_bound(st, lv, d, need)
+            d -= 1
+            continue
+        ats[d] = idx - 1
+        v = out[d, idx]
+        remaining[d, v >> 6] &= ~(ONE << np.uint64(v & 63))
         if s == 0:
             st[BRANCH] += 1
             if claim[0] >= st[BRANCH]:
                 continue  # another search took this root branch
             claim[0] = st[BRANCH]
+        nw = (ns[d] + 63) >> 6
         size = 0
         for w in range(nw):
-            nxt[w] = remaining[w] & adj[v, w]
-            size += _popc(nxt[w])
+            nxt[d, w] = remaining[d, w] & adj[d, v, w]
+            size += _popc(nxt[d, w])
         if size < need - 1:
             continue
-        if need >= 2:
-            # The colouring restricted to nxt is proper: it needs need - 1 colours.
-            distinct = 0
-            for c in range(1, ncol + 1):
-                for w in range(nw):
-                    if classes[c, w] & nxt[w]:
-                        distinct += 1
-                        break
-                if distinct >= need - 1:
-                    break
-            if distinct < need - 1:
+        if need >= 2 and _colours_meeting(classes, nxt, d, nw, ncols[d], need - 1) < need - 1:
+            continue
+        W = Ws[d]
+        if small:
+            for w in range(W):
+                Y[d + 1, w] = S[d, v, w]
+            if need >= 3 and _class_filter(S, colour_of, nxt, Y, d, W, need - 1) < st[B_]:
                 continue
-        chosen[s] = P[v]
-        if size <= SMALL:
-            k = 0
-            for w in range(nw):
-                rest = nxt[w]
-                while rest:
-                    j = w * 64 + _idx(rest)
-                    rest &= rest - ONE
-                    for t in range(live):
-                        rows_in[0, k, t] = S[j, t] & S[v, t]
-                    wi[0, 0, k] = P[j]
-                    k += 1
-            for t in range(live):
-                ys[0, t] = S[v, t]
-            sc[0, 0] = size
-            sc[0, 1] = live
-            _small(s + 1, chosen, st, best_set, deadline, A0, B, rows_in, rows, ys, wi, wu, sc)
+            _child_rows(S, P, nxt, d, W, R, ids, Y, d + 1)
+            ns[d + 1], Ws[d + 1], ss[d + 1] = size, W, s + 1
+            chosen[s] = P[d, v]
+            d += 1
+            entering = True
         else:
-            child = np.empty(size, np.int64)
-            child_rows = np.empty((size, live), np.uint64)
-            k = 0
-            for w in range(nw):
-                rest = nxt[w]
-                while rest:
-                    j = w * 64 + _idx(rest)
-                    rest &= rest - ONE
-                    child[k] = P[j]
-                    for t in range(live):
-                        child_rows[k, t] = S[j, t] & S[v, t]
-                    k += 1
-            _node(child_rows, child, S[v].copy(), s + 1, chosen, st, best_set, deadline, A0, B,
-                  rows_in, rows, ys, wi, wu, sc, claim)
+            child = sr.small if size <= SMALL else _level(1, size, W)
+            for w in range(W):
+                child.Y[0, w] = S[d, v, w]
+            _child_rows(S, P, nxt, d, W, child.R, child.ids, child.Y, 0)
+            child.n[0], child.W[0], child.s[0] = size, W, s + 1
+            chosen[s] = P[d, v]
+            _explore(sr, child, size <= SMALL)
 
 
 def search(A0, B, mode, a, b, best, best_set, target, deadline, claim):
@@ -931,17 +807,16 @@ def search(A0, B, mode, a, b, best, best_set, target, deadline, claim):
     st[A_], st[B_], st[MODE], st[BEST], st[TARGET], st[OPEN] = a, b, mode, best, target, -1
     n_items, words = A0.shape
     chosen = np.zeros(a if mode == 0 else n_items + 1, np.int64)
-    rows_in = np.zeros((DEPTH, SMALL, words), np.uint64)
-    rows = np.zeros((DEPTH, SMALL, words), np.uint64)
-    ys = np.zeros((DEPTH, words), np.uint64)
-    wi = np.zeros((DEPTH, 7, SMALL), np.int64)
-    wu = np.zeros((DEPTH, 3, SMALL + 1), np.uint64)
-    sc = np.zeros((DEPTH, 6), np.int64)
-    Y = np.zeros(words, np.uint64)
+    sr = Search(A0, B, st, chosen, best_set, claim, float(deadline), _level(DEPTH, SMALL, words),
+                np.zeros((MASK + 1, words), np.uint64))
+    root = _level(1, n_items, words)
+    root.R[0] = A0
+    root.ids[0] = np.arange(n_items)
     n_elements = B.shape[0]
-    Y[: n_elements // 64] = ~np.uint64(0)
+    root.Y[0] = 0
+    root.Y[0, : n_elements // 64] = ~np.uint64(0)
     if n_elements % 64:
-        Y[n_elements // 64] = (ONE << np.uint64(n_elements % 64)) - ONE
-    _node(A0.copy(), np.arange(n_items, dtype=np.int64), Y, 0, chosen, st, best_set, deadline, A0, B,
-          rows_in, rows, ys, wi, wu, sc, claim)
+        root.Y[0, n_elements // 64] = (ONE << np.uint64(n_elements % 64)) - ONE
+    root.n[0], root.W[0] = n_items, words
+    _explore(sr, root, False)
     return st

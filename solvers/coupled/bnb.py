@@ -40,7 +40,7 @@ Incumbent: the best greedy completion from every processor, improved by a tabu
 swap search (swap one chosen row for another; recently removed rows are tabu).
 :func:`solve_bnb` runs two threads (two cores) from the same incumbent; each takes
 the next root branch that neither has taken (a duplicate is possible, a gap not:
-see :func:`._bnb_kernel._node`) and searches it exactly.
+see :func:`._bnb_kernel._explore`) and searches it exactly.
 
 The search is exact: when it finishes, the incumbent is optimal. With a time
 limit it stops and reports the incumbent with an upper bound, the largest bound
