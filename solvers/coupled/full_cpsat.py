@@ -29,6 +29,7 @@ dispatcher (:func:`volsched.solvers.finish`), not here.
 from __future__ import annotations
 
 import math
+import time
 
 from ortools.sat.python import cp_model
 
@@ -89,6 +90,7 @@ def solve_full_cpsat(instance: CoupledInstance, time_limit: float | None = None,
     InputError
         ``p x H`` exceeds :data:`MAX_CELLS`.
     """
+    started = time.perf_counter()
     p, horizon, m, big_k = instance.p, instance.horizon, instance.m, instance.K
     require(p * horizon <= MAX_CELLS, "horizon",
             f"p x H = {p} x {horizon} = {p * horizon} exceeds the full model's limit of {MAX_CELLS} "
@@ -201,7 +203,7 @@ def solve_full_cpsat(instance: CoupledInstance, time_limit: float | None = None,
     if hint is not None:
         _hint_decisions(model, hint, x, r, send_p, send_d, p, horizon)
 
-    solver, status = run_cpsat(model, time_limit, seed, workers)
+    solver, status = run_cpsat(model, time_limit, seed, workers, started)
     if status == cp_model.INFEASIBLE:
         return None, None, horizon + 1, True
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

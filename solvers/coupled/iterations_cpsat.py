@@ -21,6 +21,8 @@ only if chaining is optimal. Time-indexed, so for small instances only.
 
 from __future__ import annotations
 
+import time
+
 from ortools.sat.python import cp_model
 
 from volsched.instances.coupled import DOWN, UP, CoupledInstance
@@ -39,6 +41,7 @@ def solve_iterations_cpsat(instance: CoupledInstance, time_limit: float | None =
     ``iterations`` and ``makespan`` are ``None`` when no schedule was found
     (``proven`` then means that none completes ``K`` iterations in the horizon).
     """
+    started = time.perf_counter()
     p, horizon, K, m = instance.p, instance.horizon, instance.K, instance.m
     require(p * horizon * K <= MAX_SIZE, "horizon",
             f"the time-indexed model has p * H * K = {p * horizon * K} > {MAX_SIZE} cells; "
@@ -87,7 +90,7 @@ def solve_iterations_cpsat(instance: CoupledInstance, time_limit: float | None =
         ends.append(c)
         variables.append((s, c, x))
     model.minimize((horizon + 1) * K * ends[-1] + sum(ends))
-    solver, status = run_cpsat(model, time_limit, seed, workers)
+    solver, status = run_cpsat(model, time_limit, seed, workers, started)
     if status == cp_model.INFEASIBLE:
         return None, None, horizon + 1, True
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -7,6 +7,8 @@ maximise ``sum_t y_t``. Finds good solutions fast, but its LP bound is weak
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from ortools.sat.python import cp_model
 
@@ -16,6 +18,7 @@ from ..cpsat import run_cpsat
 def solve_cpsat(up: np.ndarray, m: int, time_limit: float | None = None, seed: int = 0,
                 workers: int = 2) -> tuple[list[int], int | None, int, bool]:
     """``(processors, value, bound, proven)``; ``value`` is ``None`` when no solution was found."""
+    started = time.perf_counter()
     p, horizon = up.shape
     model = cp_model.CpModel()
     x = [model.new_bool_var(f"x{q}") for q in range(p)]
@@ -24,7 +27,7 @@ def solve_cpsat(up: np.ndarray, m: int, time_limit: float | None = None, seed: i
     for q, t in zip(*np.nonzero(~up), strict=True):
         model.add_bool_or([x[q].Not(), y[t].Not()])
     model.maximize(sum(y))
-    solver, status = run_cpsat(model, time_limit, seed, workers)
+    solver, status = run_cpsat(model, time_limit, seed, workers, started)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return [], None, None, False  # stopped before presolve: its bound means nothing
     chosen = [q for q in range(p) if solver.value(x[q])]
