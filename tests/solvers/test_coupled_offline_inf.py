@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from volsched.cli import main
-from volsched.instances.coupled import DOWN, UP, CoupledInstance
+from volsched.instances.coupled import DOWN, UP, CoupledInstance, generate_planted
 from volsched.instances.errors import InputError
 from volsched.solvers import Infeasible, SolveStatus
 from volsched.solvers.coupled import solve, verify_offline_inf
@@ -97,3 +97,15 @@ def test_cli(capsys, tmp_path):
     result = json.loads(capsys.readouterr().out)
     inst = CoupledInstance.from_json(json.loads(path.read_text()))
     assert result["objective"] == earliest(inst.up, inst.m, int(inst.w[0]))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_time_limited_bnb_reports_the_completion_of_the_processors_it_chose(seed):
+    """Issue 14: under a tiny limit bnb used to report the horizon it searched, not its processors'."""
+    inst = generate_planted(40, 300, 8, 12, 0.6, seed)
+    inst = CoupledInstance(availability=inst.availability, w=[3] * 40, mu=[None] * 40, m=8)
+    result = solve(inst, problem="offline-coupled-inf", method="bnb", time_limit=0.02)
+    if result.objective is not None:
+        assert result.objective == verify_offline_inf(inst, result.solution["processors"])
+        assert result.bound is None or result.bound <= result.objective
+        assert result.solution["completion_slots"] == result.objective
