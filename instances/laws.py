@@ -210,15 +210,18 @@ class Exponential(FailureLaw):
     def __post_init__(self):
         object.__setattr__(self, "rate", _rate(self.rate, "rate"))
 
+    def _z(self, t):
+        with np.errstate(over="ignore"):  # rate t beyond the doubles: S = 0
+            return self.rate * np.maximum(t, 0.0)
+
     def sf(self, t):
-        return np.exp(-self.rate * np.maximum(t, 0.0))
+        return np.exp(-self._z(t))
 
     def cdf(self, t):
-        return -np.expm1(-self.rate * np.maximum(t, 0.0))
+        return -np.expm1(-self._z(t))
 
     def _head_tail(self, t):
-        t = np.maximum(t, 0.0)
-        return _gamma_head_tail(t, self.rate * t, 2.0, 1.0 / self.rate, 1.0 / self.rate)
+        return _gamma_head_tail(np.maximum(t, 0.0), self._z(t), 2.0, 1.0 / self.rate, 1.0 / self.rate)
 
     def head_expectation(self, t):
         return self._head_tail(t)[0]
@@ -285,7 +288,8 @@ class Weibull(FailureLaw):
         return self.scale * math.gamma(nu) if nu < 171 else _exp(math.log(self.scale) + math.lgamma(nu))
 
     def sample(self, rng, size):
-        return self.scale * rng.weibull(self.shape, size)
+        with np.errstate(over="ignore"):  # a failure time beyond the doubles never falls in a job
+            return self.scale * rng.weibull(self.shape, size)
 
     def params(self):
         return {"shape": self.shape, "scale": self.scale}
@@ -329,7 +333,7 @@ class HyperExponential(FailureLaw):
 
     def _head_tail(self, t):
         t = np.maximum(np.asarray(t, dtype=float), 0.0)[..., None]
-        head, tail = _gamma_head_tail(t, t * self.rates, 2.0, 1.0 / self.rates, 1.0 / self.rates)
+        head, tail = _gamma_head_tail(t, self._rt(t[..., 0]), 2.0, 1.0 / self.rates, 1.0 / self.rates)
         return head @ self.probs, tail @ self.probs
 
     def head_expectation(self, t):
@@ -344,7 +348,8 @@ class HyperExponential(FailureLaw):
 
     def sample(self, rng, size):
         phase = rng.choice(len(self.probs), size=size, p=self.probs)
-        return rng.exponential(1.0, size) / self.rates[phase]
+        with np.errstate(over="ignore"):
+            return rng.exponential(1.0, size) / self.rates[phase]
 
     def params(self):
         return {"probs": self.probs.tolist(), "rates": self.rates.tolist()}
@@ -434,7 +439,10 @@ class Empirical(FailureLaw):
         for i, v in enumerate(x.tolist()):
             require(v > 0, f"samples[{i}]", f"must be positive, got {v!r}")
         x = np.sort(x)
-        require(math.isfinite(math.fsum(x)), "samples", "their sum must be a finite double")
+        try:
+            math.fsum(x)
+        except OverflowError:
+            raise InputError("samples: their sum must be a finite double") from None
         object.__setattr__(self, "samples", x)
         object.__setattr__(self, "_prefix", np.concatenate([[0.0], np.cumsum(x)]))
         object.__setattr__(self, "_suffix", np.concatenate([np.cumsum(x[::-1])[::-1], [0.0]]))

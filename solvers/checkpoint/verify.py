@@ -43,6 +43,9 @@ RTOL = 1e-9
 #: Stop refining when the summed error estimates fall below this fraction of the waste.
 QUAD_RTOL = 1e-12
 _MAX_ROUNDS = 200
+_MAX_PANELS = 2_000_000
+#: An error estimate within this many ulps of the differenced terms is rounding, not truncation.
+NOISE_ULPS = 100
 #: Geometric refinement towards an interval's start: down to ``2^-60`` of its length.
 _MAX_DEPTH = 60
 
@@ -134,11 +137,18 @@ def _initial_panels(start, end, points):
 
 
 def _lost_work(start, end, sf, cdf, points):
-    """``int_s^e (S(t) - S(e)) dt`` per interval by adaptive Gauss-Kronrod, and the ``P`` terms."""
+    """The ``P`` terms, the first panels and their Gauss-Kronrod sums, and the rule itself.
+
+    ``rule(lo, hi, owner)`` gives each panel's K15 estimate of
+    ``int (S(t) - S(e)) dt``, its error estimate ``|K15 - G7|`` and its rounding
+    floor: ``NOISE_ULPS`` ulps of the differenced terms (``F(e)`` or ``S(s)``)
+    times the panel's width, below which splitting gains nothing.
+    """
     f_end, s_start = cdf(end), sf(start)
     low_side = f_end <= s_start
     prob = np.where(low_side, f_end - cdf(start), s_start - sf(end))
     s_end = sf(end)
+    scale = NOISE_ULPS * np.finfo(float).eps * np.where(low_side, f_end, s_start)
 
     def rule(lo, hi, owner):
         half = 0.5 * (hi - lo)
@@ -149,11 +159,10 @@ def _lost_work(start, end, sf, cdf, points):
         g[~rows] = sf(t[~rows]) - s_end[owner[~rows], None]
         g = np.maximum(g, 0.0)  # S is non-increasing: a negative value is rounding
         k15, g7 = g @ KRONROD * half, g @ GAUSS * half
-        return k15, np.abs(k15 - g7)
+        return k15, np.abs(k15 - g7), 2.0 * half * scale[owner]
 
     lo, hi, owner = _initial_panels(start, end, points)
-    est, err = rule(lo, hi, owner)
-    return prob, lo, hi, owner, est, err, rule
+    return prob, lo, hi, owner, rule
 
 
 def waste_by_quadrature(instance: CheckpointInstance, a: np.ndarray) -> float:
@@ -173,33 +182,33 @@ def waste_by_quadrature(instance: CheckpointInstance, a: np.ndarray) -> float:
         return _empirical_waste(law.to_dict()["samples"], start, end, sigma, alpha)
     sf, cdf, points = survival_pair(law)
     with np.errstate(divide="ignore", over="ignore", under="ignore"):
-        prob, lo, hi, owner, est, err, rule = _lost_work(start, end, sf, cdf, points)
+        prob, lo, hi, owner, rule = _lost_work(start, end, sf, cdf, points)
+        est, err, floor = rule(lo, hi, owner)
         overhead = math.fsum((sigma * prob).tolist())
         for _ in range(_MAX_ROUNDS):
             total = overhead + alpha * math.fsum(est.tolist())
             budget = QUAD_RTOL * total / alpha
-            if err.sum() <= budget:
-                return total
             mid = 0.5 * (lo + hi)
-            splittable = (mid > lo) & (mid < hi)
-            # Split the worst panels until the others' errors sum to at most half the budget.
-            order = np.argsort(-np.where(splittable, err, 0.0))
-            rest = err.sum() - np.cumsum(err[order])
-            chosen = order[: int(np.searchsorted(-rest, -0.5 * budget)) + 1]
-            chosen = chosen[splittable[chosen]]
-            if len(chosen) == 0:
+            open_err = np.where((err > floor) & (mid > lo) & (mid < hi), err, 0.0)
+            if open_err.sum() <= budget:
+                return total
+            if len(lo) > _MAX_PANELS:
                 break
+            # Split the worst panels until the others' errors sum to at most half the budget.
+            order = np.argsort(-open_err)
+            rest = open_err.sum() - np.cumsum(open_err[order])
+            chosen = order[: int(np.searchsorted(-rest, -0.5 * budget)) + 1]
             keep = np.ones(len(lo), dtype=bool)
             keep[chosen] = False
             new_lo = np.concatenate([lo[chosen], mid[chosen]])
             new_hi = np.concatenate([mid[chosen], hi[chosen]])
             new_owner = np.concatenate([owner[chosen], owner[chosen]])
-            new_est, new_err = rule(new_lo, new_hi, new_owner)
-            lo, hi, owner = (np.concatenate([x[keep], y]) for x, y in
-                             ((lo, new_lo), (hi, new_hi), (owner, new_owner)))
-            est, err = np.concatenate([est[keep], new_est]), np.concatenate([err[keep], new_err])
+            new = rule(new_lo, new_hi, new_owner)
+            lo, hi, owner, est, err, floor = (
+                np.concatenate([x[keep], y]) for x, y in
+                zip((lo, hi, owner, est, err, floor), (new_lo, new_hi, new_owner, *new), strict=True))
     raise Infeasible(f"checkpoint: the verifier's quadrature did not reach {QUAD_RTOL:g} relative "
-                     f"(estimated error {alpha * err.sum():.3g} on {total:.6g})")
+                     f"(estimated error {alpha * open_err.sum():.3g} on {total:.6g}, {len(lo)} panels)")
 
 
 def verify(instance: CheckpointInstance, a, claimed: float | None = None) -> float:

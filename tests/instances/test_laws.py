@@ -502,6 +502,13 @@ BAD_DICTS = [
     ({"kind": "exponential"}, "law.rate"),
     ({"kind": "exponential", "rate": 1.0, "scale": 2.0}, "law.scale"),
     ({"kind": "empirical", "samples": [1.0, 2.0], "_suffix": [0.0]}, "law._suffix"),
+    # outside the ranges over which the expected waste is tested (issue 14)
+    ({"kind": "weibull", "shape": 0.005, "scale": 1.0}, "law.shape"),
+    ({"kind": "weibull", "shape": 101.0, "scale": 1.0}, "law.shape"),
+    ({"kind": "lognormal", "mu": 0.0, "sigma": 100.5}, "law.sigma"),
+    ({"kind": "exponential", "rate": 1e-310}, "law.rate"),
+    ({"kind": "hyperexponential", "probs": [0.5, 0.5], "rates": [1.0, 1e-309]}, "law.rates[1]"),
+    ({"kind": "empirical", "samples": [1e308, 1e308]}, "law.samples"),
     ("weibull", "law"),
     (None, "law"),
 ]
@@ -546,3 +553,135 @@ def test_valid_edge_parameters_are_accepted():
     assert HyperExponential(probs=[0.1] * 10, rates=list(range(1, 11))).mean == pytest.approx(
         0.1 * float(special.digamma(11) + np.euler_gamma))
     assert Empirical(samples=np.array([2, 1])).samples.tolist() == [1.0, 2.0]
+
+
+# ---------------------------------------------------------------------------
+# Heavy tails and extreme parameters (issue 14, section 3): every closed form to full
+# relative accuracy over the accepted range, against quadratures that share nothing with it.
+
+QUAD_TIGHT = {"epsabs": 0.0, "epsrel": 1e-13, "limit": 500}
+
+
+def pe_lognormal_logtime(mu, sigma, a, b):
+    """``int_a^b t f(t) dt = int_{ln a}^{ln b} e^v phi((v - mu)/sigma) / sigma dv`` by quad in
+    log-time, the integrand in log space (no overflow at any sigma), split at its peak."""
+
+    def g(v):
+        return math.exp(v - 0.5 * ((v - mu) / sigma) ** 2) / (sigma * math.sqrt(2 * math.pi))
+
+    lo = math.log(a) if a > 0 else min(mu + sigma**2, math.log(b)) - 60.0 * sigma
+    hi = math.log(b)
+    peak = mu + sigma**2  # the maximum of e^v phi(.)
+    cuts = [lo] + [x for x in (peak - 3 * sigma, peak, peak + 3 * sigma) if lo < x < hi] + [hi]
+    return math.fsum(integrate.quad(g, x, y, **QUAD_TIGHT)[0] for x, y in zip(cuts, cuts[1:], strict=False))
+
+
+def pe_weibull_z(shape, scale, a, b):
+    """``int_a^b t f(t) dt = scale int_{z_a}^{z_b} x^(1/k) e^{-x} dx`` with ``z = (t/scale)^k``,
+    by quad; the result is scaled afterwards (``x^(1/k)`` alone overflows for small ``k``)."""
+    def z(t):  # beyond e^700 the integrand e^{-x} is below every double
+        return math.exp(min(shape * math.log(t / scale), 700.0)) if t > 0 else 0.0
+
+    za, zb = z(a), z(b)
+    peak = min(max(1 / shape, za), zb)  # x^(1/k) e^{-x} peaks at x = 1/k
+    top = math.log(peak) / shape - peak if peak > 0 else 0.0
+
+    def g(x):
+        return math.exp(math.log(x) / shape - x - top) if x > 0 else 0.0
+
+    steps = (0.5 * peak, peak, peak + 1.0, peak + 10.0, peak + 100.0, peak + 1000.0)
+    cuts = sorted({za, zb, *(x for x in steps if za < x < zb)})
+    total = math.fsum(integrate.quad(g, x, y, **QUAD_TIGHT)[0] for x, y in zip(cuts, cuts[1:], strict=False))
+    return scale * total * math.exp(top)
+
+
+JOB_INTERVALS = [(0.0, 1.0), (0.0, 102.0), (102.0, 114.0), (114.0, 165.0), (1e4, 1e4 + 7.0),
+                 (3e5, 1e6)]
+HEAVY_LOGNORMAL = [(4.5, 6.0), (4.5, 15.0), (0.0, 40.0), (-10.0, 100.0), (12.0, 100.0), (4.5, 0.01)]
+
+
+@pytest.mark.parametrize(("mu", "sigma"), HEAVY_LOGNORMAL, ids=[f"{m}-{s}" for m, s in HEAVY_LOGNORMAL])
+def test_lognormal_partial_expectation_heavy_tails(mu, sigma):
+    # sigma = 15 has mean e^117; the old split at the median differenced TE ~ 6e50 for a
+    # partial expectation of about 2 (the repro's brute "optimum" of -0.52). sigma = 40
+    # overflowed the mean.
+    law = LogNormal(mu=mu, sigma=sigma)
+    for a, b in JOB_INTERVALS:
+        exact = pe_lognormal_logtime(mu, sigma, a, b)
+        got = float(law.partial_expectation(a, b))
+        assert got >= 0.0
+        assert got == pytest.approx(exact, rel=1e-11, abs=0), (a, b, got, exact)
+        assert float(law.head_expectation(b)) == pytest.approx(
+            pe_lognormal_logtime(mu, sigma, 0.0, b), rel=1e-11, abs=0), b
+
+
+HEAVY_WEIBULL = [(0.01, 1.0), (0.01, 1e6), (0.05, 100.0), (0.05, 1e300), (0.1, 1e6), (0.3, 5.0),
+                 (30.0, 120.0), (100.0, 110.0), (100.0, 5e5)]
+
+
+@pytest.mark.parametrize(("shape", "scale"), HEAVY_WEIBULL, ids=[f"k{k}-s{s:g}" for k, s in HEAVY_WEIBULL])
+def test_weibull_partial_expectation_extreme_shapes(shape, scale):
+    # A short interval far from 0 differences H: its error is a few ulps of H(b) times the
+    # conditioning of z = (t/scale)^k, k |ln(t/scale)| (34 at k = 0.05, t/scale = 1e-296).
+    law = Weibull(shape=shape, scale=scale)
+    for a, b in JOB_INTERVALS:
+        exact = pe_weibull_z(shape, scale, a, b)
+        got = float(law.partial_expectation(a, b))
+        assert got >= 0.0
+        if exact < 1e-290:  # below the normal doubles: only absolute agreement is meaningful
+            assert got <= 1e-280, (a, b)
+            continue
+        head = pe_weibull_z(shape, scale, 0.0, b)
+        assert got == pytest.approx(exact, rel=1e-11, abs=1e-13 * head), (a, b, got, exact)
+
+
+@pytest.mark.parametrize("rate", [1e-300, 1e-200, 1e-120, 1e-6])
+def test_rare_exponential_failures_keep_their_digits(rate):
+    # H(t) = P(2, rate t) / rate underflowed at rate t ~ 1e-154: PE(0, 100) came out 0
+    # although F(100) = 1e-198 (the expected waste is mostly that partial expectation).
+    law = Exponential(rate=rate)
+    for a, b in [(0.0, 100.0), (100.0, 110.0), (0.0, 1e6)]:
+        x, y = rate * a, rate * b
+        # int_a^b t r e^{-rt} dt, the integrand scaled by 1/r to stay far from underflow
+        exact = rate * integrate.quad(lambda t: t * math.exp(-rate * t), a, b, **QUAD_TIGHT)[0]
+        assert float(law.partial_expectation(a, b)) == pytest.approx(exact, rel=1e-11, abs=0), (a, b)
+        assert float(law.interval_probability(a, b)) == pytest.approx(
+            -math.expm1(-(y - x)) * math.exp(-x), rel=1e-12, abs=0), (a, b)
+
+
+def test_hyperexponential_with_a_rare_phase():
+    law = HyperExponential(probs=[0.999, 0.001], rates=[1e-250, 0.5])
+    pe = float(law.partial_expectation(0.0, 100.0))
+    hand = 0.999 * 1e-250 * 100.0**2 / 2 + 0.001 * (2.0 - 102.0 * math.exp(-50.0))
+    assert pe == pytest.approx(hand, rel=1e-12, abs=0)
+
+
+def test_heavy_means_are_infinite_not_an_error():
+    assert LogNormal(mu=0.0, sigma=40.0).mean == math.inf
+    assert Weibull(shape=0.01, scale=1e300).mean == math.inf
+    assert LogNormal(mu=4.5, sigma=15.0).mean == pytest.approx(math.exp(117.0), rel=1e-13, abs=0)
+    assert Weibull(shape=0.01, scale=1.0).mean == pytest.approx(math.factorial(100), rel=1e-12, abs=0)
+
+
+EXTREME = [LogNormal(mu=4.5, sigma=15.0), LogNormal(mu=0.0, sigma=100.0), LogNormal(mu=700.0, sigma=0.01),
+           LogNormal(mu=-700.0, sigma=1.0), Weibull(shape=0.01, scale=1e300),
+           Weibull(shape=0.05, scale=1e308), Weibull(shape=30.0, scale=1e-300),
+           Weibull(shape=100.0, scale=1e300), Exponential(rate=1e300), Exponential(rate=3e-308),
+           HyperExponential(probs=[0.5, 0.5], rates=[3e-308, 1e300])]
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("law", EXTREME, ids=_ids(EXTREME))
+def test_extreme_parameters_raise_no_warning_and_give_no_nan(law):
+    # numpy RuntimeWarnings (overflow in power, invalid value in multiply) reached the
+    # user's stderr on runs that exit 0.
+    t = np.array([0.0, 1.0, 7.0, 1e3, 1e14, np.inf])
+    a, b = t[:-1], t[1:]
+    for values in (law.sf(t), law.cdf(t), law.head_expectation(t), law.tail_expectation(t),
+                   law.partial_expectation(a, b), law.interval_probability(a, b)):
+        values = np.asarray(values)
+        assert not np.isnan(values).any()
+        assert (values >= 0).all()
+    assert np.isfinite(law.partial_expectation(a[:-1], b[:-1])).all()
+    assert law.mean > 0
+    assert law.sample(np.random.default_rng(0), 100).shape == (100,)
