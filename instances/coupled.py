@@ -26,11 +26,22 @@ UP, RECLAIMED, DOWN = 0, 1, 2
 ALPHABET = "URD"
 _DATA_KEYS = ("availability", "w", "mu", "m", "n_com", "T_prog", "T_data", "K")
 
+#: Most cells (processors x slots) of one availability matrix: about 100 MB as int8 and as a file,
+#: which the generators' float draws multiply by 8. Larger sizes are refused, not run out of memory.
+MAX_CELLS = 10**8
+#: Most cells of all the realizations of one ``paper`` folder (the default space holds 2.4 x 10^8).
+MAX_FOLDER_CELLS = 10**9
+
 
 
 
 def _int_at_least(v: Any, low: int, name: str) -> int:
     return check_int(v, name, low, MAX_FIELD_INT)
+
+
+def _check_cells(processors: int, slots: int, name: str = "slots", limit: int = MAX_CELLS) -> None:
+    require(processors * slots <= limit, name,
+            f"{processors} processors x {slots} slots = {processors * slots:,} cells; at most {limit:,}")
 
 
 def parse_availability(rows: Any, name: str = "availability") -> np.ndarray:
@@ -108,6 +119,7 @@ class CoupledInstance:
             raise InputError("availability: rows must all have the same number of slots") from None
         require(states.ndim == 2 and states.shape[0] >= 1 and states.shape[1] >= 1, "availability",
                 "must be a (processors x slots) matrix")
+        _check_cells(*states.shape, "availability")
         require(np.issubdtype(states.dtype, np.integer) and bool(np.all((states >= 0) & (states <= 2))),
                 "availability", "codes must be 0 (UP), 1 (RECLAIMED) or 2 (DOWN)")
         p = states.shape[0]
@@ -184,7 +196,7 @@ def _check_transitions(value: Any, p: int) -> np.ndarray:
     require(ok, "transitions", "must be a list of p 3x3 matrices")
     try:
         arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an integer too large for a float
         raise InputError("transitions: must be a list of p 3x3 matrices of numbers") from None
     require(arr.shape == (p, 3, 3), "transitions", f"must have shape ({p}, 3, 3), got {arr.shape}")
     bad = np.argwhere(~np.isfinite(arr) | (arr < 0))
@@ -235,6 +247,7 @@ def generate_markov(processors: int, slots: int, tasks: int, seed: int, w: int =
     """
     processors = _int_at_least(processors, 1, "processors")
     slots = _int_at_least(slots, 1, "slots")
+    _check_cells(processors, slots)
     tasks = _int_at_least(tasks, 1, "tasks")
     require(tasks <= processors, "tasks", f"m = {tasks} exceeds the {processors} processors (mu = 1)")
     require(is_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
@@ -256,6 +269,7 @@ def generate_planted(processors: int, slots: int, tasks: int, block: int, densit
     """
     processors = _int_at_least(processors, 1, "processors")
     slots = _int_at_least(slots, 1, "slots")
+    _check_cells(processors, slots)
     tasks = _int_at_least(tasks, 1, "tasks")
     block = _int_at_least(block, 1, "block")
     require(tasks <= processors, "tasks", f"m = {tasks} exceeds the {processors} processors")
@@ -294,17 +308,21 @@ def read_edgelist(path, tasks: int, transpose: bool = False) -> CoupledInstance:
             continue
         if text.startswith("#"):
             fields = text.lstrip("#").split()
-            if sizes is None and len(fields) == 3 and all(f.isdigit() for f in fields):
+            if sizes is None and len(fields) == 3 and all(f.isascii() and f.isdigit() for f in fields):
                 sizes = (int(fields[0]), int(fields[1]))
             continue
         fields = text.split()
-        ok = len(fields) == 2 and all(f.isdigit() for f in fields)
+        ok = len(fields) == 2 and all(f.isascii() and f.isdigit() for f in fields)  # int() refuses '²'
         require(ok, f"{path.name}: line {number}", f"must be two non-negative integers 'u v', got {text!r}")
-        edges.append((int(fields[0]), int(fields[1])))
+        u, v = int(fields[0]), int(fields[1])
+        require(u < MAX_CELLS and v < MAX_CELLS, f"{path.name}: line {number}",
+                f"node index beyond {MAX_CELLS:,} (the most cells of an instance), got {text!r}")
+        edges.append((u, v))
     require(edges, str(path.name), "has no edge")
     arr = np.asarray(edges, dtype=np.int64)
     rows = max(int(arr[:, 0].max()) + 1, sizes[0] if sizes else 0)
     cols = max(int(arr[:, 1].max()) + 1, sizes[1] if sizes else 0)
+    _check_cells(rows, cols, f"{path.name}: sizes")
     up = np.zeros((rows, cols), dtype=bool)
     up[arr[:, 0], arr[:, 1]] = True
     if transpose:
@@ -401,6 +419,7 @@ def paper_realization(m: int, n_com: int, w_min: int, scenario: int, trial: int,
     slots = _int_at_least(slots, 1, "slots")
     require(is_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
     p = 20
+    _check_cells(p, slots)
     rng = np.random.default_rng([seed, m, n_com, w_min, scenario])
     chains = markov_chains(rng, p)
     w = rng.integers(w_min, 10 * w_min + 1, p)
@@ -425,6 +444,10 @@ def generate_paper(seed: int, scenarios: int = 10, trials: int = 10,
     scenarios = _int_at_least(scenarios, 1, "scenarios")
     trials = _int_at_least(trials, 1, "trials")
     slots = _int_at_least(slots, 1, "slots")
+    count = len(PAPER_TASKS) * len(PAPER_NCOM) * len(PAPER_WMIN) * scenarios * trials
+    require(count * 20 * slots <= MAX_FOLDER_CELLS, "scenarios",
+            f"{count:,} realizations of 20 processors x {slots} slots = {count * 20 * slots:,} cells; "
+            f"a folder holds at most {MAX_FOLDER_CELLS:,}")
     return [paper_realization(m, n_com, w_min, s, trial, seed, slots)
             for m in PAPER_TASKS for n_com in PAPER_NCOM for w_min in PAPER_WMIN
             for s in range(scenarios) for trial in range(trials)]

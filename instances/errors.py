@@ -49,7 +49,7 @@ def is_number(value) -> bool:
 
 def check_number(value, field: str, low: float | None = None, high: float | None = None) -> float:
     """``value`` as a float if it is a finite number (not a bool) in ``[low, high]``."""
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
+    ok = isinstance(value, (int, float)) and is_number(value) \
         and (low is None or value >= low) and (high is None or value <= high)
     span = "" if low is None and high is None else f" in [{low}, {'inf' if high is None else high}]"
     require(ok, field, f"must be a finite number{span}, got {value!r}")

@@ -19,10 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from volsched import __version__
-from volsched.instances.errors import InputError, require
+from volsched.instances.errors import InputError, check_int, require
 from volsched.instances.io import read_json, write_json
 
 from .families import FAMILIES, family_of
+
+#: Most Monte-Carlo samples ``simulate --samples`` draws (a few arrays of this many floats are held at once).
+MAX_SAMPLES = 10_000_000
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,9 +61,17 @@ def _load(path: str):
         raise InputError(f"{path}: {exc}") from None
 
 
+def _is(test, path: str) -> bool:
+    """``Path(path).is_dir()`` or ``.is_file()``; a path the system refuses (too long...) is bad input."""
+    try:
+        return test(Path(path))
+    except OSError as exc:
+        raise InputError(f"--out: {path}: cannot write ({exc.strerror or exc})") from None
+
+
 def _writable(path: str | None) -> None:
     if path is not None:
-        require(not Path(path).is_dir(), "--out", f"{path} is a directory")
+        require(not _is(Path.is_dir, path), "--out", f"{path} is a directory")
 
 
 def _fmt(x: float | None) -> str:
@@ -71,7 +82,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     made = FAMILIES[args.family].generate_args(args)
     if isinstance(made, list):
         require(args.out is not None, "--out", "this preset makes many instances: give a folder")
-        require(not Path(args.out).is_file(), "--out", f"{args.out} is a file; this preset needs a folder")
+        require(not _is(Path.is_file, args.out), "--out", f"{args.out} is a file; this preset needs a folder")
         for instance in made:
             write_json(Path(args.out) / f"{instance.name}.json", instance.to_json())
         emit(args, {"family": args.family, "out": args.out, "instances": len(made)},
@@ -127,7 +138,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.samples is not None:
         require(dataclasses.is_dataclass(simulator) and hasattr(simulator, "samples"), "--samples",
                 f"the {family.name} simulator takes no sample count")
-        simulator = dataclasses.replace(simulator, samples=args.samples)
+        samples = check_int(args.samples, "--samples", 2, MAX_SAMPLES)
+        simulator = dataclasses.replace(simulator, samples=samples)
     out = family.simulate(instance, args.heuristic, seed=args.seed, simulator=simulator)
     metrics = ", ".join(f"{k} {_fmt(v)}" for k, v in out["metrics"].items())
     emit(args, {"instance": instance.name, **out},
@@ -274,6 +286,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: What ``str.splitlines`` breaks a line at: a message echoing a user's text (a path, a value) escapes them.
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line, each line break written as its escape (``\\n``)."""
+    return "".join(ch.encode("unicode_escape").decode() if ch in _LINE_BREAKS else ch for ch in text)
+
+
 def console() -> int:
     """The ``volsched`` executable: :func:`main` with the shell's SIGPIPE behaviour."""
     if hasattr(signal, "SIGPIPE"):  # `volsched report S | head` ends quietly, like other tools
@@ -287,7 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         return args.func(args)
     except InputError as exc:
-        print(f"volsched: error: {exc}", file=sys.stderr)
+        print(f"volsched: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("volsched: interrupted", file=sys.stderr)
@@ -295,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the contract: exit 1 on internal errors
         if os.environ.get("VOLSCHED_DEBUG"):
             traceback.print_exc()
-        print(f"volsched: internal error: {type(exc).__name__}: {exc} "
+        print(f"volsched: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
               "(set VOLSCHED_DEBUG=1 for the traceback)", file=sys.stderr)
         return 1
 

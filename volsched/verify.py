@@ -1,7 +1,7 @@
 """``volsched verify``: check a solution, or a whole solve result, against an instance.
 
 Every claim a result file makes is recomputed or rejected by name (issue 14):
-the family and instance it names, its status, objective, bound and
+the family and instance it names, its status, objective, bound, ``gap`` and
 ``verified`` flag, and each field the problem derives from a solution (its
 ``describe``: a checkpoint count, a decision, a makespan...). A result of
 every status that ``solve`` writes is accepted when it holds: an
@@ -17,16 +17,34 @@ from typing import Any
 
 from volsched.instances.errors import InputError, is_number, require
 from volsched.solvers import Infeasible, SolveStatus
+from volsched.solvers.result import relative_gap
 
-from .families import Family
+from .families import Family, solution_error
 
 STATUSES = tuple(s.value for s in SolveStatus)
 
 
 def _same(a: Any, b: Any) -> bool:
+    """Equal claims: numbers to 1e-9 relative, a JSON boolean only to a boolean (``true`` is not 1)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
     if is_number(a) and is_number(b):
         return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return a == b
+
+
+def _check_gap(obj: dict, value: float | None, bound: float | None, checked: list) -> None:
+    """A result's ``gap``: :func:`relative_gap` of the verified objective and the bound (null without one)."""
+    if "gap" not in obj:
+        return
+    gap, expected = obj["gap"], relative_gap(value, bound)
+    ok = gap is None if expected is None else is_number(gap) and _same(gap, expected)
+    require(ok, "gap", f"claims {gap!r}, the objective {value!r} and bound {bound!r} give {expected!r}")
+    checked.append("gap")
 
 
 def _number_or_none(obj: dict, key: str) -> float | None:
@@ -80,9 +98,11 @@ def verify_result(family: Family, instance: Any, obj: Any) -> dict:
             try:
                 derived = problem.verify_partial(instance, solution)
             except Infeasible as exc:
-                raise InputError(f"solution.{exc}") from None
+                raise solution_error(exc) from None
             _compare_derived(solution, derived)
             checked.append("witness")
+        if is_result:
+            _check_gap(obj, None, bound, checked)
         unchecked.append("that no solution exists" if status == "infeasible" else "why none was found")
         return {"problem": problem.name, "status": status, "objective": None, "checked": checked,
                 "unchecked": unchecked}
@@ -90,7 +110,7 @@ def verify_result(family: Family, instance: Any, obj: Any) -> dict:
     try:
         value = float(problem.verify(instance, solution))
     except Infeasible as exc:
-        raise InputError(f"solution.{exc}") from None
+        raise solution_error(exc) from None
     checked.append("solution")
     if claimed is not None:
         require(_same(value, claimed), "objective", f"claimed {claimed!r} but the solution's is {value!r}")
@@ -107,6 +127,8 @@ def verify_result(family: Family, instance: Any, obj: Any) -> dict:
         require(bound is not None and _same(bound, value), "status",
                 f"optimal needs a bound equal to the objective {value!r}, got {bound!r}")
         unchecked.append("the proof of the bound (re-solve to confirm it)")
+    if is_result:
+        _check_gap(obj, value, bound, checked)
     if problem.describe is not None:
         _compare_derived(solution, problem.describe(instance, solution, value, bound))
         checked.append("derived fields")

@@ -134,9 +134,10 @@ def _configurations(instance: CoupledInstance, confs) -> dict[int, np.ndarray]:
         for q, v in enumerate(alloc):
             reject_unless(is_int(v) and v >= 0, f"{field}.allocation[{q}]",
                     f"must be a non-negative integer, got {v!r}")
+            # Against m first: a huge integer cannot be compared with the float mu (OverflowError).
+            reject_unless(v <= m, f"{field}.allocation[{q}]", f"{v} tasks exceed the m = {m} of an iteration")
             reject_unless(v <= instance.mu[q], f"{field}.allocation[{q}]",
                     f"{v} tasks exceed mu[{q}] = {instance.mu[q]:g}")
-            reject_unless(v <= m, f"{field}.allocation[{q}]", f"{v} tasks exceed the m = {m} of an iteration")
         # Summed in Python integers: 2^62-sized entries must not wrap around to m in int64.
         total = sum(int(v) for v in alloc)
         reject_unless(total in (0, m), f"{field}.allocation",

@@ -78,6 +78,9 @@ def test_optimal_with_a_bound_off_the_objective_is_rejected(capsys, tmp_path):
     code, _, err = verify(capsys, tmp_path, path, worse)
     assert_input_error(code, err, "status: optimal needs a bound equal to the objective")
     code, _, err = verify(capsys, tmp_path, path, tampered(worse, ("status",), "feasible"))
+    assert_input_error(code, err, "gap: claims 0.0")  # the gap follows the bound (issue 14, section 5)
+    feasible = tampered(tampered(worse, ("status",), "feasible"), ("gap",), 3 / (result["objective"] + 3))
+    code, _, err = verify(capsys, tmp_path, path, feasible)
     assert code == 0, err
 
 
@@ -105,7 +108,7 @@ def test_every_status_solve_writes_is_accepted_and_says_what_it_checked(capsys, 
     code, out, err = verify(capsys, tmp_path, path, result)
     assert code == 0, err
     report = json.loads(out)
-    assert report["feasible"] is False and report["checked"] == ["family", "instance", "witness"]
+    assert report["feasible"] is False and report["checked"] == ["family", "instance", "witness", "gap"]
     assert report["unchecked"] == ["that no solution exists"]
     lie = tampered(result, ("solution", "completed_iterations"), 1)
     code, _, err = verify(capsys, tmp_path, path, lie)

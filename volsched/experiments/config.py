@@ -23,6 +23,7 @@ Several sweeps go in one file as ``[[sweep]]`` tables. Every problem is an
 from __future__ import annotations
 
 import itertools
+import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,8 @@ from volsched.solvers.problem import check_time_limit
 from ..families import FAMILIES, Family
 
 SWEEP_KEYS = {"name", "family", "seeds", "heuristics", "exact", "grid"}
+#: Most instances (grid points x seeds) of one sweep; its tasks are listed in memory before they run.
+MAX_INSTANCES = 1_000_000
 EXACT_KEYS = {"method", "time_limit", "problem"}
 
 
@@ -75,6 +78,7 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
     seeds = obj.get("seeds", 1)
     if is_int(seeds):
         require(seeds >= 1, f"{where}.seeds", f"must be a positive count or a list, got {seeds}")
+        require(seeds <= MAX_INSTANCES, f"{where}.seeds", f"must be at most {MAX_INSTANCES:,}, got {seeds}")
         seeds = list(range(seeds))
     require(isinstance(seeds, list) and seeds, f"{where}.seeds", "must be a non-empty list of integers")
     for i, s in enumerate(seeds):
@@ -84,6 +88,9 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
     grid = obj.get("grid", {})
     require(isinstance(grid, dict), f"{where}.grid", "must be a table")
     values = _grid(family, grid, f"{where}.grid")
+    count = math.prod(len(v) for v in values.values()) * len(seeds)
+    require(count <= MAX_INSTANCES, f"{where}.grid",
+            f"{count:,} instances (grid points x seeds); a sweep holds at most {MAX_INSTANCES:,}")
 
     exact = obj.get("exact", {})
     require(isinstance(exact, dict), f"{where}.exact", "must be a table")
@@ -91,7 +98,7 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
         raise InputError(f"{where}.exact.{key}: unknown key (allowed: {', '.join(sorted(EXACT_KEYS))})")
     problem = exact.get("problem")
     if problem is not None:
-        require(problem in family.problems, f"{where}.exact.problem",
+        require(isinstance(problem, str) and problem in family.problems, f"{where}.exact.problem",
                 f"must be one of {list(family.problems)}, got {problem!r}")
     methods = list(family.problem(problem).methods)
     method = exact.get("method", methods[0])

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from volsched.heuristics.base import Simulator
-from volsched.instances.errors import InputError, require
+from volsched.instances.errors import InputError, check_int, require
 from volsched.instances.io import check_envelope
 from volsched.solvers import Infeasible, Problem, SolveResult
 from volsched.solvers import solve as solve_problem
@@ -190,7 +190,7 @@ class Family:
         try:
             return problem, float(problem.verify(instance, solution))
         except Infeasible as exc:
-            raise InputError(f"solution.{exc}") from None
+            raise solution_error(exc) from None
 
     # --- heuristics ---------------------------------------------------------
     def heuristic(self, name: str, field_name: str = "--heuristic") -> Heuristic:
@@ -206,6 +206,7 @@ class Family:
         simulator reports (the problem's declared metrics).
         """
         h = self.heuristic(name)
+        seed = check_int(seed, "--seed", 0)  # numpy.random.default_rng refuses a negative seed
         sim = simulator or h.simulator
         solution, metrics = sim.run(instance, h.policy, np.random.default_rng(seed))
         problem = self.problems[h.problem]
@@ -273,6 +274,16 @@ class Family:
         return spec.generate(spec.params(given, lambda n: n))
 
 
+def solution_error(exc: Exception) -> InputError:
+    """A verifier's ``Infeasible`` as the user's error, naming its field inside ``solution``.
+
+    Verifiers name a field either from the solution (``schedule.completions``) or with the
+    prefix already (``solution.schedule: missing``); the prefix is not doubled.
+    """
+    text = str(exc)
+    return InputError(text if text.startswith("solution.") else f"solution.{text}")
+
+
 def _pick(table: dict, name: str | None, field_name: str, what: str):
     """``table[name]``, the first entry for ``None``, else ``InputError`` listing the names."""
     if name is None:
@@ -298,4 +309,5 @@ def family_of(obj: Any) -> Family:
     return FAMILIES[name]
 
 
-__all__ = ["FAMILIES", "DemoPart", "Family", "GeneratorSpec", "Heuristic", "Option", "family_of"]
+__all__ = ["FAMILIES", "DemoPart", "Family", "GeneratorSpec", "Heuristic", "Option", "family_of",
+           "solution_error"]

@@ -1,0 +1,839 @@
+"""The fuzzing engine shared by ``tests/fuzz`` and the campaign in ``benchmarks/fuzz`` (issue 14, section 5).
+
+Three parts:
+
+* **seeds**: small valid instance files of every family in :data:`volsched.families.FAMILIES`
+  (through ``volsched generate``), and a result file for every problem of the family (through
+  ``volsched solve --out``), plus each result's bare solution object;
+* **mutations** of a parsed JSON document (types, magnitudes, shapes, nesting, booleans,
+  NaN/inf, added and deleted keys, list lengths, tampered claims) and of command lines, drawn
+  through a :class:`Chooser` (a seeded ``random.Random`` for the campaign, hypothesis'
+  ``data`` in the test suite, so that failures shrink);
+* **the contract check**: ``volsched.cli.main`` run in-process on a mutant, which must exit 0
+  or 2, never 1; on 2 print exactly one ``volsched: error:`` line and write nothing; with
+  ``--json`` print one JSON object; and a ``verify`` that accepts must agree with
+  :mod:`oracle`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import json
+import math
+import os
+import signal
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from volsched.cli import main
+from volsched.families import FAMILIES
+
+from .oracle import check_accepted
+
+# --- choosers --------------------------------------------------------------------------------------
+
+
+class Chooser:
+    """Where a mutation's choices come from."""
+
+    def choice(self, seq: Sequence):
+        raise NotImplementedError
+
+    def integer(self, low: int, high: int) -> int:
+        raise NotImplementedError
+
+    def chance(self, p: float) -> bool:
+        return self.integer(0, 999) < int(p * 1000)
+
+
+class RandomChooser(Chooser):
+    def __init__(self, rnd):
+        self.rnd = rnd
+
+    def choice(self, seq):
+        return seq[self.rnd.randrange(len(seq))]
+
+    def integer(self, low, high):
+        return self.rnd.randint(low, high)
+
+
+class DataChooser(Chooser):
+    """Choices drawn from hypothesis' ``data`` (shrinkable)."""
+
+    def __init__(self, data):
+        from hypothesis import strategies as st
+
+        self.data, self.st = data, st
+
+    def choice(self, seq):
+        return self.data.draw(self.st.sampled_from(list(seq)))
+
+    def integer(self, low, high):
+        return self.data.draw(self.st.integers(low, high))
+
+
+# --- seeds ------------------------------------------------------------------------------------------
+
+#: Small generator options per family (a family missing here is seeded with its defaults).
+SMALL_INSTANCES: dict[str, list[list[str]]] = {
+    "checkpoint": [["--slices", "6"], ["--slices", "5", "--law", "empirical", "--seed", "1"],
+                   ["--slices", "4", "--law", "hyperexponential", "--slice-hours", "0.05", "0.5"],
+                   ["--slices", "3", "--law", "lognormal", "--alpha", "0.5"],
+                   ["--slices", "4", "--law", "exponential"]],
+    "coupled": [["--preset", "markov", "--processors", "5", "--slots", "30", "--tasks", "2"],
+                ["--preset", "paper-realization", "--slots", "60"],
+                ["--preset", "paper-realization", "--slots", "14", "--w-min", "2", "--seed", "3"],
+                ["--preset", "planted", "--processors", "6", "--slots", "20", "--tasks", "3",
+                 "--block", "4"],
+                ["--preset", "edgelist", "--file", "{graph}", "--tasks", "2"],
+                ["--preset", "encd", "--file", "{graph}", "--a", "2", "--b", "2"]],
+}
+
+#: An input file a generator reads (``{graph}`` in :data:`SMALL_INSTANCES`): a bipartite edge list.
+GRAPH = "# 4 5 8\n0 0\n0 1\n1 0\n1 1\n2 3\n3 4\n1 2\n2 2\n"
+
+#: Methods for the seed results where the default one is slow on a seed (``full``'s ``cpsat``
+#: takes a minute and more at p * H = 1200); the first that applies is used.
+SEED_METHODS: dict[tuple[str, str], tuple[str, ...]] = {("coupled", "full"): ("greedy",)}
+
+#: Methods a mutated instance is solved with (fast on a seed-sized instance).
+FAST_METHODS: dict[tuple[str, str], str] = {("coupled", "full"): "greedy"}
+
+
+def cli(argv: Sequence[Any]) -> tuple[int, str, str]:
+    """``volsched ARGV`` in-process: ``(exit code, stdout, stderr)``."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+@dataclass
+class Seed:
+    """A valid file of a family: an instance, or a result with the instance it solves."""
+
+    family: str
+    kind: str  # "instance" | "result" | "solution" | "input" (a generator's file) | "config" (a sweep)
+    path: Path
+    obj: Any
+    instance: Path | None = None
+    problem: str | None = None
+    results: list[Path] = field(default_factory=list)  # an instance's own results
+    argv: list[str] = field(default_factory=list)  # an input's generate options ({input}: its path)
+
+
+def _instance_argv(name: str) -> list[list[str]]:
+    if name in SMALL_INSTANCES:
+        return SMALL_INSTANCES[name]
+    family = FAMILIES[name]
+    out = []
+    for spec in family.generators.values():
+        if not spec.many and all(o.default is not None for o in spec.options):
+            out.append(["--preset", spec.name] if len(family.generators) > 1 else [])
+    return out
+
+
+def small_sweeps(family) -> list[dict]:
+    """The family's ``*-smoke`` sweep presets cut to one grid point and one seed."""
+    out = []
+    for preset, tables in family.presets.items():
+        if not preset.endswith("-smoke"):
+            continue
+        cut = []
+        for table in copy.deepcopy(tables):
+            table["grid"] = {k: (v[0] if isinstance(v, list) and k != "slice_hours" else v[:1] if
+                                 k == "slice_hours" else v) for k, v in table.get("grid", {}).items()}
+            table["seeds"] = 1
+            cut.append(table)
+        out.append({"sweep": cut})
+    return out
+
+
+def make_seeds(folder: Path) -> list[Seed]:
+    """Valid instances, results, generator input files and sweep configs of every family, under ``folder``."""
+    seeds: list[Seed] = []
+    folder.mkdir(parents=True, exist_ok=True)
+    graph = folder / "graph.txt"
+    graph.write_text(GRAPH)
+    for name, family in FAMILIES.items():
+        for i, sweep in enumerate(small_sweeps(family)):
+            path = folder / f"{name}-sweep-{i}.toml"
+            path.write_text(toml_dumps(sweep))
+            seeds.append(Seed(name, "config", path, sweep))
+        for i, options in enumerate(_instance_argv(name)):
+            if "{graph}" in options:
+                seeds.append(Seed(name, "input", graph, GRAPH, argv=["generate", name, *options]))
+                options = [str(graph) if o == "{graph}" else o for o in options]
+            path = folder / f"{name}-{i}.json"
+            code, _, err = cli(["generate", name, *options, "--out", path])
+            if code != 0:
+                raise AssertionError(f"seed generate {name} {options}: {err}")
+            inst = Seed(name, "instance", path, json.loads(path.read_text()))
+            seeds.append(inst)
+            for problem in family.problems.values():
+                methods = SEED_METHODS.get((name, problem.name), (problem.default_method,))
+                for method in methods:
+                    out = folder / f"{name}-{i}-{problem.name}-{method}.json"
+                    code, _, _ = cli(["solve", path, "--problem", problem.name, "--method", method,
+                                      "--time-limit", 20, "--out", out, "--json"])
+                    if code == 2:  # the problem does not take this instance (e.g. m > p)
+                        continue
+                    if code != 0:
+                        raise AssertionError(f"seed solve {path} {problem.name} {method} exit {code}")
+                    obj = json.loads(out.read_text())
+                    seeds.append(Seed(name, "result", out, obj, instance=path, problem=problem.name))
+                    inst.results.append(out)
+                    if obj["status"] not in ("optimal", "feasible"):
+                        continue  # a witness without its status is no solution
+                    bare = folder / f"{name}-{i}-{problem.name}-{method}-solution.json"
+                    bare.write_text(json.dumps(obj["solution"]))
+                    seeds.append(Seed(name, "solution", bare, obj["solution"], instance=path,
+                                      problem=problem.name))
+    return seeds
+
+
+# --- JSON mutations -----------------------------------------------------------------------------------
+
+NAN, INF = float("nan"), float("inf")
+HUGE = (10**30, 2**63, -(2**63), 2**64, 2**1030, -(2**1030), 10**9 + 1, 2**31)
+STRANGE: tuple = (None, True, False, 0, -1, 1, 2, 0.0, -0.0, 0.5, 1.5, -2.5, 1e-300, 1e300, NAN, INF, -INF,
+                  "", "x", "0", "1", "NaN", "U", "optimal", "two\nlines", [], {}, [0], [[]], {"": None},
+                  *HUGE)
+STATUSES = ("optimal", "feasible", "infeasible", "unknown", "solved", "OPTIMAL", "")
+TEXT_EDITS = ("U", "R", "D", ".", "P", "u", "x", " ", "é", "\x00", "\n", "UU", "DDDD")
+
+Path_ = tuple
+
+
+def walk(obj: Any, path: Path_ = ()) -> list[Path_]:
+    """Every node's path (keys and indices), the root included."""
+    out = [path]
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out += walk(v, (*path, k))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            out += walk(v, (*path, i))
+    return out
+
+
+def get(obj: Any, path: Path_) -> Any:
+    for k in path:
+        obj = obj[k]
+    return obj
+
+
+def put(obj: Any, path: Path_, value: Any) -> Any:
+    if not path:
+        return value
+    get(obj, path[:-1])[path[-1]] = value
+    return obj
+
+
+def _numeric_variants(v: Any) -> list:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return []
+    out: list = [v + 1, v - 1, -v, 2 * v, 0]
+    if isinstance(v, int):
+        out += [v + 10**9, v * 10**6]
+        if abs(v) < 2**1000:
+            out += [float(v), v + 0.5]
+    elif math.isfinite(v):
+        out += [v + 0.5, v * (1 + 1e-12), v * (1 + 1e-6), v * (1 - 1e-6), math.nextafter(v, INF)]
+        if v.is_integer():
+            out.append(int(v))
+    return out
+
+
+def _string_variants(ch: Chooser, s: str) -> list[str]:
+    out = ["", s + s, s.upper(), s.lower(), s[::-1], s * 50]
+    if s:
+        i = ch.integer(0, len(s) - 1)
+        c = ch.choice(TEXT_EDITS)
+        out += [s[:i] + c + s[i + 1:], s[:i] + s[i + 1:], s[:i] + c + s[i:], s[:-1], s + c]
+        if len(s) > 1:
+            j = ch.integer(0, len(s) - 1)
+            t = list(s)
+            t[i], t[j] = t[j], t[i]
+            out.append("".join(t))
+    return out
+
+
+def _list_variants(ch: Chooser, v: list) -> list[list]:
+    out: list[list] = [[], v[::-1], v + [ch.choice(STRANGE)], [v]]
+    if v:
+        i = ch.integer(0, len(v) - 1)
+        out += [v[:i], v[:i] + v[i + 1:], v[:i + 1] + [copy.deepcopy(v[i])] + v[i + 1:], v * 2]
+        ints = [k for k, x in enumerate(v) if isinstance(x, int) and not isinstance(x, bool)]
+        if len(ints) >= 2:  # move one unit between two entries: keeps the sum (an allocation stays m)
+            a, b = ch.choice(ints), ch.choice(ints)
+            moved = list(v)
+            moved[a] -= 1
+            moved[b] += 1
+            out.append(moved)
+    return out
+
+
+def _deep(v: Any, depth: int) -> Any:
+    for _ in range(depth):
+        v = [v]
+    return v
+
+
+def plausible() -> list:
+    """Values a valid file could hold: small counts, fractions, the names the families know."""
+    from volsched.instances.checkpoint import LAW_CHOICES
+
+    return [0, 1, 2, 3, 4, 5, 6, 12, 0.25, 0.5, 1.0, [1, 2], [0.05, 0.5], *LAW_CHOICES, *_known_names(),
+            *FAMILIES]
+
+
+def mutate_value(ch: Chooser, v: Any) -> Any:
+    """A replacement for node ``v``: another type, a nearby or huge magnitude, another shape."""
+    pools = [list(STRANGE), plausible()]
+    pools.append(_numeric_variants(v) or list(HUGE))
+    if isinstance(v, str):
+        pools.append(_string_variants(ch, v))
+    if isinstance(v, list):
+        pools.append(_list_variants(ch, v))
+    if isinstance(v, dict):
+        pools.append([{}, {**v, "extra": ch.choice(STRANGE)}, [v], list(v.values()), list(v)])
+    pools.append([[v], {"value": v}, _deep(v, 40),
+                  str(v) if not isinstance(v, (dict, list)) else json.dumps(v)])
+    return copy.deepcopy(ch.choice(ch.choice(pools)))
+
+
+#: Keys a mutant may gain: the schema's own names in the wrong place, and unknown ones.
+EXTRA_KEYS = ("extra", "problem", "schedule", "solution", "objective", "status", "transitions", "completions",
+              "communication", "configurations", "start", "allocation", "a", "processors", "law", "kind",
+              "__proto__", "")
+
+
+def mutate_json(ch: Chooser, obj: Any, claims: Sequence[Path_] = ()) -> tuple[Any, str]:
+    """One structural mutation of ``obj`` (a deep copy); returns it and a description."""
+    obj = copy.deepcopy(obj)
+    op = ch.choice(("replace", "replace", "replace", "delete", "add", "claim") if claims else
+                   ("replace", "replace", "replace", "delete", "add"))
+    if op == "claim":
+        present = [p for p in claims if _has(obj, p) and isinstance(get(obj, p[:-1]), (dict, list))]
+        if present:
+            path = ch.choice(present)
+            value = claim_value(ch, get(obj, path), path)
+            return put(obj, path, value), f"claim {_show(path)} = {_short(value)}"
+        op = "replace"
+    paths = walk(obj)
+    if op == "delete":
+        inner = [p for p in paths if p]
+        if inner:
+            path = ch.choice(inner)
+            parent = get(obj, path[:-1])
+            del parent[path[-1]]
+            return obj, f"delete {_show(path)}"
+        op = "replace"
+    if op == "add":
+        holders = [p for p in paths if isinstance(get(obj, p), dict)]
+        if holders:
+            path = ch.choice(holders)
+            key = ch.choice(EXTRA_KEYS)
+            value = copy.deepcopy(ch.choice(STRANGE))
+            get(obj, path)[key] = value
+            return obj, f"add {_show((*path, key))} = {_short(value)}"
+    path = ch.choice(paths)
+    value = mutate_value(ch, get(obj, path))
+    return put(obj, path, value), f"replace {_show(path)} = {_short(value)}"
+
+
+def claim_value(ch: Chooser, v: Any, path: Path_) -> Any:
+    """A plausible but possibly wrong claim in place of ``v``."""
+    key = path[-1] if path else None
+    if key == "status":
+        return ch.choice(STATUSES)
+    if key == "problem":
+        return ch.choice(sorted({p for f in FAMILIES.values() for p in f.problems}) + ["", "nope"])
+    if key == "family":
+        return ch.choice([*FAMILIES, "", "Coupled"])
+    if key == "instance":
+        return ch.choice(["", v + "x" if isinstance(v, str) else "x", None])
+    if isinstance(v, bool) or v is None:
+        return ch.choice([True, False, None, 0, 1])
+    if isinstance(v, dict):
+        key2 = ch.choice(list(v)) if v else "x"
+        return {**v, key2: claim_value(ch, v.get(key2), (key2,))}
+    if isinstance(v, list):
+        return ch.choice(_list_variants(ch, v) + [[x + 1 if _is_int(x) else x for x in v]])
+    return ch.choice(_numeric_variants(v) + [None, True, str(v), NAN, INF])
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _has(obj, path) -> bool:
+    try:
+        get(obj, path)
+        return True
+    except (KeyError, IndexError, TypeError):
+        return False
+
+
+def _show(path: Path_) -> str:
+    return "/" + "/".join(str(k) for k in path)
+
+
+def _short(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+#: Claims of a result file, by path (``completions`` entries are added per file).
+CLAIMS: tuple[Path_, ...] = (
+    ("objective",), ("bound",), ("status",), ("verified",), ("family",), ("instance",), ("gap",),
+    ("solution", "problem"), ("solution", "checkpoints"), ("solution", "a"), ("solution", "decision"),
+    ("solution", "decision", "iteration_fits"), ("solution", "decision", "w"), ("solution", "k"),
+    ("solution", "tasks_per_processor"), ("solution", "workload"), ("solution", "completion_slots"),
+    ("solution", "makespan"), ("solution", "completed_iterations"), ("solution", "processors"),
+    ("solution", "schedule", "completions"), ("solution", "schedule", "configurations"),
+    ("solution", "schedule", "communication"),
+)
+
+
+def claims_of(obj: Any) -> list[Path_]:
+    """The claim paths present in a result (or, without the ``solution`` prefix, a bare solution)."""
+    paths = list(CLAIMS)
+    if isinstance(obj, dict) and "solution" not in obj:
+        paths = [p[1:] for p in paths if p[0] == "solution"] + [("objective",)]
+    out = []
+    for p in paths:
+        if _has(obj, p):
+            out.append(p)
+            v = get(obj, p)
+            if isinstance(v, list):
+                out += [(*p, i) for i in range(len(v))]
+    return out
+
+
+def dumps(obj: Any) -> str:
+    """JSON text; NaN and infinities as the ``NaN``/``Infinity`` tokens Python's json reads."""
+    try:
+        return json.dumps(obj, allow_nan=True)
+    except (ValueError, RecursionError):
+        return json.dumps(str(obj))
+
+
+def mutate_text(ch: Chooser, text: str) -> tuple[bytes, str]:
+    """A byte-level mutation of a file: truncation, stray bytes, BOM, duplicated keys, depth."""
+    data = text.encode()
+    i = ch.integer(0, max(0, len(data) - 1))
+    op = ch.choice(("truncate", "byte", "bom", "trailing", "empty", "duplicate-key", "deep", "utf16"))
+    if op == "truncate":
+        return data[:i], f"truncate at {i}"
+    if op == "byte":
+        b = ch.choice((b"\xff", b"\x00", b"\xc3", b"}", b",", b"\"", b"1e999", b"NaN"))
+        return data[:i] + b + data[i:], f"insert {b!r} at {i}"
+    if op == "bom":
+        return b"\xef\xbb\xbf" + data, "utf-8 BOM"
+    if op == "trailing":
+        return data + b"\n{}", "trailing document"
+    if op == "empty":
+        return b"", "empty file"
+    if op == "duplicate-key":
+        return data.replace(b"{", b'{"format": 1, ', 1), "duplicate key"
+    if op == "deep":
+        n = ch.choice((100, 5000, 200_000))
+        return b"[" * n + data + b"]" * n, f"nested {n} deep"
+    return text.encode("utf-16"), "utf-16"
+
+
+ODD_TOKENS = ("-1", "\u00b2", "\u0661", "1e3", "0x1", "1.5", str(10**12), "9" * 30, "", "a", "#", "0 0 0",
+              str(10**8), "99999999")
+
+
+def mutate_lines(ch: Chooser, text: str) -> tuple[str, str]:
+    """A token- or line-level mutation of a text input (an edge list)."""
+    lines = text.splitlines()
+    i = ch.integer(0, len(lines) - 1)
+    op = ch.choice(("token", "token", "drop", "dup", "header"))
+    if op == "token":
+        tokens = lines[i].split() or [""]
+        j = ch.integer(0, len(tokens) - 1)
+        tokens[j] = ch.choice(ODD_TOKENS)
+        lines[i] = " ".join(tokens)
+        return "\n".join(lines) + "\n", f"line {i + 1} token {j} = {tokens[j]!r}"
+    if op == "drop":
+        del lines[i]
+        return "\n".join(lines) + "\n", f"drop line {i + 1}"
+    if op == "dup":
+        lines.insert(i, lines[i])
+        return "\n".join(lines) + "\n", f"repeat line {i + 1}"
+    lines.insert(0, "# " + " ".join(ch.choice(ODD_TOKENS[:8] + ("3", "5", "1")) for _ in range(3)))
+    return "\n".join(lines) + "\n", f"header {lines[0]!r}"
+
+
+def mutant(ch: Chooser, seed: Seed) -> tuple[bytes, list[str]]:
+    """The bytes of a mutated copy of ``seed`` and what was done to it (1 to 3 mutations)."""
+    if seed.kind == "input":
+        text, done = seed.obj, []
+        for _ in range(ch.choice((1, 1, 2, 3))):
+            if ch.chance(0.1):
+                data, what = mutate_text(ch, text)
+                return data, [*done, what]
+            text, what = mutate_lines(ch, text)
+            done.append(what)
+        return text.encode(), done
+    if seed.kind == "config":
+        obj, done = seed.obj, []
+        for _ in range(ch.choice((1, 1, 2))):
+            obj, what = mutate_json(ch, obj)
+            done.append(what)
+        return toml_dumps(obj).encode(), done
+    if ch.chance(0.08):
+        data, what = mutate_text(ch, dumps(seed.obj))
+        return data, [what]
+    obj, done = seed.obj, []
+    claims = claims_of(seed.obj) if seed.kind != "instance" else ()
+    for _ in range(ch.choice((1, 1, 1, 2, 2, 3))):
+        obj, what = mutate_json(ch, obj, claims)
+        done.append(what)
+    return dumps(obj).encode(), done
+
+
+# --- TOML (sweep configs) -------------------------------------------------------------------------------
+
+
+def _toml_key(k: Any) -> str:
+    k = str(k)
+    return k if k and all(c.isascii() and (c.isalnum() or c in "_-") for c in k) else json.dumps(k)
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf") if math.isinf(v) else repr(v)
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v if x is not None) + "]"
+    if isinstance(v, dict):
+        pairs = (f"{_toml_key(k)} = {_toml_value(x)}" for k, x in v.items() if x is not None)
+        return "{" + ", ".join(pairs) + "}"
+    return json.dumps(str(v))  # TOML has no null
+
+
+def toml_dumps(obj: Any, prefix: str = "") -> str:
+    """A TOML document of a JSON-like table (``None`` dropped, as TOML has no null)."""
+    if not isinstance(obj, dict):
+        return f"value = {_toml_value(obj)}\n"
+    head, tail = [], []
+    for k, v in obj.items():
+        key = f"{prefix}{_toml_key(k)}"
+        if isinstance(v, dict):
+            tail.append(f"[{key}]\n" + toml_dumps(v, key + "."))
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            tail += [f"[[{key}]]\n" + toml_dumps(x, key + ".") for x in v]
+        elif v is not None:
+            head.append(f"{_toml_key(k)} = {_toml_value(v)}\n")
+    return "".join(head) + "".join(tail)
+
+
+# --- command lines ---------------------------------------------------------------------------------------
+
+STRANGE_ARGS = ("", " ", "-1", "0", "1", "2", "-0", "0.0", "0.5", "1e-300", "1e400", "-1e400", "nan", "NaN",
+                "inf", "-inf", "Infinity", "1.5", "3.0", str(10**30), str(2**63), str(2**64), str(-(2**63)),
+                "0x10", "1_0", "\u0661\u0662", "abc", "\u00e9", "--json", "-", "--", "a" * 300, "None",
+                "null", "true", "10**9", "1000000001", "two\nlines", "x\r", "x\u2028y", "[1, 2]", "{}", "%s",
+                "../", "/", ".")
+
+
+def argv_templates(seeds: list[Seed], tmp: Path) -> list[tuple[str, list[str]]]:
+    """Valid command lines of every command over the seeds, each with the family it exercises."""
+    out: list[tuple[str, list[str]]] = []
+    graph = next((str(s.path) for s in seeds if s.kind == "input"), "graph.txt")
+    for name, family in FAMILIES.items():
+        for options in _instance_argv(name):
+            options = [graph if o == "{graph}" else o for o in options]
+            out.append((name, ["generate", name, *options, "--out", str(tmp / "g.json"), "--json"]))
+        for s in seeds:
+            if s.family == name and s.kind == "config":
+                out.append((name, ["sweep", str(s.path), "--store", str(tmp / "s.db"), "--workers", "1",
+                                   "--quiet", "--json"]))
+        if "coupled" == name:
+            out.append((name, ["generate", name, "--preset", "paper", "--scenarios", "1", "--trials", "1",
+                               "--slots", "5", "--out", str(tmp / "folder")]))
+        insts = [s for s in seeds if s.family == name and s.kind == "instance"]
+        for s in insts:
+            for problem in family.problems.values():
+                method = FAST_METHODS.get((name, problem.name), problem.default_method)
+                out.append((name, ["solve", str(s.path), "--problem", problem.name, "--method", method,
+                                   "--time-limit", "10", "--seed", "0", "--out", str(tmp / "r.json"),
+                                   "--json"]))
+            for h in family.heuristics:
+                out.append((name, ["simulate", str(s.path), "--heuristic", h, "--seed", "1", "--samples",
+                                   "200", "--json"]))
+            if family.heuristics:
+                out.append((name, ["evaluate", str(s.path), "--heuristics", ",".join(family.heuristics),
+                                   "--time-limit", "10", "--seed", "0", "--json"]))
+            for r in s.results:
+                out.append((name, ["verify", str(s.path), str(r), "--json"]))
+    return out
+
+
+def _other_paths(seeds: list[Seed], tmp: Path) -> list[str]:
+    files = [str(s.path) for s in seeds]
+    return [*files[:: max(1, len(files) // 6)], str(tmp), str(tmp / "missing.json"), "/dev/null",
+            str(tmp / "sub" / "deeper" / "x.json")]
+
+
+def mutate_argv(ch: Chooser, argv: list[str], seeds: list[Seed], tmp: Path) -> tuple[list[str], str]:
+    """One mutation of a command line: an option's value, an option dropped, doubled or added."""
+    argv = list(argv)
+    values = [i for i, a in enumerate(argv) if i >= 2 and not a.startswith("--")]
+    options = [i for i, a in enumerate(argv) if a.startswith("--")]
+    op = ch.choice(("value", "value", "value", "path", "drop", "double", "add"))
+    if op == "path" and values:
+        i = ch.choice(values)
+        argv[i] = ch.choice(_other_paths(seeds, tmp))
+        return argv, f"arg {i} = {argv[i]!r}"
+    if op == "drop" and options:
+        i = ch.choice(options)
+        takes = i + 1 < len(argv) and not argv[i + 1].startswith("--")
+        del argv[i:i + 1 + takes]
+        return argv, "drop option"
+    if op == "double" and options:
+        i = ch.choice(options)
+        argv += [argv[i], ch.choice(STRANGE_ARGS)]
+        return argv, f"repeat {argv[i]}"
+    if op == "add":
+        pool = sorted({o for f in FAMILIES.values() for o in (x.cli for x in f.options().values())}
+                      | {"--problem", "--method", "--time-limit", "--seed", "--samples", "--heuristic",
+                         "--preset", "--out"})
+        opt = ch.choice(pool)
+        argv += [opt, ch.choice(STRANGE_ARGS + _known_names())]
+        return argv, f"add {opt}"
+    if values:
+        i = ch.choice(values)
+        argv[i] = ch.choice(STRANGE_ARGS + _known_names())
+        return argv, f"arg {i} = {argv[i]!r}"
+    return argv, "unchanged"
+
+
+def _known_names() -> tuple[str, ...]:
+    names = set()
+    for f in FAMILIES.values():
+        names |= set(f.problems) | set(f.heuristics) | set(f.generators)
+        for p in f.problems.values():
+            names |= set(p.methods)
+    return tuple(sorted(names))
+
+
+# --- the contract ---------------------------------------------------------------------------------------
+
+
+#: ``TRACE(seed name, mutations)`` is called before a mutant runs (to name the one that hangs).
+TRACE: Callable[[str, list[str]], None] | None = None
+
+
+class FuzzTimeout(BaseException):
+    """A run that exceeded its time budget (not caught by ``main``'s ``except Exception``)."""
+
+
+@contextlib.contextmanager
+def deadline(seconds: float | None):
+    if not seconds or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def fire(signum, frame):
+        raise FuzzTimeout(f"more than {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def snapshot(folder: Path) -> dict[str, tuple[int, int]]:
+    """Every file under ``folder`` with its size and modification time."""
+    out = {}
+    for root, dirs, files in os.walk(folder):
+        out.update({str(Path(root) / d): (0, 0) for d in dirs})
+        for f in files:
+            p = Path(root) / f
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            out[str(p)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+#: Warnings Python would not print in a real run (default filters ignore these).
+QUIET_WARNINGS = (DeprecationWarning, PendingDeprecationWarning, ImportWarning)
+
+
+@dataclass
+class Outcome:
+    argv: list[str]
+    code: int | None
+    out: str
+    err: str
+    defects: list[str]
+    accepted: bool = False
+
+
+def run_contract(argv: Sequence[Any], watch: Path, timeout: float | None = 60.0,
+                 oracle: Callable[[dict], list[str]] | None = None) -> Outcome:
+    """Run ``volsched ARGV`` and check the CLI contract; ``oracle(report)`` judges an accepted verify."""
+    argv = [str(a) for a in argv]
+    before = snapshot(watch)
+    defects: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            with deadline(timeout), contextlib.chdir(watch):  # relative paths land in the watched folder
+                code, out, err = cli(argv)
+        except FuzzTimeout as exc:
+            return Outcome(argv, None, "", "", [f"timeout: {exc}"])
+        except SystemExit as exc:  # argparse --help/--version only; anything else is a defect
+            code, out, err = (exc.code if isinstance(exc.code, int) else 1), "", ""
+            defects.append(f"SystemExit({exc.code!r}) escaped main")
+    loud = [w for w in caught if not issubclass(w.category, QUIET_WARNINGS)]
+    for w in loud:
+        where = f"{Path(w.filename).name}:{w.lineno}"
+        defects.append(f"warning printed: {w.category.__name__}: {w.message} ({where})")
+    if code not in (0, 2):
+        defects.append(f"exit {code}: {err.strip()[:300]}")
+    if "Traceback" in err:
+        defects.append("traceback on stderr")
+    if code == 2:
+        lines = err.strip().splitlines()
+        if len(lines) != 1 or not lines[0].startswith("volsched: error: "):
+            defects.append(f"stderr is not one 'volsched: error:' line: {err!r:.300}")
+        if out:
+            defects.append(f"stdout on error: {out!r:.200}")
+        after = snapshot(watch)
+        changed = sorted(k for k in after if before.get(k) != after[k])
+        if changed:
+            defects.append(f"wrote on error: {changed[:3]}")
+    accepted = code == 0
+    if accepted and "--json" in argv:
+        try:
+            obj = json.loads(out, parse_constant=_no_constant)
+            if not isinstance(obj, dict):
+                defects.append("--json output is not an object")
+            elif oracle is not None:
+                defects += oracle(obj)
+        except ValueError as exc:
+            defects.append(f"--json output is not one JSON object: {exc}")
+    return Outcome(argv, code, out, err, defects, accepted)
+
+
+def _no_constant(name):
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+# --- one mutant, end to end -------------------------------------------------------------------------
+
+
+@dataclass
+class Trial:
+    """What one mutant did: its kind, its mutations, and the outcome."""
+
+    kind: str
+    what: list[str]
+    outcome: Outcome
+
+
+def try_file_mutant(ch: Chooser, seeds: list[Seed], work: Path, kind: str | None = None,
+                    timeout: float | None = 60.0) -> Trial:
+    """Mutate an instance or a result file and run the command that reads it."""
+    pool = [s for s in seeds if kind is None or s.kind == kind or (kind == "result" and s.kind == "solution")]
+    seed = ch.choice(pool)
+    data, what = mutant(ch, seed)
+    path = work / ("mutant-" + seed.path.name)
+    path.write_bytes(data)
+    if TRACE is not None:
+        TRACE(seed.path.name, what)
+    family = FAMILIES[seed.family]
+    flag = ["--json"] if ch.chance(0.85) else []
+    if seed.kind == "input":
+        argv = [str(path) if a == "{graph}" else a for a in seed.argv]
+        argv += ["--out", work / "out" / "g.json", *flag]
+        outcome = run_contract(argv, work, timeout)
+    elif seed.kind == "config":
+        argv = ["sweep", path, "--store", work / "out" / "s.db", "--workers", 1, "--quiet", *flag]
+        size = sweep_size(path, timeout)
+        if size is not None and size > MAX_SWEEP_RUN:  # valid, and a long run: its reading is what is tested
+            outcome = Outcome([str(a) for a in argv], 0, "", "", [], accepted=True)
+        else:
+            outcome = run_contract(argv, work, timeout)
+    elif seed.kind == "instance":
+        commands = [("solve",) + (p.name,) for p in family.problems.values()]
+        commands += [("verify", r) for r in seed.results]
+        commands += [("simulate", h) for h in family.heuristics]
+        if family.heuristics:
+            commands.append(("evaluate",))
+        cmd = ch.choice(commands)
+        if cmd[0] == "solve":
+            method = FAST_METHODS.get((seed.family, cmd[1]), family.problems[cmd[1]].default_method)
+            argv = ["solve", path, "--problem", cmd[1], "--method", method, "--time-limit", 10,
+                    "--out", work / "out" / "r.json", *flag]
+        elif cmd[0] == "verify":
+            argv = ["verify", path, cmd[1], *flag]
+        elif cmd[0] == "simulate":
+            argv = ["simulate", path, "--heuristic", cmd[1], "--samples", 200, *flag]
+        else:
+            argv = ["evaluate", path, "--time-limit", 10, *flag]
+        outcome = run_contract(argv, work, timeout,
+                               oracle=(lambda rep: check_accepted(path, cmd[1], rep)) if cmd[0] == "verify"
+                               else None)
+    else:
+        argv = ["verify", seed.instance, path, *flag]
+        outcome = run_contract(argv, work, timeout,
+                               oracle=lambda rep: check_accepted(seed.instance, path, rep))
+        if outcome.accepted and not flag:  # the text form: judge the same file through --json
+            again = run_contract([*argv, "--json"], work, timeout,
+                                 oracle=lambda rep: check_accepted(seed.instance, path, rep))
+            outcome.defects += again.defects
+    return Trial(seed.kind, [seed.path.name, *what], outcome)
+
+
+#: A mutated sweep with more instances than this is only read and validated, not run.
+MAX_SWEEP_RUN = 8
+
+
+def sweep_size(path: Path, timeout: float | None) -> int | None:
+    """Instances of a sweep config that validates (``None`` if it does not)."""
+    from volsched.experiments.config import read_config
+
+    try:
+        with deadline(timeout):
+            sweeps = read_config(path)
+    except Exception:  # noqa: BLE001 - the run itself judges a config that does not validate
+        return None
+    return sum(math.prod(len(v) for v in s.grid.values()) * len(s.seeds) for s in sweeps)
+
+
+def try_argv_mutant(ch: Chooser, seeds: list[Seed], work: Path, timeout: float | None = 60.0) -> Trial:
+    """Mutate a valid command line (1 to 2 mutations) and run it."""
+    templates = argv_templates(seeds, work)
+    _, argv = ch.choice(templates)
+    done = []
+    for _ in range(ch.choice((1, 1, 2))):
+        argv, what = mutate_argv(ch, argv, seeds, work)
+        done.append(what)
+    oracle = None
+    if argv and argv[0] == "verify" and len(argv) >= 3:
+        inst, res = argv[1], argv[2]
+        oracle = lambda rep: check_accepted(Path(inst), Path(res), rep)  # noqa: E731
+    return Trial("argv", [" ".join(argv)[:200], *done], run_contract(argv, work, timeout, oracle=oracle))

@@ -1,0 +1,327 @@
+"""An oracle for ``volsched verify``: what an accepted result file must satisfy, checked here afresh.
+
+Written for the fuzz suite (issue 14, section 5), apart from the project's verifiers:
+
+* ``checkpoint``: the vector is ``n`` integers (not booleans) in {0, 1} ending in 1; its expected
+  waste is recomputed from the law's CDF alone, interval by interval, as
+  ``sigma (F(b) - F(a)) + alpha ((b - a) F(b) - int_a^b F)`` (Expression 3 integrated by parts),
+  with ``scipy.integrate.quad`` or, for an empirical law, the exact step-function integral;
+* ``coupled`` ``offline-coupled`` and ``offline-coupled-inf``: distinct processor indices in range,
+  the common UP slots (or the completion slot) counted here;
+* ``coupled`` ``iterations`` and ``full``: the schedule's shape checked here (starts, allocations,
+  transfer strings), then its claimed completions compared with
+  :func:`volsched.solvers.coupled.replay.replay`, the project's independent replay.
+
+Every claim the file makes must then match: objective, bound side, ``optimal`` only with a bound
+equal to the objective, the family and instance it names, ``gap``, and the derived fields. A
+problem without a checker here is not judged (the campaign counts it as unchecked).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from volsched.families import FAMILIES
+
+
+class Invalid(Exception):
+    """The oracle rejects the solution."""
+
+
+def _int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal claims; a JSON boolean is never a number, numbers agree to 1e-9 relative."""
+    if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        try:
+            return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+        except OverflowError:
+            return False
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and a == b
+
+
+# --- checkpoint -------------------------------------------------------------------------------------
+
+
+def _cdf_integral(law, a: float, b: float) -> float:
+    samples = getattr(law, "samples", None)
+    if samples is not None:  # an empirical law: F is a step function of its sample
+        s = np.asarray(samples, dtype=float)
+        return float(np.maximum(0.0, b - np.maximum(a, s)).sum() / len(s))
+    from scipy.integrate import quad
+
+    value, _ = quad(lambda t: float(law.cdf(t)), a, b, limit=400, epsabs=1e-13, epsrel=1e-11)
+    return value
+
+
+def checkpoint_waste(inst, a: list[int]) -> float:
+    """Expected waste of vector ``a`` (Expression 1), from the law's CDF only."""
+    law, alpha = inst.law, float(inst.alpha)
+    cdf = lambda t: float(law.cdf(t))  # noqa: E731
+    tau, sigma, start, total = 0, 0, 0.0, 0.0
+    for j, bit in enumerate(a):
+        tau += int(inst.p[j])
+        if bit:
+            sigma += int(inst.c[j])
+            end = float(tau + sigma)
+            total += sigma * (cdf(end) - cdf(start)) + alpha * ((end - start) * cdf(end)
+                                                                - _cdf_integral(law, start, end))
+            start = end
+    return total
+
+
+def check_checkpoint(inst, sol: dict) -> tuple[float, dict]:
+    a = sol.get("a")
+    if not isinstance(a, list) or len(a) != inst.n:
+        raise Invalid(f"a: not a list of {inst.n} entries")
+    if not all(_int(v) and v in (0, 1) for v in a):
+        raise Invalid("a: entries must be the integers 0 or 1")
+    if a[-1] != 1:
+        raise Invalid("a: the last slice is not checkpointed")
+    return checkpoint_waste(inst, a), {"checkpoints": sum(a)}
+
+
+# --- coupled ----------------------------------------------------------------------------------------------
+
+
+def _processors(inst, sol: dict) -> list[int]:
+    procs = sol.get("processors")
+    if not isinstance(procs, list) or not all(_int(q) and 0 <= q < inst.p for q in procs):
+        raise Invalid("processors: not a list of processor indices")
+    if len(set(procs)) != len(procs):
+        raise Invalid("processors: repeated")
+    return procs
+
+
+def _all_up(inst, procs: list[int], t: int) -> bool:
+    return all(inst.availability[q, t] == 0 for q in procs)
+
+
+def check_offline(inst, sol: dict, bound: Any) -> tuple[float, dict]:
+    procs = _processors(inst, sol)
+    if len(procs) != inst.m:
+        raise Invalid(f"processors: {len(procs)} of m = {inst.m}")
+    value = sum(_all_up(inst, procs, t) for t in range(inst.horizon))
+    derived = {}
+    w = [int(x) for x in inst.w]
+    if min(w) == max(w):
+        numeric = isinstance(bound, (int, float)) and not isinstance(bound, bool)
+        fits = True if value >= w[0] else (False if numeric and bound < w[0] else None)
+        derived["decision"] = {"w": w[0], "iteration_fits": fits}
+    return value, derived
+
+
+def check_offline_inf(inst, sol: dict) -> tuple[float, dict]:
+    procs = _processors(inst, sol)
+    k = len(procs)
+    if not 1 <= k <= inst.m:
+        raise Invalid(f"processors: {k} processors for m = {inst.m}")
+    w = [int(x) for x in inst.w]
+    if min(w) != max(w):
+        raise Invalid("w: not identical")
+    per = -(-inst.m // k)
+    shared = 0
+    for t in range(inst.horizon):
+        shared += _all_up(inst, procs, t)
+        if shared == per * w[0]:
+            return t + 1, {"k": k, "tasks_per_processor": per, "workload": per * w[0],
+                           "completion_slots": t + 1}
+    raise Invalid("processors: never complete")
+
+
+def _shape(inst, schedule: Any, communication: bool) -> None:
+    """The schedule's shape, checked here before the replay is asked."""
+    if not isinstance(schedule, dict):
+        raise Invalid("schedule: not an object")
+    confs = schedule.get("configurations")
+    if not isinstance(confs, list):
+        raise Invalid("configurations: not a list")
+    previous = -1
+    for conf in confs:
+        if not isinstance(conf, dict) or set(conf) != {"start", "allocation"}:
+            raise Invalid("configurations: an entry is not {start, allocation}")
+        start, alloc = conf["start"], conf["allocation"]
+        if not (_int(start) and previous < start < inst.horizon):
+            raise Invalid("configurations: bad start")
+        previous = start
+        if not (isinstance(alloc, list) and len(alloc) == inst.p and all(_int(x) and x >= 0 for x in alloc)):
+            raise Invalid("configurations: bad allocation")
+        if any(x > inst.mu[q] for q, x in enumerate(alloc)) or sum(alloc) not in (0, inst.m):
+            raise Invalid("configurations: allocation over mu or not summing to 0 or m")
+    comm = schedule.get("communication")
+    if comm is not None and comm != []:
+        ok = isinstance(comm, list) and len(comm) == inst.p and all(
+            isinstance(s, str) and len(s) <= inst.horizon and set(s) <= set(".PD") for s in comm)
+        if not ok:
+            raise Invalid("communication: not one string over '.PD' per processor")
+        if not communication and any(set(s) - {"."} for s in comm):
+            raise Invalid("communication: a transfer in the communication-free problem")
+    claimed = schedule.get("completions")
+    if not (isinstance(claimed, list) and all(_int(c) for c in claimed)):
+        raise Invalid("completions: not a list of integers")
+
+
+def _replayed(inst, schedule: dict, communication: bool) -> list[int]:
+    from volsched.solvers import Infeasible
+    from volsched.solvers.coupled.replay import replay
+
+    _shape(inst, schedule, communication)
+    try:
+        done = replay(inst, schedule, communication=communication)
+    except Infeasible as exc:
+        raise Invalid(f"replay: {exc}") from None
+    if schedule["completions"] != done:
+        raise Invalid(f"completions: claimed {schedule['completions']}, replay {done}")
+    return done
+
+
+def check_schedule(inst, sol: dict, communication: bool) -> tuple[float, dict]:
+    done = _replayed(inst, sol.get("schedule"), communication)
+    if len(done) < inst.K:
+        raise Invalid(f"completions: {len(done)} of K = {inst.K}")
+    return done[-1] + 1, {"makespan": done[-1] + 1, "completed_iterations": len(done)}
+
+
+def partial_schedule(inst, sol: dict, communication: bool) -> dict:
+    """The derived fields of an ``infeasible``/``unknown`` witness (raises :class:`Invalid`)."""
+    if "schedule" not in sol:
+        return {"makespan": None}
+    done = _replayed(inst, sol["schedule"], communication)
+    if len(done) >= inst.K:
+        raise Invalid("a witness that completes every iteration is a solution")
+    return {"makespan": None, "completed_iterations": len(done)}
+
+
+def full_solution(family: str, problem: str, inst, sol: dict, bound: Any) -> tuple[float, dict] | None:
+    """``(value, derived fields)`` of a solution; ``None`` when no checker exists for the problem."""
+    if family == "checkpoint" and problem == "checkpoint":
+        return check_checkpoint(inst, sol)
+    if family == "coupled":
+        if problem == "offline-coupled":
+            return check_offline(inst, sol, bound)
+        if problem == "offline-coupled-inf":
+            return check_offline_inf(inst, sol)
+        if problem in ("iterations", "full"):
+            return check_schedule(inst, sol, problem == "full")
+    return None
+
+
+def relative_gap(objective, bound):
+    if objective is None or bound is None:
+        return None
+    scale = max(abs(objective), abs(bound))
+    return 0.0 if scale == 0 else abs(objective - bound) / scale
+
+
+RTOL = {"checkpoint": 1e-6}
+
+
+def judge(instance_obj: Any, result: Any, report: dict) -> list[str]:
+    """Defects of an accepted ``verify``: every claim of ``result`` that the oracle refutes."""
+    family = FAMILIES[instance_obj["family"]]
+    inst = family.load(instance_obj)
+    is_result = "solution" in result
+    sol = result["solution"] if is_result else result
+    problem = sol.get("problem") or next(iter(family.problems))
+    if report.get("problem") != problem:
+        return [f"false accept: report names problem {report.get('problem')!r}, the file {problem!r}"]
+    status = result.get("status") if is_result else None
+    claimed = result.get("objective")
+    bound = result.get("bound") if is_result else None
+    out: list[str] = []
+    if is_result:
+        for key, expected in (("family", family.name), ("instance", inst.name)):
+            if key in result and result[key] != expected:
+                out.append(f"false accept: {key} {result[key]!r} is not {expected!r}")
+    if status in ("infeasible", "unknown"):
+        if claimed is not None or report.get("objective") is not None:
+            out.append(f"false accept: an {status} result with objective {claimed!r}")
+        try:
+            whole = full_solution(family.name, problem, inst, sol, bound)
+        except Invalid:
+            whole = None
+        if whole is not None:
+            out.append(f"false accept: {status}, yet the solution is valid with value {whole[0]!r}")
+        out += _gap(result, None, bound)
+        if family.name == "coupled" and problem in ("iterations", "full") and set(sol) - {"problem"}:
+            try:
+                derived = partial_schedule(inst, sol, problem == "full")
+            except Invalid as exc:
+                return [*out, f"false accept: {status} witness: {exc}"]
+            out += _derived(sol, derived)
+        return out
+    try:
+        checked = full_solution(family.name, problem, inst, sol, bound)
+    except Invalid as exc:
+        return [*out, f"false accept: {exc}"]
+    if checked is None:
+        return out
+    value, derived = checked
+    rtol = RTOL.get(family.name, 1e-9)
+    if not _close(report.get("objective"), value, rtol):
+        out.append(f"false accept: report objective {report.get('objective')!r}, oracle {value!r}")
+    if claimed is not None and not _close(claimed, value, rtol):
+        out.append(f"false accept: claimed objective {claimed!r}, oracle {value!r}")
+    if _num(bound):
+        sense = family.problems[problem].sense
+        beaten = bound > value if sense == "min" else bound < value
+        if beaten and not _close(bound, value, rtol):
+            out.append(f"false accept: bound {bound!r} beaten by the solution's {value!r} ({sense})")
+    if status == "optimal" and not (_num(bound) and _close(bound, value, rtol)):
+        out.append(f"false accept: optimal with bound {bound!r} and value {value!r}")
+    if is_result:
+        out += _gap(result, value, bound)
+    out += _derived(sol, derived)
+    return out
+
+
+def _gap(result: dict, value, bound) -> list[str]:
+    """``gap`` is ``relative_gap(objective, bound)`` of the verified objective, ``null`` without one."""
+    if "gap" not in result:
+        return []
+    expected = relative_gap(value, bound) if _num(value) and _num(bound) else None
+    gap = result["gap"]
+    if gap is None and expected is None or _close(gap, expected, 1e-6):
+        return []
+    return [f"false accept: gap {gap!r}, objective {value!r} and bound {bound!r} give {expected!r}"]
+
+
+def _derived(sol: dict, derived: dict) -> list[str]:
+    return [f"false accept: {key} claims {sol[key]!r}, the oracle derives {value!r}"
+            for key, value in derived.items() if key in sol and not same(sol[key], value)]
+
+
+def _num(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _close(a, b, rtol) -> bool:
+    return _num(a) and _num(b) and math.isclose(float(a), float(b), rel_tol=rtol, abs_tol=1e-9)
+
+
+def check_accepted(instance_path: Path | str, result_path: Path | str, report: dict) -> list[str]:
+    """:func:`judge` on the files an accepted ``volsched verify --json`` read."""
+    try:
+        instance_obj = json.loads(Path(instance_path).read_text())
+        result = json.loads(Path(result_path).read_text())
+    except (OSError, ValueError, RecursionError) as exc:
+        return [f"false accept: the oracle cannot read the files ({exc})"]
+    if not isinstance(result, dict) or not isinstance(result.get("solution", result), dict):
+        return ["false accept: the result is not an object with a solution object"]
+    try:
+        return judge(instance_obj, result, report)
+    except Exception as exc:  # noqa: BLE001 - the oracle's own failure is a finding too
+        return [f"oracle error on an accepted file: {type(exc).__name__}: {exc}"]

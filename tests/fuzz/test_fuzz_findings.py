@@ -1,0 +1,175 @@
+"""Each defect the fuzz suite found (issue 14, section 5), pinned by its smallest input.
+
+Every case was an exit 1, a second stderr line, or a false accept by ``volsched verify``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from cli_helpers import assert_input_error, one_json, run
+
+from volsched.instances.checkpoint import generate
+from volsched.instances.coupled import MAX_CELLS, generate_markov, paper_realization
+from volsched.instances.io import write_json
+
+
+@pytest.fixture
+def solved(capsys, tmp_path):
+    """``(instance path, result)`` of ``solve --out`` on a coupled instance for ``problem``."""
+
+    def make(instance, problem):
+        path = tmp_path / "i.json"
+        write_json(path, instance.to_json())
+        out = tmp_path / "r.json"
+        code, _, err = run(capsys, "solve", path, "--problem", problem, "--out", out, "--json")
+        assert code == 0, err
+        return path, json.loads(out.read_text())
+
+    return make
+
+
+def _verify(capsys, tmp_path, instance, result):
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(result))
+    return run(capsys, "verify", instance, path, "--json")
+
+
+def test_a_huge_allocation_in_a_schedule_is_bad_input(capsys, tmp_path, solved):
+    """A 2^1030 task count was compared with the float mu: OverflowError, exit 1."""
+    path, result = solved(paper_realization(5, 5, 1, 0, 0, slots=60), "iterations")
+    result["solution"]["schedule"]["configurations"][0]["allocation"][7] = 2**1030
+    code, _, err = _verify(capsys, tmp_path, path, result)
+    assert_input_error(code, err, "allocation[7]: 1150")
+
+
+def test_a_wrong_gap_is_rejected_and_the_right_one_accepted(capsys, tmp_path, solved):
+    """verify accepted any ``gap``; it is relative_gap(objective, bound) or null without an objective."""
+    path, result = solved(generate_markov(5, 30, 2, 0), "offline-coupled")
+    for gap in (0.5, "0", None):
+        code, _, err = _verify(capsys, tmp_path, path, {**result, "gap": gap})
+        assert_input_error(code, err, f"gap: claims {gap!r}")
+    looser = {**result, "bound": result["objective"] + 10, "status": "feasible",
+              "gap": 10 / (result["objective"] + 10)}
+    code, out, err = _verify(capsys, tmp_path, path, looser)
+    assert code == 0 and "gap" in one_json(out)["checked"], err
+    code, _, err = _verify(capsys, tmp_path, path, {k: v for k, v in result.items() if k != "objective"})
+    assert code == 0, err  # the verified objective stands for a missing claim; its gap is still 0
+
+
+def test_a_json_boolean_is_not_a_count(capsys, tmp_path, solved):
+    """``completed_iterations: true`` passed for 1 (``True == 1`` in Python)."""
+    path, result = solved(generate_markov(5, 30, 2, 0), "iterations")
+    assert result["solution"]["completed_iterations"] == 1
+    result["solution"]["completed_iterations"] = True
+    code, _, err = _verify(capsys, tmp_path, path, result)
+    assert_input_error(code, err, "solution.completed_iterations: claims True")
+    path, result = solved(generate_markov(5, 30, 2, 0), "offline-coupled")
+    result["solution"]["decision"]["iteration_fits"] = 1
+    code, _, err = _verify(capsys, tmp_path, path, result)
+    assert_input_error(code, err, "solution.decision: claims")
+
+
+def test_a_missing_field_of_a_solution_is_named_once(capsys, tmp_path, solved):
+    path, result = solved(generate_markov(5, 30, 2, 0), "iterations")
+    del result["solution"]["schedule"]
+    code, _, err = _verify(capsys, tmp_path, path, result)
+    assert_input_error(code, err, ": solution.schedule: missing")
+    assert "solution.solution" not in err
+
+
+def test_a_huge_integer_in_the_transitions_is_bad_input(capsys, tmp_path):
+    obj = paper_realization(5, 5, 1, 0, 0, slots=20).to_json()
+    obj["data"]["transitions"][2][0][1] = -(2**1030)
+    path = tmp_path / "i.json"
+    path.write_text(json.dumps(obj))
+    code, _, err = run(capsys, "solve", path)
+    assert_input_error(code, err, "transitions: must be a list of p 3x3 matrices of numbers")
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["simulate", "{job}", "--heuristic", "daly", "--seed", "-1"], "--seed: must be an integer >= 0"),
+    (["evaluate", "{job}", "--seed", "-1"], "--seed: must be an integer >= 0"),
+    (["simulate", "{job}", "--heuristic", "daly", "--samples", str(2**64)], "--samples: must be at most"),
+    (["simulate", "{job}", "--heuristic", "daly", "--samples", "1000000001"], "--samples: must be at most"),
+    (["simulate", "{job}", "--heuristic", "daly", "--samples", "1"], "--samples: must be an integer >= 2"),
+])
+def test_simulate_and_evaluate_options_are_checked(capsys, tmp_path, argv, fragment):
+    """A negative seed reached numpy (ValueError) and a huge sample count its allocator: exit 1 or no end."""
+    job = tmp_path / "job.json"
+    write_json(job, generate(4, 0).to_json())
+    code, _, err = run(capsys, *[a.replace("{job}", str(job)) for a in argv])
+    assert_input_error(code, err, fragment)
+
+
+@pytest.mark.parametrize("command", [["solve", "{job}"], ["generate", "checkpoint"],
+                                     ["generate", "coupled", "--preset", "paper", "--scenarios", "1",
+                                      "--trials", "1", "--slots", "5"]])
+def test_an_out_path_the_system_refuses_is_bad_input(capsys, tmp_path, monkeypatch, command):
+    """``Path.is_dir`` raised ``File name too long``: exit 1."""
+    monkeypatch.chdir(tmp_path)
+    job = tmp_path / "job.json"
+    write_json(job, generate(4, 0).to_json())
+    code, _, err = run(capsys, *[a.replace("{job}", str(job)) for a in command], "--out", "a" * 300)
+    assert_input_error(code, err, "cannot write (File name too long)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.json"]
+
+
+@pytest.mark.parametrize("text", ["two\nlines", "x\ry", "a\u2028b", "v\x0bt"])
+def test_a_line_break_in_the_users_text_stays_on_the_error_line(capsys, tmp_path, text):
+    for argv in (["verify", text, text], ["solve", text], ["solve", "x", "--bogus", text],
+                 ["generate", "checkpoint", "--law", text]):
+        code, _, err = run(capsys, *argv)
+        assert_input_error(code, err, text.encode("unicode_escape").decode())
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--preset", "markov", "--processors", "1000000000", "--slots", "1000000000"],
+     "slots: 1000000000 processors"),
+    (["--preset", "markov", "--processors", "20", "--slots", str(MAX_CELLS // 20 + 1)],
+     f"at most {MAX_CELLS:,}"),
+    (["--preset", "planted", "--processors", "100000", "--slots", "100000"], "slots: 100000 processors"),
+    (["--preset", "paper-realization", "--slots", "50000000"], "slots: 20 processors x 50000000"),
+    (["--preset", "paper", "--scenarios", "1000", "--trials", "1000"], "scenarios: 60,000,000 realizations"),
+])
+def test_coupled_sizes_beyond_memory_are_refused(capsys, tmp_path, argv, fragment):
+    """The generators allocated p x H (x 8 bytes of draws) first: MemoryError, exit 1, or swapping."""
+    code, _, err = run(capsys, "generate", "coupled", *argv, "--out", tmp_path / "out")
+    assert_input_error(code, err, fragment)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("0 1\n1 \u00b2\n", "line 2: must be two non-negative integers"),   # '²'.isdigit(), int('²') raises
+    ("0 1\n1000000000000 3\n", "line 2: node index beyond"),
+    ("0 1\n" + "9" * 30 + " 3\n", "line 2: node index beyond"),
+    ("# 1000000000 1000000000 1\n0 1\n", "sizes: 1000000000 processors"),
+])
+@pytest.mark.parametrize("preset", [["--preset", "edgelist", "--tasks", "1"],
+                                    ["--preset", "encd", "--a", "1", "--b", "1"]])
+def test_edge_lists_beyond_memory_or_with_odd_digits_are_bad_input(capsys, tmp_path, text, fragment, preset):
+    graph = tmp_path / "g.txt"
+    graph.write_text(text, encoding="utf-8")
+    code, _, err = run(capsys, "generate", "coupled", *preset, "--file", graph, "--out", tmp_path / "o.json")
+    assert_input_error(code, err, fragment)
+    assert not (tmp_path / "o.json").exists()
+
+
+@pytest.mark.parametrize("line, fragment", [
+    ("seeds = 1000000001", "sweep[0].seeds: must be at most 3,000"),   # list(range(10^9)) never ended
+    ("seeds = [0, 1]\n[sweep.grid]\nslices = [" + ", ".join(str(n) for n in range(1, 1001)) + "]\n"
+     "law = [\"weibull\", \"exponential\"]\n[[sweep]]\nname = \"b\"\nfamily = \"checkpoint\"\nseeds = 1",
+     "sweep[0].grid: 4,000 instances"),
+    ("seeds = 1\n[sweep.exact]\nproblem = [\"iterations\"]", "sweep[0].exact.problem: must be one of"),
+    ("seeds = 1\n[sweep.grid]\nslice_hours = [[0.05, -" + "9" * 400 + "]]",
+     "sweep[0].grid.slice_hours[0][1]: must be a finite number"),
+])
+def test_sweep_configs_that_broke_the_reader_are_bad_input(capsys, tmp_path, monkeypatch, line, fragment):
+    """A huge seed count hung, a list as the problem was unhashable, a 400-digit hour overflowed."""
+    monkeypatch.setattr("volsched.experiments.config.MAX_INSTANCES", 3_000)
+    config = tmp_path / "s.toml"
+    config.write_text(f'[[sweep]]\nname = "a"\nfamily = "checkpoint"\n{line}\n')
+    code, _, err = run(capsys, "sweep", config, "--store", tmp_path / "s.db", "--workers", 1, "--quiet")
+    assert_input_error(code, err, fragment)
+    assert not (tmp_path / "s.db").exists()
