@@ -80,9 +80,9 @@ def waste_mpmath(inst, a, digits=50):
         sf, cdf = (lambda t: mp.exp(-r * t)), (lambda t: -mp.expm1(-r * t))
         cuts = [-mp.log1p(-q) / r for q in levels]
     elif kind == "weibull":
-        k, s = mp.mpf(d["shape"]), mp.mpf(d["scale"])
-        sf, cdf = (lambda t: mp.exp(-((t / s) ** k))), (lambda t: -mp.expm1(-((t / s) ** k)))
-        cuts = [s * (-mp.log1p(-q)) ** (1 / k) for q in levels]
+        k, scale = mp.mpf(d["shape"]), mp.mpf(d["scale"])
+        sf, cdf = (lambda t: mp.exp(-((t / scale) ** k))), (lambda t: -mp.expm1(-((t / scale) ** k)))
+        cuts = [scale * (-mp.log1p(-q)) ** (1 / k) for q in levels]
     elif kind == "lognormal":
         mu, sg = mp.mpf(d["mu"]), mp.mpf(d["sigma"])
         sf = lambda t: mp.mpf(1) if t == 0 else mp.ncdf((mu - mp.log(t)) / sg)  # noqa: E731
@@ -97,18 +97,18 @@ def waste_mpmath(inst, a, digits=50):
         raise TypeError(kind)
     total = mp.mpf(0)
     for start, end, sigma in intervals(inst.p.tolist(), inst.c.tolist(), a):
-        s, e = mp.mpf(start), mp.mpf(end)
-        w = e - s
-        points = {s, e, *mp.linspace(s, e, 17)}
-        points |= {s + w * mp.mpf(2) ** -j for j in range(1, 80 if start == 0 else 12)}
-        points |= {e - w * mp.mpf(2) ** -j for j in range(1, 12)}
-        points |= {x for x in cuts if s < x < e}
+        lo, hi = mp.mpf(start), mp.mpf(end)
+        width = hi - lo
+        points = {lo, hi, *mp.linspace(lo, hi, 9)}
+        points |= {lo + width * mp.mpf(2) ** -j for j in range(1, 40 if start == 0 else 6)}
+        points |= {hi - width * mp.mpf(2) ** -j for j in range(1, 6)}
+        points |= {x for x in cuts if lo < x < hi}
         points = sorted(points)
-        f_end = cdf(e)
+        f_end = cdf(hi)
         if f_end <= mp.mpf(1) / 2:
-            prob, lost = f_end - cdf(s), mp.quad(lambda t, f_end=f_end: f_end - cdf(t), points)
+            prob, lost = f_end - cdf(lo), mp.quad(lambda t, f_end=f_end: f_end - cdf(t), points)
         else:
-            s_end = sf(e)
-            prob, lost = sf(s) - s_end, mp.quad(lambda t, s_end=s_end: sf(t) - s_end, points)
+            s_end = sf(hi)
+            prob, lost = sf(lo) - s_end, mp.quad(lambda t, s_end=s_end: sf(t) - s_end, points)
         total += sigma * prob + mp.mpf(inst.alpha) * lost
     return total

@@ -11,25 +11,21 @@ import math
 
 import numpy as np
 import pytest
-from checkpoint_oracles import intervals, survival
+from checkpoint_oracles import intervals, monte_carlo, survival, waste_at, waste_mpmath
 from scipy import integrate
 
-from volsched.instances.checkpoint import CheckpointInstance, generate
+from volsched.instances.checkpoint import MIN_FAILURE_PROBABILITY, CheckpointInstance, generate
 from volsched.instances.errors import InputError
-from volsched.instances.laws import Empirical, Exponential, HyperExponential, LogNormal, Weibull
-
-
-def waste_at(t, p, c, a, alpha):
-    """Wasted time if the failure strikes at ``t`` (Expression 1's integrand), vectorised.
-
-    ``t`` in ``(start, end]``: ``sigma + alpha (t - start)``; after the job's end: 0.
-    """
-    t = np.asarray(t, dtype=float)
-    w = np.zeros_like(t)
-    for start, end, sigma in intervals(p, c, a):
-        hit = (t > start) & (t <= end)
-        w[hit] = sigma + alpha * (t[hit] - start)
-    return w
+from volsched.instances.laws import (
+    LOGNORMAL_SIGMA_MAX,
+    WASTE_RTOL,
+    WEIBULL_SHAPE_RANGE,
+    Empirical,
+    Exponential,
+    HyperExponential,
+    LogNormal,
+    Weibull,
+)
 
 
 def waste_by_integration(inst, a):
@@ -161,6 +157,84 @@ def test_expected_waste_is_zero_when_failures_come_after_the_job():
     inst = CheckpointInstance(p=[3, 4], c=[2, 2], alpha=1.0,
                               law=Empirical(samples=[11.0, 12.0, 50.0]))
     assert inst.expected_waste([1, 1]) == pytest.approx(10 / 3, rel=1e-14)
+
+
+# ---------------------------------------------------------------------------
+# Heavy tails and extreme laws (issue 14, section 3)
+
+REPRO = {"p": [100, 3, 50, 7], "c": [2, 9, 1, 4], "alpha": 1.0, "law": LogNormal(mu=4.5, sigma=15.0)}
+#: Expression 1 for each schedule of the repro, by waste_mpmath at 50 digits (and by a second
+#: mpmath quadrature without the splits: the same 17 digits).
+REPRO_WASTES = {
+    (0, 0, 0, 1): 6.414462740818875241, (0, 0, 1, 1): 4.6183074757393064075,
+    (0, 1, 0, 1): 7.9978245263925013944, (0, 1, 1, 1): 7.8925373824536910477,
+    (1, 0, 0, 1): 4.1674277882713844231, (1, 0, 1, 1): 4.0488146974060455393,
+    (1, 1, 0, 1): 4.2525023590370089901, (1, 1, 1, 1): 4.1488487565369296337,
+}
+
+
+def test_expected_waste_of_the_lognormal_sigma15_repro_by_schedule():
+    # ../shared/data/repro/checkpoint-lognormal-sigma15-n4.json: the old split at the median
+    # differenced tail expectations of 6e50 and gave -0.52 for (1, 1, 1, 1).
+    inst = CheckpointInstance(**REPRO)
+    for a, exact in REPRO_WASTES.items():
+        assert inst.expected_waste(a) == pytest.approx(exact, rel=1e-13), a
+
+
+HEAVY = [
+    LogNormal(mu=4.5, sigma=6.0), LogNormal(mu=4.5, sigma=15.0), LogNormal(mu=0.0, sigma=40.0),
+    LogNormal(mu=-3.0, sigma=LOGNORMAL_SIGMA_MAX), LogNormal(mu=4.0, sigma=1e-4),
+    Weibull(shape=WEIBULL_SHAPE_RANGE[0], scale=100.0), Weibull(shape=0.05, scale=1e6),
+    Weibull(shape=0.1, scale=30.0), Weibull(shape=30.0, scale=120.0),
+    Weibull(shape=WEIBULL_SHAPE_RANGE[1], scale=75.0), Exponential(rate=1e-200),
+    HyperExponential(probs=[0.999, 0.001], rates=[1e-250, 0.5]),
+]
+#: mpmath takes up to a second a law: these run by default, every law with --runslow.
+QUICK = {"lognormal(mu=4.5, sigma=15.0)", "weibull(shape=0.01, scale=100.0)", "exponential(rate=1e-200)",
+         "lognormal(mu=4.0, sigma=0.0001)"}
+HEAVY_PARAMS = [pytest.param(law, id=law.describe(), marks=() if law.describe() in QUICK else
+                             pytest.mark.slow) for law in HEAVY]
+
+
+@pytest.mark.parametrize("law", HEAVY_PARAMS)
+def test_expected_waste_over_the_accepted_range_against_mpmath(law):
+    pytest.importorskip("mpmath")
+    inst = CheckpointInstance(p=P5, c=C5, alpha=0.6, law=law)
+    for a in SCHEDULES5[1:3]:  # five intervals, then three (mpmath is slow)
+        exact = float(waste_mpmath(inst, a, digits=30))
+        value = inst.expected_waste(a)
+        assert value >= 0.0
+        assert value == pytest.approx(exact, rel=WASTE_RTOL, abs=0), a
+
+
+HEAVY_SAMPLED = [law for law in HEAVY if law.cdf(sum(P5) + sum(C5)) > 1e-3]
+
+
+@pytest.mark.parametrize("law", HEAVY_SAMPLED, ids=[law.describe() for law in HEAVY_SAMPLED])
+def test_expected_waste_over_the_accepted_range_monte_carlo(law):
+    inst = CheckpointInstance(p=P5, c=C5, alpha=0.6, law=law)
+    for seed, a in enumerate(SCHEDULES5):
+        mean, se, _ = monte_carlo(inst, a, 200_000, seed)
+        assert abs(mean - inst.expected_waste(a)) <= 4 * se, a
+
+
+def test_a_job_whose_failure_probability_underflows_is_rejected():
+    # F(job's end) = 1.6e-306: the waste underflows; scale 1e308 gave NaN, then a
+    # VerificationError (exit 1).
+    for law in (Weibull(shape=1.0, scale=1e308), LogNormal(mu=800.0, sigma=1.0),
+                Weibull(shape=30.0, scale=1e10)):
+        with pytest.raises(InputError) as info:
+            CheckpointInstance(p=[10, 20], c=[1, 1], alpha=1.0, law=law)
+        message = str(info.value)
+        assert message.startswith("law: ") and "underflows" in message
+        assert f"< {MIN_FAILURE_PROBABILITY:g}" in message
+    # just above the threshold: accepted, and the waste is tiny but computed
+    scale = 32.0 / (2 * MIN_FAILURE_PROBABILITY)
+    inst = CheckpointInstance(p=[10, 20], c=[1, 1], alpha=1.0, law=Exponential(rate=1.0 / scale))
+    assert 0 < inst.expected_waste([1, 1]) < 1e-240
+    # an empirical law's probabilities are exact: a job that ends before every failure is fine
+    inst = CheckpointInstance(p=[10, 20], c=[1, 1], alpha=1.0, law=Empirical(samples=[100.0, 200.0]))
+    assert inst.expected_waste([1, 1]) == 0.0
 
 
 def test_expected_waste_rejects_a_bad_schedule():
