@@ -13,27 +13,35 @@ the left, as the paper's ``tau_last < t_fault <= tau_next``.
 
 Each law gives two one-sided forms, the *head* ``H(t) = E[T; T <= t]`` and the
 *tail* ``TE(t) = E[T; T > t]`` (``H + TE`` is the mean), each computed to full
-relative accuracy wherever it is a normal double, without overflow, however
+relative accuracy wherever it is a normal double, without overflow however
 heavy the tail: the Weibull and exponential head is ``t z e^{-z} M(1, nu + 1,
-z) / nu`` (Kummer's function, ``scipy.special.hyp1f1``) below the mode and the
-tails are taken in log space (``gammaln``, ``log_ndtr``); the log-normal head
-and tail are ``t/2 exp(-u^2/2) erfcx(...)``, in which the huge mean
-``exp(mu + sigma^2/2)`` cancels algebraically. :meth:`FailureLaw.partial_expectation`
-differences whichever of ``H(b) - H(a)`` and ``TE(a) - TE(b)`` has the smaller
-terms, and :meth:`FailureLaw.interval_probability` whichever of ``F(b) - F(a)``
-and ``S(a) - S(b)``: the rounding error of each is a few ulps of
-``min(H(b), TE(a))`` (resp. ``min(F(b), S(a))``), never of the mean. (A heavy
-tail puts the median of ``F`` far below the point where ``H = TE``: a split at
-the median differenced ``TE ~ 1e50`` for a log-normal law with ``sigma = 15``.)
+z) / nu`` (Kummer's function, ``scipy.special.hyp1f1``) up to the mode, the
+tail ``scale Gamma(nu) Q(nu, z)``, in log space once the mean overflows; the
+log-normal head and tail are ``t/2 exp(-u^2/2) erfcx(|x|/sqrt 2)`` on their
+small side, in which the mean ``exp(mu + sigma^2/2)`` cancels algebraically.
+:meth:`FailureLaw.partial_expectation` differences whichever of
+``H(b) - H(a)`` and ``TE(a) - TE(b)`` has the smaller terms, and
+:meth:`FailureLaw.interval_probability` whichever of ``F(b) - F(a)`` and
+``S(a) - S(b)``: the rounding error is a few ulps of ``min(H(b), TE(a))``
+(resp. ``min(F(b), S(a))``), never of the mean. (A heavy tail puts the
+median of ``F`` far below the point where ``H = TE``: the split at the median
+this replaces differenced ``TE ~ 6e50`` for a log-normal law with
+``sigma = 15``, issue 14.)
 
 A law without a closed form inherits numeric integration of the survival
 function (``H(t) = int_0^t (S(u) - S(t)) du``, ``TE(t) = t S(t) + int_t^inf
 S(u) du``); the tests use that path as an oracle for every closed form.
 
-The readers accept every law whose parameters are finite and in range
-(:data:`WEIBULL_SHAPE_RANGE`, :data:`LOGNORMAL_SIGMA_MAX`): over that range the
-checkpoint model's expected waste is computed to :data:`WASTE_RTOL` relative
-(see :class:`volsched.instances.checkpoint.CheckpointInstance`).
+Accepted parameters: finite; rates at least the smallest normal double (the
+mean ``1/rate`` is a double); Weibull shapes in :data:`WEIBULL_SHAPE_RANGE`,
+any scale; log-normal ``sigma`` up to :data:`LOGNORMAL_SIGMA_MAX`, any ``mu``;
+empirical samples with a finite sum. Over these ranges, on every job that
+fails with probability at least
+:data:`~volsched.instances.checkpoint.MIN_FAILURE_PROBABILITY`, the
+checkpoint model's expected waste is within :data:`WASTE_RTOL` (relative) of
+50-digit quadrature; the tests check it over the whole range. Outside them
+nothing is known to fail, but nothing is tested either, and the readers
+refuse the law rather than promise an accuracy.
 """
 
 from __future__ import annotations
@@ -49,15 +57,14 @@ from scipy import integrate, special
 from .errors import InputError, is_number, require
 
 _QUAD = {"limit": 200, "epsabs": 1e-13, "epsrel": 1e-12}
-#: Relative accuracy to which the checkpoint model computes an expected waste
-#: over the accepted ranges below (measured in ``benchmarks/RESULTS.md``, issue 14).
+#: Relative accuracy of the checkpoint model's expected waste over the accepted
+#: ranges below (worst measured: 2e-11; ``benchmarks/RESULTS.md``, issue 14).
 WASTE_RTOL = 1e-10
-#: Weibull shapes accepted: the tests cover this range (property test, Monte Carlo).
-WEIBULL_SHAPE_RANGE = (0.01, 100.0)
-#: The largest log-normal ``sigma`` accepted.
-LOGNORMAL_SIGMA_MAX = 100.0
-_RANGE_REASON = (f"outside it the expected waste is not checked to {WASTE_RTOL:g} relative "
-                 "(the range the closed forms and the verifier's quadrature are tested on)")
+#: Weibull shapes accepted: the range the tests cover (property test, mpmath, Monte Carlo).
+WEIBULL_SHAPE_RANGE = (0.001, 1000.0)
+#: The largest log-normal ``sigma`` accepted (idem).
+LOGNORMAL_SIGMA_MAX = 1000.0
+_RANGE_REASON = f"the range over which the expected waste is tested to {WASTE_RTOL:g} relative"
 #: The smallest rate whose mean ``1/rate`` is a double (the smallest normal double, ~2.2e-308).
 _TINY_RATE = float(np.finfo(float).tiny)
 

@@ -46,12 +46,14 @@ def survival(law):
 def waste_at(t, p, c, a, alpha):
     """Wasted time if the failure strikes at ``t`` (Expression 1's integrand), vectorised.
 
-    ``t`` in ``(start, end]``: ``sigma + alpha (t - start)``; after the job's end: 0.
+    ``t`` in ``(start, end]``: ``sigma + alpha (t - start)``; after the job's end: 0. A drawn
+    ``t = 0`` is a positive time below the smallest double (a Weibull law of shape 0.001
+    draws ``scale E^1000``): it falls in the first interval.
     """
     t = np.asarray(t, dtype=float)
     w = np.zeros_like(t)
     for start, end, sigma in intervals(p, c, a):
-        hit = (t > start) & (t <= end)
+        hit = ((t > start) if start > 0 else (t >= 0)) & (t <= end)
         w[hit] = sigma + alpha * (t[hit] - start)
     return w
 

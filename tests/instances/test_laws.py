@@ -503,9 +503,9 @@ BAD_DICTS = [
     ({"kind": "exponential", "rate": 1.0, "scale": 2.0}, "law.scale"),
     ({"kind": "empirical", "samples": [1.0, 2.0], "_suffix": [0.0]}, "law._suffix"),
     # outside the ranges over which the expected waste is tested (issue 14)
-    ({"kind": "weibull", "shape": 0.005, "scale": 1.0}, "law.shape"),
-    ({"kind": "weibull", "shape": 101.0, "scale": 1.0}, "law.shape"),
-    ({"kind": "lognormal", "mu": 0.0, "sigma": 100.5}, "law.sigma"),
+    ({"kind": "weibull", "shape": 0.0009, "scale": 1.0}, "law.shape"),
+    ({"kind": "weibull", "shape": 1001.0, "scale": 1.0}, "law.shape"),
+    ({"kind": "lognormal", "mu": 0.0, "sigma": 1000.5}, "law.sigma"),
     ({"kind": "exponential", "rate": 1e-310}, "law.rate"),
     ({"kind": "hyperexponential", "probs": [0.5, 0.5], "rates": [1.0, 1e-309]}, "law.rates[1]"),
     ({"kind": "empirical", "samples": [1e308, 1e308]}, "law.samples"),
@@ -597,7 +597,8 @@ def pe_weibull_z(shape, scale, a, b):
 
 JOB_INTERVALS = [(0.0, 1.0), (0.0, 102.0), (102.0, 114.0), (114.0, 165.0), (1e4, 1e4 + 7.0),
                  (3e5, 1e6)]
-HEAVY_LOGNORMAL = [(4.5, 6.0), (4.5, 15.0), (0.0, 40.0), (-10.0, 100.0), (12.0, 100.0), (4.5, 0.01)]
+HEAVY_LOGNORMAL = [(4.5, 6.0), (4.5, 15.0), (0.0, 40.0), (-10.0, 100.0), (12.0, 100.0), (4.5, 1000.0),
+                   (4.5, 0.01)]
 
 
 @pytest.mark.parametrize(("mu", "sigma"), HEAVY_LOGNORMAL, ids=[f"{m}-{s}" for m, s in HEAVY_LOGNORMAL])
@@ -615,8 +616,8 @@ def test_lognormal_partial_expectation_heavy_tails(mu, sigma):
             pe_lognormal_logtime(mu, sigma, 0.0, b), rel=1e-11, abs=0), b
 
 
-HEAVY_WEIBULL = [(0.01, 1.0), (0.01, 1e6), (0.05, 100.0), (0.05, 1e300), (0.1, 1e6), (0.3, 5.0),
-                 (30.0, 120.0), (100.0, 110.0), (100.0, 5e5)]
+HEAVY_WEIBULL = [(0.001, 1.0), (0.001, 1e300), (0.01, 1.0), (0.01, 1e6), (0.05, 100.0), (0.05, 1e300),
+                 (0.1, 1e6), (0.3, 5.0), (30.0, 120.0), (100.0, 110.0), (100.0, 5e5), (1000.0, 150.0)]
 
 
 @pytest.mark.parametrize(("shape", "scale"), HEAVY_WEIBULL, ids=[f"k{k}-s{s:g}" for k, s in HEAVY_WEIBULL])

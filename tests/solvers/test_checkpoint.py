@@ -554,7 +554,7 @@ def law_over_the_accepted_range(rng, kind, edge, work):
     if kind == "weibull":
         return Weibull(shape=log_uniform(*WEIBULL_SHAPE_RANGE), scale=scale)
     if kind == "lognormal":
-        return LogNormal(mu=math.log(scale), sigma=log_uniform(1e-4, LOGNORMAL_SIGMA_MAX))
+        return LogNormal(mu=math.log(scale), sigma=log_uniform(1e-8, LOGNORMAL_SIGMA_MAX))
     if kind == "hyperexponential":
         k = int(rng.integers(1, 4))
         return HyperExponential(probs=rng.dirichlet(np.ones(k)),
