@@ -129,19 +129,32 @@ def _empirical_waste(samples, start, end, sigma, alpha) -> float:
 
 
 def _initial_panels(start, end, points):
-    """Panels ``(lo, hi, owner)``: each interval cut geometrically towards its start and at ``points``."""
+    """Panels ``(lo, hi, owner)``: each interval cut geometrically towards its start and at ``points``.
+
+    An interval starting at 0 is cut at ``e 2^-j`` for ``j <= 60``; one starting
+    at ``s > 0`` down to a width of about ``s`` (the scale on which the law
+    can change there).
+    """
+    n = len(start)
+    width = end - start
+    with np.errstate(divide="ignore"):
+        depth = np.where(start == 0, _MAX_DEPTH,
+                         np.clip(np.ceil(np.log2(width / start)), 0, _MAX_DEPTH)).astype(np.int64)
+    j = np.arange(1, _MAX_DEPTH + 1)
+    take = j <= depth[:, None]
     points = np.asarray(points, dtype=float)
-    lo, hi, owner = [], [], []
-    for k, (s, e) in enumerate(zip(start.tolist(), end.tolist(), strict=True)):
-        width = e - s
-        depth = _MAX_DEPTH if s == 0 else int(min(_MAX_DEPTH, max(0, math.ceil(math.log2(width / s)))))
-        cuts = {s + width * 2.0**-j for j in range(1, depth + 1)}
-        cuts |= set(points[(points > s) & (points < e)].tolist())
-        edges = [s, *sorted(c for c in cuts if s < c < e), e]
-        lo += edges[:-1]
-        hi += edges[1:]
-        owner += [k] * (len(edges) - 1)
-    return np.array(lo), np.array(hi), np.array(owner, dtype=np.int64)
+    points = points[np.isfinite(points)]
+    k = np.searchsorted(end, points, side="left")  # the interval whose end is the first >= the point
+    k, points = k[k < n], points[k < n]
+    inside = (points > start[k]) & (points < end[k])
+    owner = np.concatenate([np.repeat(np.arange(n), depth), k[inside], np.arange(n), np.arange(n)])
+    value = np.concatenate([(start[:, None] + width[:, None] * 2.0**-j)[take], points[inside], start, end])
+    order = np.lexsort((value, owner))
+    owner, value = owner[order], value[order]
+    fresh = np.concatenate([[True], (owner[1:] != owner[:-1]) | (value[1:] > value[:-1])])
+    owner, value = owner[fresh], value[fresh]
+    same = owner[1:] == owner[:-1]
+    return value[:-1][same], value[1:][same], owner[:-1][same]
 
 
 def _lost_work(start, end, sf, cdf, points):
