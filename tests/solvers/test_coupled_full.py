@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from coupled_full_oracle import brute_full, brute_nocomm, random_tiny
+from json_helpers import set_item
 
 from volsched.instances.coupled import CoupledInstance, generate_paper, paper_realization, parse_availability
 from volsched.instances.errors import InputError
@@ -176,12 +177,7 @@ def broken(mutate):
 
 
 def setitem(path, value):
-    def mutate(s):
-        obj = s
-        for key in path[:-1]:
-            obj = obj[key]
-        obj[path[-1]] = value
-    return mutate
+    return lambda s: set_item(s, path, value)
 
 
 BROKEN = [

@@ -11,6 +11,7 @@ import json
 
 import pytest
 from cli_helpers import assert_input_error, run
+from json_helpers import set_item
 
 from volsched.instances.checkpoint import generate
 from volsched.instances.coupled import CoupledInstance, generate_markov, paper_realization
@@ -34,10 +35,7 @@ def verify(capsys, tmp_path, instance_path, result) -> tuple:
 
 def tampered(result, keys, value):
     out = copy.deepcopy(result)
-    target = out
-    for k in keys[:-1]:
-        target = target[k]
-    target[keys[-1]] = value
+    set_item(out, keys, value)
     return out
 
 
