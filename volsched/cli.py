@@ -8,6 +8,7 @@ prints exactly one JSON object on stdout.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import math
@@ -170,6 +171,17 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _damaged_store(path: str):
+    """SQLite's errors on a damaged store file (a malformed page, text that is not UTF-8) are bad input."""
+    import sqlite3
+
+    try:
+        yield
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: not a readable volsched store ({exc})") from None
+
+
 def cmd_sweep(args: argparse.Namespace) -> int:
     from .experiments.config import parse_config, read_config
     from .experiments.presets import preset
@@ -179,8 +191,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
             "give either a CONFIG file or --preset NAME")
     sweeps = read_config(args.config) if args.config else parse_config({"sweep": preset(args.preset)},
                                                                         f"preset {args.preset}")
-    summary = run_sweep(sweeps, args.store, workers=args.workers, dask_scheduler=args.dask_scheduler,
-                        quiet=args.quiet or args.json)
+    with _damaged_store(args.store):
+        summary = run_sweep(sweeps, args.store, workers=args.workers, dask_scheduler=args.dask_scheduler,
+                            quiet=args.quiet or args.json)
     emit(args, summary,
          f"{summary['store']}: {summary['done']}/{summary['tasks']} tasks done "
          f"({summary['new']} new, {summary['skipped']} already stored, {summary['failed']} failed), "
@@ -195,7 +208,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .experiments.store import Store
 
     require(args.param is None or args.plot, "--param", "needs --plot DIR (it names the plot's x axis)")
-    with Store(args.store, create=False) as store:
+    with _damaged_store(args.store), Store(args.store, create=False) as store:
         summary = summarize(store, reference=args.reference, metric=args.metric)
         if args.plot:
             check_plot_args(store.rows(), args.param, args.reference)

@@ -118,7 +118,8 @@ class Seed:
     """A valid file of a family: an instance, or a result with the instance it solves."""
 
     family: str
-    kind: str  # "instance" | "result" | "solution" | "input" (a generator's file) | "config" (a sweep)
+    #: "instance", "result", "solution", "input" (a generator's file), "config" (a sweep), "store"
+    kind: str
     path: Path
     obj: Any
     instance: Path | None = None
@@ -165,6 +166,11 @@ def make_seeds(folder: Path) -> list[Seed]:
             path = folder / f"{name}-sweep-{i}.toml"
             path.write_text(toml_dumps(sweep))
             seeds.append(Seed(name, "config", path, sweep))
+            store = folder / f"{name}-store-{i}.db"
+            code, _, err = cli(["sweep", path, "--store", store, "--workers", 1, "--quiet"])
+            if code != 0:
+                raise AssertionError(f"seed sweep {path}: {err}")
+            seeds.append(Seed(name, "store", store, store.read_bytes(), instance=path))
         for i, options in enumerate(_instance_argv(name)):
             if "{graph}" in options:
                 seeds.append(Seed(name, "input", graph, GRAPH, argv=["generate", name, *options]))
@@ -474,8 +480,30 @@ def mutate_lines(ch: Chooser, text: str) -> tuple[str, str]:
     return "\n".join(lines) + "\n", f"header {lines[0]!r}"
 
 
+def mutate_bytes(ch: Chooser, data: bytes) -> tuple[bytes, str]:
+    """A damaged binary file (a SQLite store): flipped bytes, a truncated or zeroed page."""
+    page = 4096
+    op = ch.choice(("flip", "flip", "flip", "truncate", "zero-page", "append"))
+    if op == "truncate":
+        cut = ch.choice((0, 16, 100, page, len(data) // 2, len(data) - 1))
+        return data[:cut], f"truncate at {cut}"
+    if op == "zero-page":
+        k = ch.integer(0, max(0, len(data) // page - 1))
+        return data[:k * page] + bytes(page) + data[(k + 1) * page:], f"zero page {k}"
+    if op == "append":
+        return data + b"garbage", "trailing bytes"
+    out = bytearray(data)
+    count = ch.choice((1, 4, 16, 64))
+    for _ in range(count):
+        out[ch.integer(0, len(out) - 1)] = ch.integer(0, 255)
+    return bytes(out), f"flip {count} bytes"
+
+
 def mutant(ch: Chooser, seed: Seed) -> tuple[bytes, list[str]]:
     """The bytes of a mutated copy of ``seed`` and what was done to it (1 to 3 mutations)."""
+    if seed.kind == "store":
+        data, what = mutate_bytes(ch, seed.obj)
+        return data, [what]
     if seed.kind == "input":
         text, done = seed.obj, []
         for _ in range(ch.choice((1, 1, 2, 3))):
@@ -769,6 +797,12 @@ def try_file_mutant(ch: Chooser, seeds: list[Seed], work: Path, kind: str | None
     if seed.kind == "input":
         argv = [str(path) if a == "{graph}" else a for a in seed.argv]
         argv += ["--out", work / "out" / "g.json", *flag]
+        outcome = run_contract(argv, work, timeout)
+    elif seed.kind == "store":
+        if ch.chance(0.75):
+            argv = ["report", path, *flag]
+        else:  # resume the seed's own sweep on the damaged store
+            argv = ["sweep", seed.instance, "--store", path, "--workers", 1, "--quiet", *flag]
         outcome = run_contract(argv, work, timeout)
     elif seed.kind == "config":
         argv = ["sweep", path, "--store", work / "out" / "s.db", "--workers", 1, "--quiet", *flag]

@@ -1,8 +1,8 @@
 """The CLI contract under mutated input, on every family (issue 14, section 5).
 
 Hypothesis mutates valid instance files, result files (and bare solution objects) and command
-lines of every family in ``FAMILIES``, the sweep configs of their smoke presets and the files
-their generators read (:mod:`fuzz.engine`), runs ``volsched`` in-process and
+lines of every family in ``FAMILIES``, the sweep configs of their smoke presets, the result stores
+those sweeps write and the files their generators read (:mod:`fuzz.engine`), runs ``volsched`` in-process and
 asserts the contract: exit 0 or 2, never 1; on 2 exactly one ``volsched: error:`` line, nothing
 on stdout and nothing written; with ``--json`` one JSON object; and an accepting ``verify``
 agrees with the independent oracle (:mod:`fuzz.oracle`). The example counts are bounded for
@@ -120,6 +120,17 @@ def test_mutated_sweep_configs_keep_the_contract(seeds, family, data):
         pytest.skip(f"{family} has no smoke sweep preset")
     with tempfile.TemporaryDirectory() as work:
         trial = try_file_mutant(DataChooser(data), _of(seeds, family), Path(work), kind="config")
+    assert not trial.outcome.defects, _report(trial)
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+@FUZZ
+@given(data=st.data())
+def test_damaged_result_stores_keep_the_contract(seeds, family, data):
+    if not any(s.kind == "store" for s in _of(seeds, family)):
+        pytest.skip(f"{family} has no smoke sweep preset")
+    with tempfile.TemporaryDirectory() as work:
+        trial = try_file_mutant(DataChooser(data), _of(seeds, family), Path(work), kind="store")
     assert not trial.outcome.defects, _report(trial)
 
 

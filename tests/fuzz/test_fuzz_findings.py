@@ -173,3 +173,71 @@ def test_sweep_configs_that_broke_the_reader_are_bad_input(capsys, tmp_path, mon
     code, _, err = run(capsys, "sweep", config, "--store", tmp_path / "s.db", "--workers", 1, "--quiet")
     assert_input_error(code, err, fragment)
     assert not (tmp_path / "s.db").exists()
+
+
+@pytest.fixture
+def store(capsys, tmp_path):
+    """A results store of a one-task checkpoint sweep, closed."""
+    config = tmp_path / "s.toml"
+    config.write_text('name = "s"\nfamily = "checkpoint"\nseeds = 1\nheuristics = []\n[grid]\nslices = 4\n')
+    path = tmp_path / "s.db"
+    code, _, err = run(capsys, "sweep", config, "--store", path, "--workers", 1, "--quiet")
+    assert code == 0, err
+    return config, path
+
+
+def _damage(path, sql):
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.execute(sql)
+    db.commit()
+    db.close()
+
+
+def _files(folder):
+    return {p.name: (p.stat().st_size, p.stat().st_mtime_ns, p.read_bytes()) for p in folder.iterdir()}
+
+
+@pytest.mark.parametrize("sql, fragment", [
+    ("UPDATE results SET metrics = '{'", "column metrics is not JSON (a damaged store)"),
+    ("UPDATE planned SET params = 'x'", "column params is not JSON (a damaged store)"),
+    ("UPDATE results SET family = CAST(x'ff' AS TEXT)", "not a readable volsched store (Could not decode"),
+    ("ALTER TABLE results RENAME COLUMN method_params TO mp", "do not have the store's columns"),
+])
+def test_a_damaged_store_is_bad_input_and_stays_as_it_was(capsys, tmp_path, store, sql, fragment):
+    """SQLite and JSON errors of a damaged store were exit 1 (DatabaseError, JSONDecodeError, KeyError)."""
+    config, path = store
+    _damage(path, sql)
+    before = _files(tmp_path)
+    code, _, err = run(capsys, "report", path)
+    assert_input_error(code, err, fragment)
+    assert _files(tmp_path) == before  # no -wal/-shm left, the file untouched
+    if "RENAME" in sql:  # the sweep reads no other column of a finished task
+        code, _, err = run(capsys, "sweep", config, "--store", path, "--workers", 1, "--quiet")
+        assert_input_error(code, err, fragment)
+        assert _files(tmp_path) == before
+
+
+def test_a_store_with_a_zeroed_page_is_bad_input(capsys, tmp_path, store):
+    _, path = store
+    data = bytearray(path.read_bytes())
+    data[4096:8192] = bytes(4096)
+    path.write_bytes(bytes(data))
+    code, _, err = run(capsys, "report", path)
+    assert_input_error(code, err, "malformed")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db", "s.toml"]
+
+
+def test_report_reads_without_writing(capsys, tmp_path, store):
+    """``report`` ran the schema and its pragmas: an empty file became a store, a store got a new mtime."""
+    _, path = store
+    before = _files(tmp_path)
+    code, _, err = run(capsys, "report", path)
+    assert code == 0, err
+    assert _files(tmp_path) == before
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    code, _, err = run(capsys, "report", empty)
+    assert_input_error(code, err, "not a volsched store (no tables)")
+    assert empty.read_bytes() == b""

@@ -71,8 +71,8 @@ def run_sweep(sweeps: list[Sweep], store_path: str | Path, workers: int = -1,
     begin = time.perf_counter()
     client = _dask_client(dask_scheduler) if dask_scheduler else None
     with Store(store_path) as store:
+        finished = store.finished_keys()  # read first: a damaged store is refused before anything is written
         store.plan(tasks)
-        finished = store.finished_keys()
         todo = [t for t in tasks if t["key"] not in finished]
         new = failed = 0
         interrupted = False

@@ -107,6 +107,16 @@ def ratio_interval(value: float | None, optimum: float | None, bound: float | No
     return None, lo, hi
 
 
+def _columns(db: sqlite3.Connection) -> dict[str, list[str]]:
+    return {t: [r[1] for r in db.execute(f"PRAGMA table_info({t})")] for t in ("planned", "results")}
+
+
+def _reference() -> sqlite3.Connection:
+    db = sqlite3.connect(":memory:")
+    db.executescript(SCHEMA)
+    return db
+
+
 class Store:
     """A results store at ``path`` (created on first use)."""
 
@@ -118,23 +128,33 @@ class Store:
             raise InputError(f"{self.path}: is a directory, not a store file")
         if not self.path.parent.is_dir():
             raise InputError(f"{self.path}: folder {self.path.parent} does not exist")
+        self.db = None
         try:
             self.db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
             tables = self.db.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]
+            if not create and not tables:  # reading must not turn a user's file into a store
+                raise InputError(f"{self.path}: not a volsched store (no tables)")
             if tables and version != SCHEMA_VERSION:
-                self.db.close()
                 age = "an older" if version < SCHEMA_VERSION else "a newer"
                 raise InputError(f"{self.path}: a results store of layout {version or 1}, written by {age} "
                                  f"volsched; this one reads and writes layout {SCHEMA_VERSION} (heuristic "
                                  "runs keyed by their seed, metrics per row). Start a new store; the old "
                                  "one is unchanged")
-            self.db.execute("PRAGMA journal_mode=WAL")
+            if tables and _columns(self.db) != _columns(_reference()):
+                raise InputError(f"{self.path}: not a volsched store (its tables do not have the store's "
+                                 "columns; a damaged file?)")
             self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(SCHEMA)
-            self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        except sqlite3.DatabaseError as exc:
-            raise InputError(f"{self.path}: not a volsched store ({exc})") from None
+            if not tables:  # a new store; its journal mode and layout version persist in the file
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.executescript(SCHEMA)
+                self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except BaseException as exc:
+            if self.db is not None:  # closed, so that no -wal/-shm file is left beside a refused file
+                self.db.close()
+            if isinstance(exc, (sqlite3.DatabaseError, UnicodeDecodeError)):  # a damaged or foreign file
+                raise InputError(f"{self.path}: not a volsched store ({exc})") from None
+            raise
         self.db.row_factory = sqlite3.Row
 
     def close(self) -> None:
@@ -218,20 +238,21 @@ class Store:
             self._set_ratio(row["key"], row["objective"], row["sense"],
                             self._exact_row(row["instance_key"], row["problem"]))
 
+    def _decoded(self, table: str, row, columns: tuple[str, ...]) -> dict:
+        d = dict(row)
+        for c in columns:
+            try:
+                d[c] = json.loads(d[c])
+            except (TypeError, ValueError):  # a damaged file, not a bug: the user's input
+                raise InputError(f"{self.path}: {table} row {d.get('key')!r}: column {c} is not JSON "
+                                 "(a damaged store)") from None
+        return d
+
     def rows(self) -> list[dict]:
         """Every finished row, JSON columns decoded, in key order."""
-        out = []
-        for r in self.db.execute("SELECT * FROM results ORDER BY key"):
-            d = dict(r)
-            for c in ("params", "method_params", "versions", "metrics"):
-                d[c] = json.loads(d[c])
-            out.append(d)
-        return out
+        return [self._decoded("results", r, ("params", "method_params", "versions", "metrics"))
+                for r in self.db.execute("SELECT * FROM results ORDER BY key")]
 
     def planned(self) -> list[dict]:
-        out = []
-        for r in self.db.execute("SELECT * FROM planned ORDER BY key"):
-            d = dict(r)
-            d["params"], d["method_params"] = json.loads(d["params"]), json.loads(d["method_params"])
-            out.append(d)
-        return out
+        return [self._decoded("planned", r, ("params", "method_params"))
+                for r in self.db.execute("SELECT * FROM planned ORDER BY key")]
