@@ -134,7 +134,11 @@ class CheckpointInstance:
     alpha : float
         Re-execution ratio, ``0 < alpha <= 1``.
     law : FailureLaw
-        Law of the time to failure, measured from the job's start.
+        Law of the time to failure, measured from the job's start. It must fail
+        before ``tau_n + c_n`` with probability at least
+        :data:`MIN_FAILURE_PROBABILITY`, a lower bound on every schedule's
+        waste; then :meth:`expected_waste` is accurate to
+        :data:`~volsched.instances.laws.WASTE_RTOL` relative.
     """
 
     p: np.ndarray
