@@ -1,6 +1,7 @@
 """``volsched demo`` end to end: one JSON object, every artefact written, ratios sound."""
 
 import json
+import math
 
 from volsched.cli import main
 from volsched.instances.checkpoint import CheckpointInstance
@@ -21,7 +22,9 @@ def test_demo_writes_instances_results_and_plots(capsys, tmp_path):
     results = read_json(out / "results.json")["checkpoint"]
     for report in results["reports"]:
         instance = CheckpointInstance.from_json(read_json(out / "instances" / f"{report['instance']}.json"))
-        assert instance.expected_waste(report["optimal_solution"]["a"]) == report["optimum"]
+        # The optimum printed is the independent verifier's value; the model agrees to rounding.
+        assert math.isclose(instance.expected_waste(report["optimal_solution"]["a"]), report["optimum"],
+                            rel_tol=1e-9)
         for policy in report["policies"].values():
             assert policy["ratio"] >= 1.0
             assert instance.expected_waste(policy["solution"]["a"]) >= report["optimum"] * (1 - 1e-9)
