@@ -62,12 +62,12 @@ def _load(path: str):
         raise InputError(f"{path}: {exc}") from None
 
 
-def _is(test, path: str) -> bool:
+def _is(test, path: str, option: str = "--out") -> bool:
     """``Path(path).is_dir()`` or ``.is_file()``; a path the system refuses (too long...) is bad input."""
     try:
         return test(Path(path))
     except OSError as exc:
-        raise InputError(f"--out: {path}: cannot write ({exc.strerror or exc})") from None
+        raise InputError(f"{option}: {path}: cannot write ({exc.strerror or exc})") from None
 
 
 def _writable(path: str | None) -> None:
@@ -208,16 +208,25 @@ def cmd_report(args: argparse.Namespace) -> int:
     from .experiments.store import Store
 
     require(args.param is None or args.plot, "--param", "needs --plot DIR (it names the plot's x axis)")
+    for option, folder in (("--csv", args.csv), ("--plot", args.plot)):
+        for path in (Path(folder), *Path(folder).parents) if folder is not None else ():
+            if _is(Path.exists, path, option):  # the deepest existing part must be a folder
+                require(_is(Path.is_dir, path, option), option, f"{path} is a file, not a folder")
+                break
     with _damaged_store(args.store), Store(args.store, create=False) as store:
         summary = summarize(store, reference=args.reference, metric=args.metric)
         if args.plot:
             check_plot_args(store.rows(), args.param, args.reference)
         written = []
-        if args.csv:
-            written += [str(p) for p in write_csv(summary, Path(args.csv))]
-        if args.plot:
-            written += [str(p) for p in write_plots(store, Path(args.plot), param=args.param,
-                                                    reference=args.reference)]
+        try:
+            if args.csv:
+                written += [str(p) for p in write_csv(summary, Path(args.csv))]
+            if args.plot:
+                written += [str(p) for p in write_plots(store, Path(args.plot), param=args.param,
+                                                        reference=args.reference)]
+        except OSError as exc:  # a folder that cannot be created or written (permissions, a file in the way)
+            raise InputError(f"{exc.filename or args.csv or args.plot}: cannot write "
+                             f"({exc.strerror or exc})") from None
     text = to_markdown(summary) + ("\n\nwrote " + ", ".join(written) if written else "")
     emit(args, {**summary, "written": written}, text)
     return 0

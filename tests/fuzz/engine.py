@@ -592,6 +592,14 @@ def argv_templates(seeds: list[Seed], tmp: Path) -> list[tuple[str, list[str]]]:
             if s.family == name and s.kind == "config":
                 out.append((name, ["sweep", str(s.path), "--store", str(tmp / "s.db"), "--workers", "1",
                                    "--quiet", "--json"]))
+            if s.family == name and s.kind == "store":
+                metric = next(iter(family.problems.values())).objective_metric
+                out.append((name, ["report", str(s.path), "--json"]))
+                out.append((name, ["report", str(s.path), "--metric", metric, "--csv", str(tmp / "csv"),
+                                   "--json"]))
+                if family.heuristics:
+                    out.append((name, ["report", str(s.path), "--reference", next(iter(family.heuristics)),
+                                       "--json"]))
         if "coupled" == name:
             out.append((name, ["generate", name, "--preset", "paper", "--scenarios", "1", "--trials", "1",
                                "--slots", "5", "--out", str(tmp / "folder")]))
@@ -717,14 +725,37 @@ class Outcome:
     err: str
     defects: list[str]
     accepted: bool = False
+    judged: bool = False  # an accepted verify that the oracle judged
+
+
+def _subprocess(argv: list[str], cwd: Path, timeout: float | None) -> tuple[int, str, str]:
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run([sys.executable, "-m", "volsched", *argv], cwd=cwd, capture_output=True,
+                              text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": ""})
+    except subprocess.TimeoutExpired:
+        raise FuzzTimeout(f"more than {timeout} s") from None
+    return done.returncode, done.stdout, done.stderr
 
 
 def run_contract(argv: Sequence[Any], watch: Path, timeout: float | None = 60.0,
-                 oracle: Callable[[dict], list[str]] | None = None) -> Outcome:
-    """Run ``volsched ARGV`` and check the CLI contract; ``oracle(report)`` judges an accepted verify."""
+                 oracle: Callable[[dict], list[str]] | None = None, isolated: bool = False) -> Outcome:
+    """Run ``volsched ARGV`` and check the CLI contract; ``oracle(report)`` judges an accepted verify.
+
+    ``isolated`` runs it as a separate process (a sweep that starts worker processes: in-process,
+    they would inherit the test runner's import path).
+    """
     argv = [str(a) for a in argv]
     before = snapshot(watch)
     defects: list[str] = []
+    if isolated:
+        try:
+            code, out, err = _subprocess(argv, watch, timeout)
+        except FuzzTimeout as exc:
+            return Outcome(argv, None, "", "", [f"timeout: {exc}"])
+        return _judge(argv, code, out, err, [], [], before, watch, oracle)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -735,6 +766,10 @@ def run_contract(argv: Sequence[Any], watch: Path, timeout: float | None = 60.0,
         except SystemExit as exc:  # argparse --help/--version only; anything else is a defect
             code, out, err = (exc.code if isinstance(exc.code, int) else 1), "", ""
             defects.append(f"SystemExit({exc.code!r}) escaped main")
+    return _judge(argv, code, out, err, defects, caught, before, watch, oracle)
+
+
+def _judge(argv, code, out, err, defects, caught, before, watch, oracle) -> Outcome:
     loud = [w for w in caught if not issubclass(w.category, QUIET_WARNINGS)]
     for w in loud:
         where = f"{Path(w.filename).name}:{w.lineno}"
@@ -753,7 +788,7 @@ def run_contract(argv: Sequence[Any], watch: Path, timeout: float | None = 60.0,
         changed = sorted(k for k in after if before.get(k) != after[k])
         if changed:
             defects.append(f"wrote on error: {changed[:3]}")
-    accepted = code == 0
+    accepted, judged = code == 0, False
     if accepted and "--json" in argv:
         try:
             obj = json.loads(out, parse_constant=_no_constant)
@@ -761,9 +796,10 @@ def run_contract(argv: Sequence[Any], watch: Path, timeout: float | None = 60.0,
                 defects.append("--json output is not an object")
             elif oracle is not None:
                 defects += oracle(obj)
+                judged = True
         except ValueError as exc:
             defects.append(f"--json output is not one JSON object: {exc}")
-    return Outcome(argv, code, out, err, defects, accepted)
+    return Outcome(argv, code, out, err, defects, accepted, judged)
 
 
 def _no_constant(name):
@@ -780,6 +816,7 @@ class Trial:
     kind: str
     what: list[str]
     outcome: Outcome
+    family: str = ""
 
 
 def try_file_mutant(ch: Chooser, seeds: list[Seed], work: Path, kind: str | None = None,
@@ -839,7 +876,8 @@ def try_file_mutant(ch: Chooser, seeds: list[Seed], work: Path, kind: str | None
             again = run_contract([*argv, "--json"], work, timeout,
                                  oracle=lambda rep: check_accepted(seed.instance, path, rep))
             outcome.defects += again.defects
-    return Trial(seed.kind, [seed.path.name, *what], outcome)
+            outcome.judged = again.judged
+    return Trial(seed.kind, [seed.path.name, *what], outcome, seed.family)
 
 
 #: A mutated sweep with more instances than this is only read and validated, not run.
@@ -861,7 +899,7 @@ def sweep_size(path: Path, timeout: float | None) -> int | None:
 def try_argv_mutant(ch: Chooser, seeds: list[Seed], work: Path, timeout: float | None = 60.0) -> Trial:
     """Mutate a valid command line (1 to 2 mutations) and run it."""
     templates = argv_templates(seeds, work)
-    _, argv = ch.choice(templates)
+    family, argv = ch.choice(templates)
     done = []
     for _ in range(ch.choice((1, 1, 2))):
         argv, what = mutate_argv(ch, argv, seeds, work)
@@ -870,4 +908,60 @@ def try_argv_mutant(ch: Chooser, seeds: list[Seed], work: Path, timeout: float |
     if argv and argv[0] == "verify" and len(argv) >= 3:
         inst, res = argv[1], argv[2]
         oracle = lambda rep: check_accepted(Path(inst), Path(res), rep)  # noqa: E731
-    return Trial("argv", [" ".join(argv)[:200], *done], run_contract(argv, work, timeout, oracle=oracle))
+    workers = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--workers"]
+    isolated = bool(argv) and argv[0] == "sweep" and (not workers or workers[-1] != "1")
+    outcome = run_contract(argv, work, timeout, oracle=oracle, isolated=isolated)
+    return Trial("argv", [" ".join(argv)[:200], *done], outcome, family)
+
+
+# --- the campaign --------------------------------------------------------------------------------------
+
+#: Share of each kind of mutant in a campaign.
+CAMPAIGN_MIX = (("instance", 25), ("result", 25), ("argv", 20), ("config", 10), ("input", 10), ("store", 10))
+
+
+@dataclass
+class Tally:
+    tried: int = 0
+    accepted: int = 0
+    rejected: int = 0
+    judged: int = 0
+    defects: int = 0
+
+
+def run_campaign(mutants: int, seed: int, folder: Path, timeout: float | None = 60.0,
+                 progress: Callable[[int, dict], None] | None = None) -> dict:
+    """``mutants`` mutants drawn with ``random.Random(seed)``: counts per (family, kind) and every defect.
+
+    Returns ``{"tally": {(family, kind): Tally}, "defects": [(kind, mutations, argv, exit, defects)],
+    "seeds": n}``. Each mutant runs in a fresh folder under ``folder``, removed afterwards.
+    """
+    import random
+    import shutil
+
+    rnd = random.Random(seed)
+    seeds = make_seeds(folder / "seeds")
+    kinds = [k for k, w in CAMPAIGN_MIX for _ in range(w)
+             if k == "argv" or any(s.kind == k or (k == "result" and s.kind == "solution") for s in seeds)]
+    tally: dict[tuple[str, str], Tally] = {}
+    found = []
+    for i in range(mutants):
+        work = folder / f"m{i}"
+        work.mkdir()
+        ch = RandomChooser(rnd)
+        kind = ch.choice(kinds)
+        trial = (try_argv_mutant(ch, seeds, work, timeout) if kind == "argv"
+                 else try_file_mutant(ch, seeds, work, kind=kind, timeout=timeout))
+        shutil.rmtree(work, ignore_errors=True)
+        t = tally.setdefault((trial.family, kind), Tally())
+        o = trial.outcome
+        t.tried += 1
+        t.accepted += o.code == 0 and not o.defects
+        t.rejected += o.code == 2 and not o.defects
+        t.judged += o.judged and not o.defects
+        if o.defects:
+            t.defects += 1
+            found.append((kind, trial.what, o.argv, o.code, o.defects))
+        if progress is not None:
+            progress(i + 1, tally)
+    return {"tally": tally, "defects": found, "seeds": len(seeds)}

@@ -241,3 +241,25 @@ def test_report_reads_without_writing(capsys, tmp_path, store):
     code, _, err = run(capsys, "report", empty)
     assert_input_error(code, err, "not a volsched store (no tables)")
     assert empty.read_bytes() == b""
+
+
+@pytest.mark.parametrize("option, target", [("--csv", "s.toml"), ("--csv", "s.toml/sub"),
+                                            ("--plot", "s.toml/a/b"), ("--csv", "c" * 300)])
+def test_report_folders_the_system_refuses_are_bad_input(capsys, tmp_path, monkeypatch, store, option,
+                                                        target):
+    """``--csv FILE`` raised FileExistsError in mkdir: exit 1."""
+    monkeypatch.chdir(tmp_path)
+    _, path = store
+    before = _files(tmp_path)
+    code, _, err = run(capsys, "report", path, option, target)
+    assert_input_error(code, err, option)
+    assert _files(tmp_path) == before
+
+
+@pytest.mark.parametrize("workers", ["0", "257", "1000000001", str(2**63)])
+def test_a_worker_count_beyond_reason_is_bad_input(capsys, tmp_path, store, workers):
+    """joblib refused 10^9 + 1 workers (ValueError), 2^63 overflowed a C int, 5,000 never started."""
+    config, _ = store
+    code, _, err = run(capsys, "sweep", config, "--store", tmp_path / "new.db", "--workers", workers)
+    assert_input_error(code, err, "--workers: must be -1 (all cores) or in [1, 256]")
+    assert not (tmp_path / "new.db").exists()

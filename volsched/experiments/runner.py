@@ -25,6 +25,10 @@ FAILED = ("error", "timeout")
 DASK_CONNECT_TIMEOUT_S = 10
 
 
+#: Most local worker processes (each imports the solvers; joblib refuses a million, thousands never start).
+MAX_WORKERS = 256
+
+
 def _local(todo: list[dict], workers: int) -> Iterator[dict]:
     if workers == 1:
         yield from map(run_task, todo)
@@ -61,7 +65,8 @@ def run_sweep(sweeps: list[Sweep], store_path: str | Path, workers: int = -1,
 
     Ctrl-C stops cleanly: rows already written stay, the rest stays pending.
     """
-    require(workers == -1 or workers >= 1, "--workers", f"must be -1 (all cores) or >= 1, got {workers}")
+    require(workers == -1 or 1 <= workers <= MAX_WORKERS, "--workers",
+            f"must be -1 (all cores) or in [1, {MAX_WORKERS}], got {workers}")
     # Overlapping sweeps share tasks: each key runs and counts once.
     unique: dict[str, dict] = {}
     for sweep in sweeps:
