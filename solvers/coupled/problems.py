@@ -38,7 +38,7 @@ from .iterations_brute import iterations_brute
 from .offline_brute import solve_brute
 from .offline_inf import solve_offline_inf
 from .offline_inf_brute import solve_offline_inf_brute
-from .replay import check_claim, replay
+from .replay import check_claim, claimed_completions, replay
 from .verify import verify_offline, verify_offline_inf
 
 
@@ -142,7 +142,7 @@ def _replay_partial(instance: CoupledInstance, solution: dict, communication: bo
     """A witness that completes fewer than ``K`` iterations: its claimed completions must replay."""
     schedule = _schedule(solution)
     completed = replay(instance, schedule, communication=communication)
-    claimed = schedule.get("completions")
+    claimed = claimed_completions(schedule)
     if claimed != completed:
         raise Infeasible(f"schedule.completions: claimed {claimed!r} but the replay completes at {completed}")
     return {"makespan": None, "completed_iterations": len(completed)}

@@ -267,6 +267,14 @@ def replay(instance: CoupledInstance, schedule, *, communication: bool = True) -
     return replay_trace(instance, schedule, communication=communication).completions
 
 
+def claimed_completions(schedule) -> list[int]:
+    """The schedule's ``completions``: a list of integer slots (a JSON ``6.0`` or ``true`` is not one)."""
+    claimed = schedule.get("completions") if isinstance(schedule, Mapping) else None
+    reject_unless(isinstance(claimed, (list, tuple)) and all(is_int(v) for v in claimed),
+                  "schedule.completions", f"must be a list of integer slots, got {claimed!r}")
+    return [int(v) for v in claimed]
+
+
 def check_claim(instance: CoupledInstance, schedule, communication: bool = True) -> int:
     """Makespan ``completions[K-1] + 1`` of a solver's schedule, after replaying it.
 
@@ -278,10 +286,7 @@ def check_claim(instance: CoupledInstance, schedule, communication: bool = True)
         The claimed completions differ from the replay, or fewer than ``K`` iterations complete.
     """
     completions = replay(instance, schedule, communication=communication)
-    claimed = schedule.get("completions")
-    reject_unless(isinstance(claimed, (list, tuple)) and all(is_int(v) for v in claimed),
-            "schedule.completions", f"must be a list of integer slots, got {claimed!r}")
-    claimed = [int(v) for v in claimed]
+    claimed = claimed_completions(schedule)
     if claimed != completions:
         raise Infeasible(f"schedule.completions: claimed {claimed} but the replay completes "
                          f"at {completions}")
@@ -291,4 +296,4 @@ def check_claim(instance: CoupledInstance, schedule, communication: bool = True)
     return completions[-1] + 1
 
 
-__all__ = ["Trace", "check_claim", "replay", "replay_trace"]
+__all__ = ["Trace", "check_claim", "claimed_completions", "replay", "replay_trace"]

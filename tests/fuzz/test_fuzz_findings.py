@@ -263,3 +263,27 @@ def test_a_worker_count_beyond_reason_is_bad_input(capsys, tmp_path, store, work
     code, _, err = run(capsys, "sweep", config, "--store", tmp_path / "new.db", "--workers", workers)
     assert_input_error(code, err, "--workers: must be -1 (all cores) or in [1, 256]")
     assert not (tmp_path / "new.db").exists()
+
+
+@pytest.mark.parametrize("claim", [6.0, True, "6"])
+def test_a_witness_completion_is_an_integer_slot(capsys, tmp_path, solved, claim):
+    """An infeasible result's witness compared its completions with ``==``: ``[6.0]`` passed for ``[6]``."""
+    path, result = solved(paper_realization(5, 5, 2, 0, 0, seed=3, slots=14), "iterations")
+    assert result["status"] == "infeasible" and result["solution"]["schedule"]["completions"] == [6]
+    assert _verify(capsys, tmp_path, path, result)[0] == 0
+    result["solution"]["schedule"]["completions"] = [claim]
+    code, _, err = _verify(capsys, tmp_path, path, result)
+    assert_input_error(code, err, "solution.schedule.completions: must be a list of integer slots")
+
+
+def test_slice_hours_beyond_integer_quanta_are_bad_input_without_a_warning(capsys, tmp_path):
+    """``--slice-hours 0.05 9.2e18`` printed numpy's RuntimeWarning (invalid cast) before its error."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code, _, err = run(capsys, "generate", "checkpoint", "--slices", 4, "--slice-hours", 0.05, str(2**63),
+                           "--out", tmp_path / "j.json")
+    assert_input_error(code, err, "--slice-hours[1]: must be a finite number in [0, 1000000]")
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert not (tmp_path / "j.json").exists()

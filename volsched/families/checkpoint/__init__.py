@@ -16,11 +16,15 @@ from volsched.solvers.checkpoint import PROBLEMS
 from .. import Family, GeneratorSpec, Heuristic, Option
 from .demo import demo
 
+#: Longest slice, in hours on a mean client: its quanta (x 600 on the slowest client) stay far below
+#: the instance's 10^9 (a longer one overflowed the conversion to integer quanta).
+MAX_SLICE_HOURS = 10**6
+
 
 def _pair(value, key: str) -> list[float]:
     require(isinstance(value, (list, tuple)) and len(value) == 2, key,
             f"must be a [low, high] pair of hours, got {value!r}")
-    return [check_number(v, f"{key}[{i}]") for i, v in enumerate(value)]
+    return [check_number(v, f"{key}[{i}]", 0, MAX_SLICE_HOURS) for i, v in enumerate(value)]
 
 
 GENERATOR = GeneratorSpec(
