@@ -842,7 +842,7 @@ def try_file_mutant(ch: Chooser, seeds: list[Seed], work: Path, kind: str | None
             argv = ["sweep", seed.instance, "--store", path, "--workers", 1, "--quiet", *flag]
         outcome = run_contract(argv, work, timeout)
     elif seed.kind == "config":
-        argv = ["sweep", path, "--store", work / "out" / "s.db", "--workers", 1, "--quiet", *flag]
+        argv = ["sweep", path, "--store", work / "s.db", "--workers", 1, "--quiet", *flag]
         size = sweep_size(path, timeout)
         if size is not None and size > MAX_SWEEP_RUN:  # valid, and a long run: its reading is what is tested
             outcome = Outcome([str(a) for a in argv], 0, "", "", [], accepted=True)
