@@ -6,8 +6,8 @@ lines, sweep configs, result stores and generator input files (the engine and or
 and, for an accepting ``verify``, the independent oracle. Prints the counts per family and kind;
 the figures go to ``benchmarks/RESULTS.md`` ("Fuzz campaign (issue 14)").
 
-``VOLSCHED_FUZZ_MUTANTS`` (default 50,000, about 5 minutes on 2 cores) and ``VOLSCHED_FUZZ_SEED`` (default 0) set the size
-and the random stream; a defect prints its mutant and the command that met it.
+``VOLSCHED_FUZZ_MUTANTS`` (default 50,000, about 5 minutes on 2 cores) and ``VOLSCHED_FUZZ_SEED``
+(default 0) set the size and the random stream; a defect prints its mutant and the command that met it.
 """
 
 from __future__ import annotations
