@@ -287,3 +287,16 @@ def test_slice_hours_beyond_integer_quanta_are_bad_input_without_a_warning(capsy
     assert_input_error(code, err, "--slice-hours[1]: must be a finite number in [0, 1000000]")
     assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
     assert not (tmp_path / "j.json").exists()
+
+
+@pytest.mark.parametrize("command", ["sweep", "report"])
+def test_a_store_path_the_system_refuses_is_bad_input(capsys, tmp_path, monkeypatch, store, command):
+    """``Path.exists`` raised ``File name too long`` in the store: exit 1 (campaign seed 1)."""
+    monkeypatch.chdir(tmp_path)
+    config, _ = store
+    before = _files(tmp_path)
+    long = "a" * 300
+    argv = ["sweep", config, "--store", long, "--workers", 1] if command == "sweep" else ["report", long]
+    code, _, err = run(capsys, *argv)
+    assert_input_error(code, err, "cannot open (File name too long)")
+    assert _files(tmp_path) == before

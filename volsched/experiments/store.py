@@ -122,11 +122,15 @@ class Store:
 
     def __init__(self, path: str | Path, create: bool = True):
         self.path = Path(path)
-        if not create and not self.path.exists():
+        try:
+            exists, is_dir, folder = self.path.exists(), self.path.is_dir(), self.path.parent.is_dir()
+        except OSError as exc:  # a path the system refuses (a name too long...)
+            raise InputError(f"{self.path}: cannot open ({exc.strerror or exc})") from None
+        if not create and not exists:
             raise InputError(f"{self.path}: no such store")
-        if self.path.is_dir():
+        if is_dir:
             raise InputError(f"{self.path}: is a directory, not a store file")
-        if not self.path.parent.is_dir():
+        if not folder:
             raise InputError(f"{self.path}: folder {self.path.parent} does not exist")
         self.db = None
         try:
