@@ -8,7 +8,11 @@ state ``(iterations done, program progress per processor, allocation, data
 progress per processor, compute progress)`` at the start of each slot; in each
 slot every decision is tried: keep the configuration in force, or start an entry
 with any allocation (the same one included: an explicit restart), then every set
-of at most ``n_com`` useful transfers to UP enrolled workers. The first slot at
+of at most ``n_com`` useful transfers to UP enrolled workers. What survives: the
+program until a DOWN slot (a partial one also lost on leaving the
+configuration); data until the worker's DOWN slot, the end of the iteration or
+its leaving, and across an entry up to what its new tasks need; computation
+until any new attempt (issue 15, part 0). The first slot at
 whose end some state reaches ``K`` iterations gives the minimum makespan.
 
 :func:`brute_nocomm` solves the communication-free problem (``T_prog = T_data =
@@ -56,6 +60,17 @@ def _transfer_sets(avail_t, x, g, d, t_prog, t_data, n_com):
             yield combo
 
 
+def _enter(x, y, g, d, t_prog, t_data):
+    """Program and data kept when allocation ``y`` replaces ``x`` (issue 15, part 0).
+
+    A worker that leaves loses a partial program and all its data; one that
+    stays keeps its data up to what its new tasks need.
+    """
+    g2 = tuple(0 if x[q] and not y[q] and g[q] < t_prog else g[q] for q in range(len(x)))
+    d2 = tuple(min(d[q], y[q] * t_data) for q in range(len(x)))
+    return g2, d2
+
+
 def brute_full(instance: CoupledInstance) -> int | None:
     """Minimum makespan of ``K`` iterations (``None`` when none fits in the horizon)."""
     p, horizon, big_k = instance.p, instance.horizon, instance.K
@@ -68,23 +83,24 @@ def brute_full(instance: CoupledInstance) -> int | None:
         col = avail[:, t]
         nxt = set()
         for done, g, x, d, c in states:
-            choices = {(x, d, c)} | {(y, zeros, 0) for y in allocs}
-            for xx, dd, cc in choices:
+            choices = {(x, g, d, c)} | {(y, *_enter(x, y, g, d, t_prog, t_data), 0) for y in allocs}
+            for xx, gg, dd, cc in choices:
                 workload = max(xq * wq for xq, wq in zip(xx, w, strict=True))
                 enrolled = [q for q in range(p) if xx[q] >= 1]
-                for combo in _transfer_sets(col, xx, g, dd, t_prog, t_data, n_com):
+                for combo in _transfer_sets(col, xx, gg, dd, t_prog, t_data, n_com):
                     computes = (workload > 0
-                                and all(col[q] == UP and g[q] >= t_prog and dd[q] >= xx[q] * t_data
+                                and all(col[q] == UP and gg[q] >= t_prog and dd[q] >= xx[q] * t_data
                                         and combo[q] == "." for q in enrolled))
                     c2 = cc + 1 if computes else cc
                     completed = computes and c2 == workload
                     done2 = done + completed
                     if done2 >= big_k:
                         return t + 1
-                    g2 = tuple(0 if col[q] == DOWN else g[q] + (combo[q] == "P") for q in range(p))
-                    d2 = tuple(dd[q] + (combo[q] == "D") for q in range(p))
+                    g2 = tuple(0 if col[q] == DOWN else gg[q] + (combo[q] == "P") for q in range(p))
+                    d2 = tuple(0 if col[q] == DOWN or completed else dd[q] + (combo[q] == "D")
+                               for q in range(p))
                     if completed or any(col[q] == DOWN for q in enrolled):
-                        d2, c2 = zeros, 0
+                        c2 = 0
                     nxt.add((done2, g2, xx, d2, c2))
         states = nxt
     return None

@@ -12,9 +12,12 @@ slot, with one variable per rule:
 * ``new[t] = r[t] or done[t-1] or (some enrolled worker DOWN at t-1)``;
 * ``P[q,t]``, ``D[q,t]`` transfers (``q`` UP and enrolled, at most one per
   processor and ``n_com`` per slot, never useless);
-* ``g[q,t]`` program progress (``+P``, 0 after a DOWN slot), ``d[q,t]`` data
-  progress (``+D``, 0 at a new attempt), ``c[t]`` compute progress (0 at a new
-  attempt), all at the start of ``t``;
+* ``g[q,t]`` program progress (``+P``; 0 after a DOWN slot, and when ``q``
+  leaves the configuration with a partial program: ``lose[q,t]``),
+  ``d[q,t]`` data progress (``+D``; ``min(d, T_data x[q,t])`` across an entry,
+  so 0 for a worker that leaves; 0 after ``q``'s DOWN slot and after a
+  completed iteration), ``c[t]`` compute progress (0 at a new attempt), all at
+  the start of ``t`` (what a worker keeps: :mod:`.replay`, "Kept data");
 * ``comp[t]`` iff the allocation is not idle and every enrolled worker is UP
   with the whole program and data (forced, in both directions);
   ``done[t]`` iff ``comp[t]`` and ``c[t] + 1 = W[t] = max_q w_q x[q,t]``;
@@ -143,19 +146,30 @@ def solve_full_cpsat(instance: CoupledInstance, time_limit: float | None = None,
             model.add(send_p[q][t] + send_d[q][t] <= 1)
             model.add(g[q][t] + send_p[q][t] <= t_prog)
             model.add(d[q][t] + send_d[q][t] <= t_data * x[q][t])
-            # Program: kept while RECLAIMED, lost when DOWN.
+            # Program: kept while RECLAIMED, lost when DOWN; a partial one lost on leaving.
             if t == 0:
                 model.add(g[q][t] == 0)
             elif down[q, t - 1]:
                 model.add(g[q][t] == 0)
             else:
-                model.add(g[q][t] == g[q][t - 1] + send_p[q][t - 1])
-            # Data: zero at every new attempt.
-            if t == 0:
+                gp = g[q][t - 1] + send_p[q][t - 1]
+                leave, lose, full = nb(f"leave{q}_{t}"), nb(f"lose{q}_{t}"), nb(f"full{q}_{t}")
+                model.add_bool_and([e[q][t - 1], ~e[q][t]]).only_enforce_if(leave)
+                model.add_bool_or([~e[q][t - 1], e[q][t], leave])
+                model.add(gp >= t_prog).only_enforce_if(full)
+                model.add(gp <= t_prog - 1).only_enforce_if(~full)
+                model.add_bool_and([leave, ~full]).only_enforce_if(lose)
+                model.add_bool_or([~leave, full, lose])
+                model.add(g[q][t] == 0).only_enforce_if(lose)
+                model.add(g[q][t] == gp).only_enforce_if(~lose)
+            # Data: kept up to the new allocation's need, lost on DOWN and after an iteration.
+            if t == 0 or down[q, t - 1]:
                 model.add(d[q][t] == 0)
             else:
-                model.add(d[q][t] == 0).only_enforce_if(new[t])
-                model.add(d[q][t] == d[q][t - 1] + send_d[q][t - 1]).only_enforce_if(~new[t])
+                kept = ni(0, cap[q] * t_data, f"kept{q}_{t}")
+                model.add_min_equality(kept, [d[q][t - 1] + send_d[q][t - 1], t_data * x[q][t]])
+                model.add(d[q][t] == 0).only_enforce_if(done[t - 1])
+                model.add(d[q][t] == kept).only_enforce_if(~done[t - 1])
             # pc, dc: program and data complete at the start of t.
             model.add(g[q][t] >= t_prog).only_enforce_if(pc[q][t])
             if t_prog > 0:

@@ -155,6 +155,11 @@ def greedy_full(instance: CoupledInstance) -> dict | None:
             return None, fail, sends
         return t + int(computing[workload - 1]), fail, sends
 
+    def enter(previous: np.ndarray, x: np.ndarray, prog: np.ndarray) -> np.ndarray:
+        """Put ``x`` in force: a worker that leaves loses a partial program (Section III-C)."""
+        prog[(previous > 0) & (x == 0) & (prog < t_prog)] = 0
+        return x
+
     prog = np.zeros(p, dtype=np.int64)  # program progress at t0
     comm = np.zeros((p, horizon), dtype=np.int8)
     configurations, completions = [], []
@@ -175,13 +180,13 @@ def greedy_full(instance: CoupledInstance) -> dict | None:
             sends = [(q, t) for q, t, code in sends if code == PROG and t < nxt]
             if sends:
                 configurations.append({"start": t0, "allocation": [int(v) for v in longest]})
-                current = longest
+                current = enter(current, longest, prog)
                 for q, t in sends:
                     comm[q, t] = PROG
                     prog[q] += 1
             elif current.any():
                 configurations.append({"start": t0, "allocation": [0] * p})
-                current = np.zeros(p, dtype=np.int64)
+                current = enter(current, np.zeros(p, dtype=np.int64), prog)
             prog[next_down[:, t0] < nxt] = 0
             t0 = nxt
             continue
@@ -189,6 +194,7 @@ def greedy_full(instance: CoupledInstance) -> dict | None:
         continuing = bool(completions) and completions[-1] == t0 - 1 and np.array_equal(current, best)
         if not continuing:
             configurations.append({"start": t0, "allocation": [int(v) for v in best]})
+            enter(current, best, prog)
         _, _, best_sends = attempt(best, t0, prog, horizon, record=True)
         for q, t, code in best_sends:
             comm[q, t] = code

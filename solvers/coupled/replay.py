@@ -30,27 +30,53 @@ e.g. ``schedule.communication[1][57]: ...``.
   processor that becomes DOWN "loses the application program" (III-B), while a
   RECLAIMED one "does not lose any state"; a worker needs the program "unless it
   has received it at some previous time and has not be[en] DOWN since then" (III-C).
+  A complete program survives leaving the configuration and the end of an
+  iteration; a partial one is lost when its worker leaves the configuration
+  ("any interrupted communication must be resumed from scratch if the worker
+  became DOWN or was removed from the configuration", III-C).
 * **Attempts.** An iteration attempt begins at slot ``t`` when a configuration
   entry starts at ``t`` (an explicit restart even if the allocation is unchanged),
   when an iteration completed at ``t - 1`` (the next one runs on the same
   allocation unless a new entry says otherwise), or when an enrolled worker was
   DOWN at ``t - 1`` ("if at least one worker in config(t) becomes DOWN ... restart
-  the iteration from scratch", III-C; here from scratch on the same allocation
-  unless a new entry is given). A new attempt zeroes the data progress ``d_q`` of
-  every processor and the compute progress ``c``; program progress is kept.
+  the iteration", III-C; here on the same allocation unless a new entry is
+  given). A new attempt zeroes the compute progress ``c``.
+* **Kept data** (issue 15, part 0; ``../shared/readings/coupled-online.md`` 1.3).
+  The data progress ``d_q`` counts the data slots worker ``q`` received in the
+  current iteration:
+
+  - a worker that stays enrolled across a new entry and is not DOWN keeps
+    ``min(d_q, x_q' T_data)`` of it, ``x_q'`` its new task count, a partial
+    message included (III-C: "Suppose that since the begin of the current
+    iteration P_q has received x'_q data messages. At least (x_q - x'_q) T_data
+    time-slots are needed"; VI-A: "a worker that has not become DOWN but has
+    already received task data, can reuse that data if the scheduler
+    reassigns tasks to it"; an interrupted message restarts only "if the
+    worker became DOWN or was removed");
+  - a worker that leaves the configuration loses all of it, complete messages
+    included (III-C: "P_q needs to receive task data, i.e., x_q messages ...
+    even if P_q had been enrolled at time t' < t but was un-enrolled since
+    then");
+  - a DOWN slot loses all of it (III-B: "loses the application program and all
+    the data for its current tasks");
+  - a completed iteration zeroes everybody's (data is per task and iteration,
+    III-A, and ``x'_q`` counts "since the begin of the current iteration").
+
+  The paper also says "restart the iteration from scratch" (III-C) and "the
+  communication phase would have been restarted from scratch" (Figure 1).
+  Those informal phrases lose to the specific rules quoted above: the
+  computation restarts, the data a surviving worker holds does not.
 * **Data.** A ``D`` adds one slot to ``d_q``; worker ``q`` needs ``x_q T_data``
-  data slots in the current attempt (III-C, "x_q data messages (one per task)",
-  received "since the begin of the current iteration").
+  data slots (III-C, "x_q data messages (one per task)").
 * **Transfer validity.** A ``P`` or ``D`` at slot ``t`` needs processor ``q`` UP at
   ``t`` (RECLAIMED suspends a transfer, III-B) and enrolled in the configuration
   in force (the master sends the program and data to enrolled workers, III-C);
   a ``P`` needs ``g_q < T_prog`` and a ``D`` needs ``d_q < x_q T_data`` (no useless
   transfer); at most ``n_com`` transfers per slot (``n_prog + n_data <= n_com``,
   III-B). A transfer may be split over non-consecutive slots (suspended while
-  RECLAIMED or while the master serves others); an unfinished one is lost when
-  the worker is DOWN (program and data reset) or leaves the configuration (a new
-  entry is a new attempt: "any interrupted communication must be resumed from
-  scratch if the worker became DOWN or was removed from the configuration").
+  RECLAIMED, while the master serves others, or across a new entry that keeps
+  the worker); an unfinished one is lost when the worker is DOWN or leaves the
+  configuration (see above).
 * **Computation.** At slot ``t`` the attempt computes (``c += 1``) iff the
   allocation is not idle and every enrolled worker is UP at ``t``, has the whole
   program and all its data at the start of ``t`` and receives nothing at ``t``
@@ -59,9 +85,10 @@ e.g. ``schedule.communication[1][57]: ...``.
   the UP state, has the program, has the data of all its allocated tasks", III-C).
   Computing is not optional. A RECLAIMED enrolled worker suspends everybody
   (III-B). When ``c`` reaches ``W`` the iteration completes at the end of ``t``.
-* **DOWN.** An enrolled worker DOWN at ``t`` loses the attempt: computation and
-  data restart with the next slot's new attempt (III-B, "loses the application
-  program and all the data for its current tasks ... these computations are lost").
+* **DOWN.** An enrolled worker DOWN at ``t`` loses the attempt: the computation
+  restarts with the next slot's new attempt (III-B, "If it was computing some of
+  these tasks, these computations are lost"); the DOWN worker's program and data
+  are lost, the others' kept.
 
 ``completions`` lists the slot at whose end each of the first ``K`` iterations
 completes (later ones are not counted); the makespan is ``completions[K-1] + 1``.
@@ -200,11 +227,13 @@ def replay_trace(instance: CoupledInstance, schedule, *, communication: bool = T
     restart = False
     for t in range(horizon):
         if t in entries:
-            x = entries[t]
+            previous, x = x, entries[t]
             workload = int((x * w).max())
             trace.entry[t] = restart = True
+            leaving = (previous > 0) & (x == 0)
+            g[leaving & (g < t_prog)] = 0
+            np.minimum(d, x * t_data, out=d)
         if restart:
-            d[:] = 0
             c = 0
             trace.new_attempt[t] = True
         enrolled = x > 0
@@ -243,6 +272,9 @@ def replay_trace(instance: CoupledInstance, schedule, *, communication: bool = T
         d += sends == DATA
         lost = state == DOWN
         g[lost] = 0
+        d[lost] = 0
+        if done:
+            d[:] = 0
         restart = bool(done or np.any(lost & enrolled))
     return trace
 

@@ -116,14 +116,43 @@ def test_next_iteration_needs_data_again_but_keeps_the_program():
         replay(instance, sched([(0, [1])], ["PD.P"]))
 
 
-def test_explicit_restart_resets_data_and_computation():
+def test_explicit_restart_resets_the_computation_and_keeps_the_data():
     # w = 2, T_data = 1: D at 0, compute at 1 (c = 1); a new entry at 2 with the same allocation
-    # restarts: D at 2, compute at 3, 4: done at 4. Without the entry: compute 1, 2: done at 2.
+    # restarts the computation, and the worker keeps its data (III-C, VI-A): compute at 2, 3.
     instance = inst(["UUUUUU"], [2], [1], 1, T_data=1)
     assert replay(instance, sched([(0, [1])], ["D"])) == [2]
-    assert replay(instance, sched([(0, [1]), (2, [1])], ["D.D"])) == [4]
+    assert replay(instance, sched([(0, [1]), (2, [1])], ["D"])) == [3]
+    with pytest.raises(Infeasible, match=r"communication\[0\]\[2\]: 'D' but processor 0 already has"):
+        replay(instance, sched([(0, [1]), (2, [1])], ["D.D"]))
     # An idle entry stops the forced computation: data at 0, idle from 1, no completion.
     assert replay(instance, sched([(0, [1]), (1, [0])], ["D"])) == []
+    # Leaving loses the data: re-enrolled at 2, it needs it again (III-C), D at 2, compute 3, 4.
+    assert replay(instance, sched([(0, [1]), (1, [0]), (2, [1])], ["D.D"])) == [4]
+
+
+def test_a_partial_program_is_lost_on_leaving_a_complete_one_kept():
+    # T_prog = 2: P0 gets one program slot at 0, leaves at 1, comes back at 2: it needs both
+    # slots again (III-C, "resumed from scratch if the worker ... was removed").
+    instance = inst(["UUUUUUU", "UUUUUUU"], [1, 1], [1, 1], 1, T_prog=2)
+    assert replay(instance, sched([(0, [1, 0]), (1, [0, 1]), (2, [1, 0])], ["P.PP", ".P"])) == [4]
+    with pytest.raises(Infeasible, match=r"communication\[0\]\[4\]: 'P' but processor 0 already"):
+        replay(instance, sched([(0, [1, 0]), (1, [0, 1]), (2, [1, 0])], ["P.PPP", ".P"]))
+    # A complete program survives leaving: P0 has it at 2, leaves, comes back at 4, computes at 4.
+    assert replay(instance, sched([(0, [1, 0]), (2, [0, 1]), (4, [1, 0])], ["PP", "..P"])) == [4]
+
+
+def test_a_down_worker_loses_its_data_the_others_keep_theirs():
+    """The DOWN of P1 at 3 restarts the attempt; P0 keeps the data it received at 0 and 1.
+
+    Under the old reading (every new attempt zeroes every worker's data) the optimum was 9:
+    four data slots again from 4, compute at 8. Now P1's two slots at 4, 5 suffice: 7.
+    """
+    instance = inst(["UUUUUUUUUU", "UUUDUUUUUU"], [1, 1], [1, 1], 2, n_com=1, T_data=2)
+    schedule = sched([(0, [1, 1])], ["DD", "..D.DD"], [6])
+    assert check_claim(instance, schedule) == 7
+    assert brute_full(instance) == 7
+    found, makespan, _, proven = solve_full_cpsat(instance)
+    assert proven and makespan == 7 and check_claim(instance, found) == 7
 
 
 def test_computation_is_forced_and_no_overlap():
@@ -151,7 +180,8 @@ def valid():
     """Two processors, P1 RECLAIMED at 1 and DOWN at 3; mu = (2, 1), m = 2, T_prog = T_data = 1.
 
     Allocation (1, 1) from 0; P0: program 0, data 1; P1: program 4, data 5. The DOWN of
-    enrolled P1 at 3 starts a new attempt at 4, so P0's data is lost: nothing computes.
+    enrolled P1 at 3 starts a new attempt at 4; P0 was not DOWN and keeps its data (issue 15,
+    part 0), so everybody is ready at the start of 6: done at 6.
     """
     instance = inst(["UUUUUUUU", "URUDUUUU"], [1, 1], [2, 1], 2, n_com=1, T_prog=1, T_data=1)
     schedule = sched([(0, [1, 1])], ["PD", "....PD"], [6])
@@ -160,7 +190,8 @@ def valid():
 
 def test_valid_base():
     instance, schedule = valid()
-    assert replay(instance, schedule) == []
+    assert replay(instance, schedule) == [6]
+    assert check_claim(instance, schedule) == 7
     # P0's data at 6 instead: everybody ready at the start of 7, W = 1: done at 7.
     schedule["communication"] = ["P.....D", "....PD"]
     assert replay(instance, schedule) == [7]
@@ -250,7 +281,8 @@ def test_wrong_claim_is_rejected_by_the_verifier(claimed):
 
 def test_fewer_than_k_iterations_is_rejected_by_the_verifier():
     instance, schedule = valid()
-    assert schedule["completions"] == [6] and replay(instance, schedule) == []
+    schedule["communication"] = ["PD", "....P"]  # P1 never gets its data
+    assert replay(instance, schedule) == []
     schedule["completions"] = []
     with pytest.raises(Infeasible, match="completes 0 of the K = 1"):
         check_claim(instance, schedule)
