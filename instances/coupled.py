@@ -7,12 +7,15 @@ slots and holds at most ``mu_q`` tasks at once; an iteration is ``m`` identical
 tasks that progress in lock step; the master sends at most ``n_com`` messages
 at once (program ``T_prog`` slots, task data ``T_data`` slots); ``K`` iterations.
 The availability realization is part of the instance: one string per
-processor over ``U``, ``R``, ``D`` (DESIGN.md).
+processor over ``U``, ``R``, ``D`` (DESIGN.md). A file stores ``H`` slots; an instance with
+its chains and a continuation seed gives the same realization beyond ``H``, up to the on-line
+simulator's cap (:meth:`CoupledInstance.realization`).
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +28,7 @@ FAMILY = "coupled"
 UP, RECLAIMED, DOWN = 0, 1, 2
 ALPHABET = "URD"
 _DATA_KEYS = ("availability", "w", "mu", "m", "n_com", "T_prog", "T_data", "K")
+_OPTIONAL_KEYS = ("transitions", "continuation_seed")
 
 #: Most cells (processors x slots) of one availability matrix: about 100 MB as int8 and as a file,
 #: which the generators' float draws multiply by 8. Larger sizes are refused, not run out of memory.
@@ -32,7 +36,21 @@ MAX_CELLS = 10**8
 #: Most cells of all the realizations of one ``paper`` folder (the default space holds 2.4 x 10^8).
 MAX_FOLDER_CELLS = 10**9
 
-
+#: The paper's cap on an on-line run: "we limit the makespan to 1,000,000 seconds" (Section
+#: VII-A), read as slots (no slot duration is given); a makespan reaching it is a failure.
+PAPER_CAP = 10**6
+#: Most slots :meth:`CoupledInstance.realization` gives (10 times the paper's cap, and at most
+#: ``MAX_CELLS`` cells), unless the stored horizon is longer.
+MAX_REALIZATION_SLOTS = 10 * PAPER_CAP
+#: Slots of one block of a continuation: block ``b`` draws its uniforms from
+#: ``np.random.SeedSequence(continuation_seed, spawn_key=(b,))``.
+REALIZATION_BLOCK = 65_536
+#: Largest continuation seed: 2^53 - 1, an integer that every JSON reader holds exactly.
+MAX_CONTINUATION_SEED = 2**53 - 1
+#: Uniforms drawn at once (16 MB). A generator's stream does not depend on how it is split.
+_DRAW_CELLS = 2**21
+#: Spawn keys of the continuation seeds, one per generator, so no two generators share one.
+_SEED_KEY_MARKOV, _SEED_KEY_PAPER = (15, 0), (15, 1)
 
 
 def _int_at_least(v: Any, low: int, name: str) -> int:
@@ -98,6 +116,10 @@ class CoupledInstance:
         columns "to" over (UP, RECLAIMED, DOWN), when a generator had them
         (``markov``, ``paper-realization``); the on-line heuristics estimate
         from them (Section V). Instance format version 2.
+    continuation_seed : int, optional
+        Seed of the realization beyond the stored horizon (with ``transitions``; see
+        :meth:`realization`), in ``[0, 2^53)``. The ``markov`` and ``paper-realization``
+        generators set it. Instance format version 2, optional.
     """
 
     availability: np.ndarray
@@ -111,6 +133,8 @@ class CoupledInstance:
     name: str = FAMILY
     params: dict = field(default_factory=dict)
     transitions: np.ndarray | None = None
+    continuation_seed: int | None = None
+    _continuation: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         try:
@@ -150,6 +174,11 @@ class CoupledInstance:
         object.__setattr__(self, "K", _int_at_least(self.K, 1, "K"))
         if self.transitions is not None:
             object.__setattr__(self, "transitions", _check_transitions(self.transitions, p))
+        if self.continuation_seed is not None:
+            seed = check_int(self.continuation_seed, "continuation_seed", 0, MAX_CONTINUATION_SEED)
+            require(self.transitions is not None, "continuation_seed",
+                    "needs the chains that continue the realization (data.transitions), which are missing")
+            object.__setattr__(self, "continuation_seed", seed)
         for arr in (self.availability, self.w, self.mu, self.transitions):
             if arr is not None:
                 arr.setflags(write=False)
@@ -167,6 +196,67 @@ class CoupledInstance:
         """Boolean (p, H): processor ``q`` UP in slot ``t``."""
         return self.availability == UP
 
+    @property
+    def extendable(self) -> bool:
+        """Whether :meth:`realization` goes beyond the stored horizon (chains and continuation seed)."""
+        return self.transitions is not None and self.continuation_seed is not None
+
+    def max_realization(self) -> int:
+        """The longest :meth:`realization` this instance gives, in slots."""
+        if not self.extendable:
+            return self.horizon
+        return max(self.horizon, min(MAX_REALIZATION_SLOTS, MAX_CELLS // self.p))
+
+    def realization(self, length: int, *, name: str = "length") -> np.ndarray:
+        """The availability realization over slots ``0 .. length - 1``: read-only int8 (p, length).
+
+        The first ``min(length, H)`` slots are :attr:`availability`. Beyond ``H`` the chains
+        continue from the states of slot ``H - 1``, one step of ``transitions`` per slot, with
+        the uniforms of fixed blocks of :data:`REALIZATION_BLOCK` slots: block ``b`` (slots
+        ``H + b B`` to ``H + (b + 1) B - 1``) draws row after row of ``p`` uniforms from
+        ``np.random.default_rng(np.random.SeedSequence(continuation_seed, spawn_key=(b,)))``
+        and steps as :func:`markov_realization` does. The result is therefore
+        deterministic and prefix-stable: ``realization(a)`` is the first ``a`` columns of
+        ``realization(b)`` for ``a < b``, whatever the order of the calls, in every process.
+        The slots generated so far are cached on the instance.
+
+        Parameters
+        ----------
+        length : int
+            Slots wanted, at least 1 and at most :meth:`max_realization` (the stored horizon
+            when the instance is not :attr:`extendable`).
+        name : str
+            The field the caller's ``length`` comes from, for the error message (e.g. ``--cap``).
+
+        Raises
+        ------
+        InputError
+            ``length`` is not an integer in that range.
+        """
+        length = check_int(length, name, 1)
+        horizon = self.horizon
+        if length <= horizon:
+            return self.availability[:, :length]
+        if not self.extendable:
+            missing = " and ".join(f"data.{key}" for key in ("transitions", "continuation_seed")
+                                   if getattr(self, key) is None)
+            raise InputError(
+                f"{name}: {length:,} slots asked, but the realization ends at slot H = {horizon:,} and "
+                f"the instance has no chains to continue it ({missing} missing); ask for at most {horizon:,}")
+        most = self.max_realization()
+        require(length <= most, name,
+                f"at most {most:,} slots ({MAX_REALIZATION_SLOTS:,}, 10 times the paper's cap, and at most "
+                f"{MAX_CELLS:,} cells for {self.p} processors), got {length:,}")
+        continuation = self._continuation
+        if continuation is None:
+            continuation = _Continuation(self)
+            object.__setattr__(self, "_continuation", continuation)
+        return continuation.prefix(length)
+
+    def __getstate__(self) -> dict:
+        # The cached continuation is derived data: a pickled copy (sweep workers) recomputes it.
+        return {**self.__dict__, "_continuation": None}
+
     def to_json(self) -> dict:
         data = {
             "availability": format_availability(self.availability),
@@ -177,17 +267,77 @@ class CoupledInstance:
         }
         if self.transitions is not None:
             data["transitions"] = self.transitions.tolist()
+        if self.continuation_seed is not None:
+            data["continuation_seed"] = self.continuation_seed
         return envelope(FAMILY, self.name, self.params, data)
 
     @classmethod
     def from_json(cls, obj: Any) -> CoupledInstance:
-        data = unwrap(obj, FAMILY, _DATA_KEYS, optional=("transitions",))
+        data = unwrap(obj, FAMILY, _DATA_KEYS, optional=_OPTIONAL_KEYS)
         return cls(
             availability=parse_availability(data["availability"]),
             w=data["w"], mu=data["mu"], m=data["m"], n_com=data["n_com"], T_prog=data["T_prog"],
             T_data=data["T_data"], K=data["K"], name=obj.get("name", FAMILY),
             params=obj.get("params", {}), transitions=data.get("transitions"),
+            continuation_seed=data.get("continuation_seed"),
         )
+
+
+class _Continuation:
+    """The slots of one instance's realization generated so far, grown on demand (thread-safe).
+
+    ``buffer[:, :filled]`` holds them (the stored availability first); ``state`` is the states
+    of slot ``filled - 1`` and ``rng`` the generator of the current block, positioned at the
+    next slot's uniforms.
+    """
+
+    def __init__(self, instance: CoupledInstance):
+        self.instance = instance
+        self.lock = threading.Lock()
+        self.cum = np.cumsum(instance.transitions, axis=2)
+        self.buffer = instance.availability
+        self.filled = instance.horizon
+        self.state = instance.availability[:, -1].astype(np.int64)
+        self.rng: np.random.Generator | None = None
+
+    def prefix(self, length: int) -> np.ndarray:
+        with self.lock:
+            if length > self.filled:
+                self._extend(length)
+            view = self.buffer[:, :length]
+        view.flags.writeable = False
+        return view
+
+    def _extend(self, length: int) -> None:
+        from ._markov_kernel import markov_steps
+
+        inst = self.instance
+        if length > self.buffer.shape[1]:
+            # Grow geometrically; views handed out keep the old buffer, whose prefix is the same.
+            capacity = min(max(length, 2 * self.buffer.shape[1]), inst.max_realization())
+            grown = np.empty((inst.p, capacity), dtype=np.int8)
+            grown[:, :self.filled] = self.buffer[:, :self.filled]
+            self.buffer = grown
+        rows = max(1, _DRAW_CELLS // inst.p)
+        while self.filled < length:
+            block, offset = divmod(self.filled - inst.horizon, REALIZATION_BLOCK)
+            if offset == 0:
+                seq = np.random.SeedSequence(inst.continuation_seed, spawn_key=(block,))
+                self.rng = np.random.default_rng(seq)
+            n = min(length - self.filled, REALIZATION_BLOCK - offset, rows)
+            draws = self.rng.random((n, inst.p))
+            markov_steps(self.cum, self.state, draws, self.buffer[:, self.filled:self.filled + n])
+            self.filled += n
+
+
+def continuation_seed_from(material: list[int], key: tuple[int, ...]) -> int:
+    """A continuation seed from a generator's seed material: 53 bits of its own seed sequence.
+
+    ``np.random.SeedSequence(material, spawn_key=key).generate_state(1, np.uint64)`` shifted
+    right by 11 bits; ``key`` names the generator, so the stream is none of the generator's own.
+    """
+    word = np.random.SeedSequence(material, spawn_key=key).generate_state(1, np.uint64)[0]
+    return int(word >> np.uint64(11))
 
 
 def _check_transitions(value: Any, p: int) -> np.ndarray:
@@ -226,17 +376,25 @@ def markov_chains(rng: np.random.Generator, p: int) -> np.ndarray:
 def markov_realization(rng: np.random.Generator, trans: np.ndarray, horizon: int) -> np.ndarray:
     """One realization of the chains over ``horizon`` slots, every processor UP in slot 0.
 
-    The paper does not give the initial state; all processors start UP.
+    The paper does not give the initial state; all processors start UP. Draws ``horizon``
+    rows of ``p`` uniforms from ``rng`` (the last one unused): row ``t`` moves every processor
+    from slot ``t`` to slot ``t + 1``, to the number of cumulative row entries
+    ``cum[q, s]`` the uniform is at least (capped at DOWN). Compiled:
+    :func:`._markov_kernel.markov_steps`.
     """
+    from ._markov_kernel import markov_steps
+
     p = trans.shape[0]
     cum = np.cumsum(trans, axis=2)
     states = np.empty((p, horizon), dtype=np.int8)
-    s = np.zeros(p, dtype=np.int64)
-    draws = rng.random((horizon, p))
-    rows = np.arange(p)
-    for t in range(horizon):
-        states[:, t] = s
-        s = np.minimum((draws[t][:, None] >= cum[rows, s]).sum(axis=1), 2)
+    states[:, 0] = UP
+    state = np.zeros(p, dtype=np.int64)
+    rows = max(1, _DRAW_CELLS // p)
+    for start in range(0, horizon, rows):
+        n = min(rows, horizon - start)
+        draws = rng.random((n, p))
+        steps = min(n, horizon - 1 - start)  # the last row moves beyond the horizon
+        markov_steps(cum, state, draws[:steps], states[:, start + 1:start + 1 + steps])
     return states
 
 
@@ -244,6 +402,8 @@ def generate_markov(processors: int, slots: int, tasks: int, seed: int, w: int =
     """``markov`` preset: the paper's chains, identical ``w``, ``mu = 1``, no communication.
 
     The OFF-LINE-COUPLED (mu = 1) setting of Section IV; ``slots`` is the horizon ``H``.
+    The realization beyond ``H`` (:meth:`CoupledInstance.realization`) draws from the
+    continuation seed ``continuation_seed_from([seed, processors, slots], (15, 0))``.
     """
     processors = _int_at_least(processors, 1, "processors")
     slots = _int_at_least(slots, 1, "slots")
@@ -256,6 +416,7 @@ def generate_markov(processors: int, slots: int, tasks: int, seed: int, w: int =
     states = markov_realization(rng, chains, slots)
     return CoupledInstance(
         availability=states, w=[w] * processors, mu=[1] * processors, m=tasks, transitions=chains,
+        continuation_seed=continuation_seed_from([seed, processors, slots], _SEED_KEY_MARKOV),
         name=f"coupled-markov-p{processors}-h{slots}-m{tasks}-s{seed}",
         params={"preset": "markov", "processors": processors, "slots": slots, "tasks": tasks,
                 "seed": seed, "w": w})
@@ -409,7 +570,9 @@ def paper_realization(m: int, n_com: int, w_min: int, scenario: int, trial: int,
     trial one realization of ``slots`` slots of them. The paper runs until the
     10 iterations end; an off-line instance needs a horizon (default 2,000).
     The paper's grid is ``m`` in {5, 10}, ``n_com`` in {5, 10, 20},
-    ``w_min`` in 1..10; other positive values are accepted.
+    ``w_min`` in 1..10; other positive values are accepted. The on-line heuristics run
+    beyond ``slots`` on :meth:`CoupledInstance.realization`, whose continuation seed is
+    ``continuation_seed_from([seed, m, n_com, w_min, scenario, trial, slots], (15, 1))``.
     """
     m = _int_at_least(m, 1, "tasks")
     n_com = _int_at_least(n_com, 1, "n_com")
@@ -428,6 +591,8 @@ def paper_realization(m: int, n_com: int, w_min: int, scenario: int, trial: int,
     return CoupledInstance(
         availability=states, w=w.tolist(), mu=[None] * p, m=m, n_com=n_com,
         T_prog=5 * w_min, T_data=w_min, K=10, transitions=chains,
+        continuation_seed=continuation_seed_from([seed, m, n_com, w_min, scenario, trial, slots],
+                                                 _SEED_KEY_PAPER),
         name=f"coupled-paper-m{m}-ncom{n_com}-wmin{w_min}-sc{scenario}-tr{trial}-s{seed}",
         params={"preset": "paper-realization", "tasks": m, "n_com": n_com, "w_min": w_min,
                 "scenario": scenario, "trial": trial, "slots": slots, "seed": seed})

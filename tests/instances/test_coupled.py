@@ -397,7 +397,8 @@ def test_chains_round_trip_and_version_1_files_still_read():
     back = CoupledInstance.from_json(json.loads(json.dumps(obj)))
     assert np.array_equal(back.transitions, inst.transitions)
     assert back.to_json() == obj
-    old = {**obj, "version": 1, "data": {k: v for k, v in obj["data"].items() if k != "transitions"}}
+    old = {**obj, "version": 1,
+           "data": {k: v for k, v in obj["data"].items() if k not in ("transitions", "continuation_seed")}}
     assert CoupledInstance.from_json(old).transitions is None
     planted = generate_planted(6, 40, 2, 5, 0.5, 0)
     assert planted.transitions is None and "transitions" not in planted.to_json()["data"]
