@@ -117,18 +117,15 @@ _STATE = ("UP", "RECLAIMED", "DOWN")
 class Trace:
     """What the replay saw in every slot ``t`` (state at the start of ``t``, after any reset).
 
-    ``allocation`` (p, H) in force; ``entry`` a configuration starts at ``t``;
-    ``new_attempt``; ``program`` ``g_q``; ``data`` ``d_q``; ``progress`` ``c``;
+    ``entry`` a configuration starts at ``t``; ``new_attempt``; ``progress`` ``c``;
     ``transfer`` (p, H) codes ``IDLE``/``PROG``/``DATA``; ``compute``; ``complete``
     (an iteration completes at the end of ``t``, counted or not); ``completions``
-    the first ``K`` completion slots.
+    the first ``K`` completion slots. Per-processor states are not kept: an
+    on-line run's replay may read 10^6 slots.
     """
 
-    allocation: np.ndarray
     entry: np.ndarray
     new_attempt: np.ndarray
-    program: np.ndarray
-    data: np.ndarray
     progress: np.ndarray
     transfer: np.ndarray
     compute: np.ndarray
@@ -138,10 +135,10 @@ class Trace:
 
 
 
-def _configurations(instance: CoupledInstance, confs) -> dict[int, np.ndarray]:
+def _configurations(instance: CoupledInstance, confs, horizon: int) -> dict[int, np.ndarray]:
     name = "schedule.configurations"
     reject_unless(isinstance(confs, (list, tuple)), name, "must be a list of {start, allocation} objects")
-    p, horizon, m = instance.p, instance.horizon, instance.m
+    p, m = instance.p, instance.m
     out: dict[int, np.ndarray] = {}
     previous = -1
     for i, conf in enumerate(confs):
@@ -173,9 +170,9 @@ def _configurations(instance: CoupledInstance, confs) -> dict[int, np.ndarray]:
     return out
 
 
-def _communication(instance: CoupledInstance, comm, communication: bool) -> np.ndarray:
+def _communication(instance: CoupledInstance, comm, communication: bool, horizon: int) -> np.ndarray:
     name = "schedule.communication"
-    p, horizon = instance.p, instance.horizon
+    p = instance.p
     codes = np.zeros((p, horizon), dtype=np.int8)
     if comm is None or (isinstance(comm, (list, tuple)) and len(comm) == 0):
         return codes
@@ -199,8 +196,32 @@ def _communication(instance: CoupledInstance, comm, communication: bool) -> np.n
     return codes
 
 
+def replay_horizon(instance: CoupledInstance, schedule) -> int:
+    """The slots a replay reads: ``H``, or as far as the schedule reaches when the instance
+    continues its realization beyond ``H`` (an on-line run may end after the stored slots;
+    :meth:`CoupledInstance.realization`), at most :meth:`CoupledInstance.max_realization`.
+    """
+    reach = instance.horizon
+    if not instance.extendable or not isinstance(schedule, Mapping):
+        return reach
+    confs, comm, claimed = (schedule.get(k) for k in ("configurations", "communication", "completions"))
+    for entry in confs if isinstance(confs, (list, tuple)) else ():
+        start = entry.get("start") if isinstance(entry, Mapping) else None
+        if is_int(start):
+            reach = max(reach, min(int(start), instance.max_realization()) + 1)
+    for row in comm if isinstance(comm, (list, tuple)) else ():
+        if isinstance(row, str):
+            reach = max(reach, len(row))
+    for v in claimed if isinstance(claimed, (list, tuple)) else ():
+        if is_int(v):
+            reach = max(reach, min(int(v), instance.max_realization()) + 1)
+    return min(reach, instance.max_realization())
+
+
 def replay_trace(instance: CoupledInstance, schedule, *, communication: bool = True) -> Trace:
     """Replay ``schedule`` slot by slot and return everything it did (see the module docstring).
+
+    The replay reads the realization over :func:`replay_horizon` slots.
 
     Raises
     ------
@@ -208,15 +229,15 @@ def replay_trace(instance: CoupledInstance, schedule, *, communication: bool = T
         The schedule is malformed or breaks a rule; the message names the field.
     """
     reject_unless(isinstance(schedule, Mapping), "schedule", "must be an object with 'configurations'")
-    entries = _configurations(instance, schedule.get("configurations"))
-    comm = _communication(instance, schedule.get("communication"), communication)
-    p, horizon = instance.p, instance.horizon
+    horizon = replay_horizon(instance, schedule)
+    entries = _configurations(instance, schedule.get("configurations"), horizon)
+    comm = _communication(instance, schedule.get("communication"), communication, horizon)
+    p = instance.p
     t_prog, t_data = (instance.T_prog, instance.T_data) if communication else (0, 0)
-    avail, w = instance.availability, instance.w
+    avail, w = instance.realization(horizon), instance.w
     trace = Trace(
-        allocation=np.zeros((p, horizon), dtype=np.int64), entry=np.zeros(horizon, dtype=bool),
-        new_attempt=np.zeros(horizon, dtype=bool), program=np.zeros((p, horizon), dtype=np.int64),
-        data=np.zeros((p, horizon), dtype=np.int64), progress=np.zeros(horizon, dtype=np.int64),
+        entry=np.zeros(horizon, dtype=bool), new_attempt=np.zeros(horizon, dtype=bool),
+        progress=np.zeros(horizon, dtype=np.int64),
         transfer=comm, compute=np.zeros(horizon, dtype=bool), complete=np.zeros(horizon, dtype=bool),
         completions=[])
     x = np.zeros(p, dtype=np.int64)
@@ -238,7 +259,7 @@ def replay_trace(instance: CoupledInstance, schedule, *, communication: bool = T
             trace.new_attempt[t] = True
         enrolled = x > 0
         state = avail[:, t]
-        trace.allocation[:, t], trace.program[:, t], trace.data[:, t], trace.progress[t] = x, g, d, c
+        trace.progress[t] = c
 
         sends = comm[:, t]
         for q in np.flatnonzero(sends):
@@ -328,4 +349,4 @@ def check_claim(instance: CoupledInstance, schedule, communication: bool = True)
     return completions[-1] + 1
 
 
-__all__ = ["Trace", "check_claim", "claimed_completions", "replay", "replay_trace"]
+__all__ = ["Trace", "check_claim", "claimed_completions", "replay", "replay_horizon", "replay_trace"]
