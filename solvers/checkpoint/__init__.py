@@ -7,7 +7,9 @@ literal reference) and ``brute`` (enumeration, ``n <= 16``). Every method is
 exact and polynomial (``brute`` aside), so ``time_limit`` and ``seed`` are
 accepted for the common interface and not needed: each outcome is proven by the
 shortest-path optimality of the DAG (Section III-C), and
-:func:`volsched.solvers.finish` re-checks it with :func:`.verify.verify`.
+:func:`volsched.solvers.finish` re-checks it with :func:`.verify.verify`. ``dp``
+and ``graph`` refuse, as bad input, a job whose reachable states would not fit
+their memory budget (:mod:`.states`).
 """
 
 from __future__ import annotations

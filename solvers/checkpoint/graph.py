@@ -10,7 +10,9 @@ reachable states exist. Edges:
    (see :meth:`CheckpointInstance.expected_waste` on the printed form);
 3. ``v_n^sigma -> v_sink`` with cost 0.
 
-The reference for :mod:`.dp`; slow (about ``n^3 c_max / 6`` edges).
+The reference for :mod:`.dp`; slow (about ``n^3 c_max / 6`` edges). A job
+whose DAG would not fit :data:`.states.MEMORY_BUDGET` is refused as bad input
+before it is built (:func:`.states.reachable_overheads`).
 """
 
 from __future__ import annotations
@@ -20,10 +22,14 @@ import numpy as np
 
 from volsched.instances.checkpoint import CheckpointInstance
 
+from .states import reachable_overheads
+
 SINK = "sink"
 
 
 def build_graph(instance: CheckpointInstance) -> nx.DiGraph:
+    """The DAG; :class:`~volsched.instances.errors.InputError` if it would exceed the memory budget."""
+    reachable_overheads(instance, "graph")
     n, c, alpha, law = instance.n, instance.c, instance.alpha, instance.law
     tau = instance.tau
     graph = nx.DiGraph()
