@@ -31,6 +31,11 @@ from .result import Infeasible, SolveResult, SolveStatus, VerificationError
 
 #: Relative tolerance under which a method's objective and the verifier's agree.
 CLAIM_RTOL = 1e-9
+#: Absolute floor of that comparison: two objectives this close to zero agree (a result that
+#: rounds to 0.0 in one computation and to a subnormal in another). It is far below any value
+#: compared, so that a small objective (a checkpoint waste of 1e-13) is compared relatively,
+#: as a value; an absolute tolerance of 1e-12 made every waste below it agree with any other.
+CLAIM_ATOL = 1e-300
 SENSES = ("min", "max")
 
 
@@ -159,7 +164,8 @@ def backend(module: str, attr: str, requirement: str) -> Any:
 
 
 def _agrees(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=CLAIM_RTOL, abs_tol=1e-12)
+    """``a`` and ``b`` (objectives, bounds) are equal to :data:`CLAIM_RTOL` relative."""
+    return math.isclose(a, b, rel_tol=CLAIM_RTOL, abs_tol=CLAIM_ATOL)
 
 
 def _bound_side_ok(value: float, bound: float, sense: str) -> bool:
