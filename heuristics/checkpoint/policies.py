@@ -18,7 +18,11 @@ from volsched.instances.checkpoint import CheckpointInstance
 
 
 def young_period(cost: float, mttf: float) -> float:
-    """Young's first-order optimum ``T = sqrt(2 C M)``."""
+    """Young's first-order optimum ``T = sqrt(2 C M)``.
+
+    ``inf`` for an infinite ``M`` (a log-normal law with ``sigma >= 38``), or
+    one whose product with ``2 C`` overflows: checkpoint only at the end.
+    """
     return math.sqrt(2.0 * cost * mttf)
 
 
@@ -26,7 +30,8 @@ def daly_period(delta: float, mttf: float) -> float:
     """Daly's higher-order optimum (Daly 2006, cited as [8]).
 
     ``tau = sqrt(2 delta M) [1 + sqrt(delta / (2M)) / 3 + delta / (18 M)] - delta``
-    when ``delta < 2M``, else ``tau = M``.
+    when ``delta < 2M``, else ``tau = M``. ``inf`` for an infinite (or
+    overflowing) ``M``, as :func:`young_period`.
     """
     if delta >= 2.0 * mttf:
         return mttf
@@ -41,14 +46,23 @@ def periodic_schedule(p: np.ndarray, rho: float) -> np.ndarray:
     ``i > j`` that minimises ``|sum_{h=j+1}^{i} p_h - rho|`` (the first such
     ``i`` on ties), until the last slice. The paper's text sums the checkpoint
     costs ``c_h`` here; a period is an amount of work between checkpoints, so
-    the slice durations ``p_h`` are meant.
+    the slice durations ``p_h`` are meant. A period at least the remaining work
+    (``inf`` included) places the next checkpoint after the last slice.
     """
     n = len(p)
     done = np.concatenate([[0], np.cumsum(p)])
     a = np.zeros(n, dtype=bool)
     j = 0
     while j < n:
-        j += 1 + int(np.argmin(np.abs(done[j + 1 :] - done[j] - rho)))
+        # The work since the checkpoint, s_i, increases with i, so the closest to rho is the
+        # last s_i <= rho or the next one. Comparing just those two keeps a period far above
+        # the job (ulp(rho) > a slice: every |s_i - rho| rounds to the same double) from
+        # tying every boundary, which made the first one, every slice, win; an infinite
+        # period (an infinite mean time to failure) leaves only the last slice.
+        s = done[j + 1 :] - done[j]
+        k = int(np.searchsorted(s, rho, side="right"))  # s[:k] <= rho < s[k:]
+        closer_above = k == 0 or (k < len(s) and s[k] - rho < rho - s[k - 1])
+        j += k + 1 if closer_above else k
         a[j - 1] = True
     return a
 

@@ -154,3 +154,50 @@ def test_every_policy_vector_passes_check_schedule():
             checked = inst.check_schedule(a.astype(int).tolist())
             np.testing.assert_array_equal(checked, a.astype(bool))
             inst.check_schedule(a)  # the bool array itself is a valid schedule
+
+
+# ---------------------------------------------------------------------------
+# A mean time to failure far above the job, or infinite (issue 14)
+
+
+@pytest.mark.parametrize("rho", [1e19, 1e20, 1e25, 1e300, math.inf])
+def test_a_period_far_above_the_job_checkpoints_only_at_the_end(rho):
+    # Was every slice from rho ~ 1e19 on: every |s_i - rho| rounded to the same double, and the
+    # first boundary won the tie.
+    p = generate(10, 0).p
+    assert periodic_schedule(p, rho).astype(int).tolist() == [0] * 9 + [1]
+
+
+def test_periodic_schedule_is_the_exact_nearest_boundary_over_every_scale():
+    # The definition in exact arithmetic (Fractions), rho from below a slice to far above the job.
+    from fractions import Fraction
+
+    rng = np.random.default_rng(14)
+    for _ in range(300):
+        n = int(rng.integers(1, 12))
+        p = rng.integers(1, 10 ** int(rng.integers(1, 7)), n)
+        rho = float(p.sum()) * 10.0 ** rng.uniform(-3, 25)
+        expected, j, exact = [0] * n, 0, Fraction(rho)
+        while j < n:
+            gaps = [abs(int(p[j:i].sum()) - exact) for i in range(j + 1, n + 1)]
+            j += 1 + gaps.index(min(gaps))
+            expected[j - 1] = 1
+        assert periodic_schedule(p, rho).astype(int).tolist() == expected, (p.tolist(), rho)
+
+
+@pytest.mark.parametrize("cost", [1.0, 5.0])
+def test_young_and_daly_periods_are_infinite_for_an_infinite_mean(cost):
+    assert young_period(cost, math.inf) == math.inf
+    assert daly_period(cost, math.inf) == math.inf
+    assert young_period(cost, 1e308) == math.inf  # 2 C M overflows: as good as infinite
+
+
+@pytest.mark.parametrize("sigma", [20.0, 37.0, 38.0, 60.0])
+def test_young_and_daly_checkpoint_only_at_the_end_when_the_mean_dwarfs_the_job(sigma):
+    # Log-normal mean exp(mu + sigma^2 / 2): 6.5e88 at sigma = 20, inf from sigma = 38 on.
+    law = LogNormal(mu=4.5, sigma=sigma)
+    assert (law.mean == math.inf) == (sigma >= 38)
+    job = generate(10, 0)
+    inst = CheckpointInstance(p=job.p, c=job.c, alpha=1.0, law=law)
+    for name in ("young", "daly"):
+        assert POLICIES[name](inst).astype(int).tolist() == [0] * 9 + [1], name
