@@ -116,6 +116,10 @@ class Problem:
         ``verify_partial(instance, solution) -> dict`` checks the witness an
         ``infeasible`` or ``unknown`` outcome carries (raises ``Infeasible``)
         and returns the fields derived from it.
+    choose : callable, optional
+        ``choose(instance) -> method name``: the default method for this
+        instance when the user names none (e.g. a model only small instances
+        take); the first method otherwise.
     """
 
     name: str
@@ -126,6 +130,7 @@ class Problem:
     check: Callable[[Any], None] | None = None
     describe: Callable[[Any, dict, float, float | None], dict] | None = None
     verify_partial: Callable[[Any, dict], dict] | None = None
+    choose: Callable[[Any], str] | None = None
 
     def __post_init__(self):
         if self.sense not in SENSES:
@@ -138,6 +143,10 @@ class Problem:
     @property
     def default_method(self) -> str:
         return next(iter(self.methods))
+
+    def method_for(self, instance: Any) -> str:
+        """The method ``solve`` runs on ``instance`` when none is named."""
+        return self.default_method if self.choose is None else self.choose(instance)
 
     @property
     def objective_metric(self) -> str:
@@ -269,7 +278,7 @@ def solve(family: str, problems: Mapping[str, Problem], instance: Any, problem: 
     name = next(iter(problems)) if problem is None else problem
     require(name in problems, "--problem", f"must be one of {list(problems)}, got {name!r}")
     chosen = problems[name]
-    method = chosen.default_method if method is None else method
+    method = chosen.method_for(instance) if method is None else method
     require(method in chosen.methods, "--method",
             f"{name} has methods {list(chosen.methods)}, got {method!r}")
     time_limit = check_time_limit(time_limit)

@@ -141,10 +141,20 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 f"the {family.name} simulator takes no sample count")
         samples = check_int(args.samples, "--samples", 2, MAX_SAMPLES)
         simulator = dataclasses.replace(simulator, samples=samples)
+    if args.cap is not None:
+        require(dataclasses.is_dataclass(simulator) and hasattr(simulator, "cap"), "--cap",
+                f"the {family.name} simulator takes no cap")
+        simulator = dataclasses.replace(simulator, cap=args.cap)
+    _writable(args.out)
     out = family.simulate(instance, args.heuristic, seed=args.seed, simulator=simulator)
     metrics = ", ".join(f"{k} {_fmt(v)}" for k, v in out["metrics"].items())
-    emit(args, {"instance": instance.name, **out},
-         f"{instance.name}: {args.heuristic} ({out['problem']}, seed {args.seed}): {metrics}")
+    # The metrics and the solution's parts at the top level too (issue 15: {"heuristic", "makespan",
+    # "failed", "iterations", "schedule"}); `verify` checks them against the solution.
+    result = {"family": family.name, "instance": instance.name, **out, **out["metrics"],
+              **{k: v for k, v in out["solution"].items() if k != "problem"}}
+    if args.out:
+        write_json(args.out, result)
+    emit(args, result, f"{instance.name}: {args.heuristic} ({out['problem']}, seed {args.seed}): {metrics}")
     return 0
 
 
@@ -154,10 +164,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     family, instance = _load(args.instance)
     names = args.heuristics.split(",") if args.heuristics else None
     report = evaluate(family, instance, names, method=args.method, time_limit=args.time_limit, seed=args.seed)
-    lines = [f"{report['instance']}: optimum {_fmt(report['optimum'])} "
-             f"({report['problem']}, {report['method']})",
-             f"{'policy':<10} {'value':>12} {'ratio':>8}"]
-    lines += [f"{name:<10} {_fmt(p['value']):>12} {_fmt(p['ratio']):>8}"
+    if report["optimum"] is not None:
+        head = f"optimum {_fmt(report['optimum'])}"
+    else:
+        bound = report.get("lower_bound", report.get("upper_bound"))
+        head = f"optimum unproven: bound {_fmt(bound)}, best known {_fmt(report['best_known'])}"
+    lines = [f"{report['instance']}: {head} ({report['problem']}, {report['method']})",
+             f"{'policy':<10} {'value':>12} {'ratio':>8} {'interval':>20}"]
+    lines += [f"{name:<10} {_fmt(p['value']):>12} {_fmt(p['ratio']):>8} "
+              f"{'[' + _fmt(p['ratio_lo']) + ', ' + _fmt(p['ratio_hi']) + ']':>20}"
               for name, p in report["policies"].items()]
     emit(args, report, "\n".join(lines))
     return 0
@@ -264,6 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--samples", type=int, help="Monte-Carlo samples, for simulators that sample "
                                                 "(checkpoint: default 100000)")
+    p.add_argument("--cap", type=int, help="slots before a run fails (coupled: default 10^6, the paper's "
+                                           "cap, or the stored horizon of an instance without chains)")
+    p.add_argument("--out", help="also write the run (a result that `volsched verify` checks) here")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("evaluate", parents=[common],

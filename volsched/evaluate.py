@@ -6,7 +6,6 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from volsched.instances.errors import require
 from volsched.solvers import SolveStatus
 
 from .families import Family
@@ -42,40 +41,58 @@ def evaluate(
     time_limit: float | None = None,
     seed: int = 0,
 ) -> dict:
-    """Score each heuristic against the proven optimum of the problem it declares, on the same instance.
+    """Score each heuristic against the off-line reference of the problem it declares, on the same instance.
 
-    Each problem involved is solved once (``method``: its default unless
-    given); each heuristic runs through its simulator with
+    Each problem involved is solved once (``method``: its default for the
+    instance unless given); each heuristic runs through its simulator with
     ``numpy.random.default_rng(seed)`` and its solution's verified value is
-    compared in its problem's sense.
+    compared in its problem's sense. When the method proves the optimum, the
+    ratio is exact. Otherwise the reference is an interval: the method's proven
+    bound, and the best known solution, which every heuristic run also
+    improves (a simulated run is a verified feasible solution of the same
+    problem); each heuristic's ratio then lies in ``[ratio_lo, ratio_hi]``.
     """
+    from .experiments.store import ratio_interval  # the store's interval; it imports RATIO_RTOL from here
+
     names = list(family.heuristics) if heuristics is None else list(heuristics)
     for name in names:
         family.heuristic(name, "heuristics")
     problems = list(dict.fromkeys(family.heuristics[n].problem for n in names)) or [family.problem(None).name]
-    optima = {}
-    for problem in problems:
-        result = family.solve(instance, problem=problem, method=method, time_limit=time_limit)
-        require(result.status is SolveStatus.OPTIMAL, "method",
-                f"{result.method} stopped without proving optimality on {problem} ({result.status.value})")
-        optima[problem] = result
+    exact = {p: family.solve(instance, problem=p, method=method, time_limit=time_limit) for p in problems}
+    runs = {name: family.simulate(instance, name, seed) for name in names}
+    references = {}
+    for p, result in exact.items():
+        sense = family.problems[p].sense
+        proven = result.status is SolveStatus.OPTIMAL
+        values = [r["objective"] for r in runs.values() if r["problem"] == p and r["objective"] is not None]
+        if result.objective is not None:
+            values.append(result.objective)
+        best = (min if sense == "min" else max)(values) if values else None
+        references[p] = {"method": result.method, "status": result.status.value, "proven": proven,
+                         "optimum": result.objective if proven else None, "bound": result.bound,
+                         "best_known": best, "objective": result.objective, "solution": result.solution}
     policies = {}
-    for name in names:
-        run = family.simulate(instance, name, seed)
-        problem = family.problems[run["problem"]]
-        policies[name] = {"problem": run["problem"], "value": run["objective"],
-                          "ratio": ratio(run["objective"], optima[run["problem"]].objective, problem.sense),
-                          "metrics": run["metrics"], "solution": run["solution"]}
-    first = optima[problems[0]]
+    for name, run in runs.items():
+        ref, sense = references[run["problem"]], family.problems[run["problem"]].sense
+        value = run["objective"]
+        if ref["proven"] and value is not None:
+            r = ratio(value, ref["optimum"], sense)
+            lo = hi = r
+        else:
+            r, lo, hi = ratio_interval(value, ref["best_known"], ref["bound"], False, sense)
+        policies[name] = {"problem": run["problem"], "value": value, "ratio": r, "ratio_lo": lo,
+                          "ratio_hi": hi, "metrics": run["metrics"], "solution": run["solution"]}
+    first = references[problems[0]]
     return {
         "family": family.name,
-        "instance": first.instance,
+        "instance": exact[problems[0]].instance,
         "seed": seed,
         "problem": problems[0],
-        "method": first.method,
-        "optimum": first.objective,
-        "optimal_solution": first.solution,
-        "optima": {p: {"method": r.method, "objective": r.objective, "solution": r.solution}
-                   for p, r in optima.items()},
+        "method": first["method"],
+        "optimum": first["optimum"],
+        "lower_bound" if family.problems[problems[0]].sense == "min" else "upper_bound": first["bound"],
+        "best_known": first["best_known"],
+        "optimal_solution": first["solution"] if first["proven"] else None,
+        "optima": references,
         "policies": policies,
     }

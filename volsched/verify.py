@@ -101,6 +101,8 @@ def verify_result(family: Family, instance: Any, obj: Any) -> dict:
                 raise solution_error(exc) from None
             _compare_derived(solution, derived)
             checked.append("witness")
+            if is_result:
+                _check_run(obj, problem, None, derived, checked, unchecked)
         if is_result:
             _check_gap(obj, None, bound, checked)
         unchecked.append("that no solution exists" if status == "infeasible" else "why none was found")
@@ -129,11 +131,50 @@ def verify_result(family: Family, instance: Any, obj: Any) -> dict:
         unchecked.append("the proof of the bound (re-solve to confirm it)")
     if is_result:
         _check_gap(obj, value, bound, checked)
+    derived = {}
     if problem.describe is not None:
-        _compare_derived(solution, problem.describe(instance, solution, value, bound))
+        derived = problem.describe(instance, solution, value, bound)
+        _compare_derived(solution, derived)
         checked.append("derived fields")
+    if is_result:
+        _check_run(obj, problem, value, derived, checked, unchecked)
     return {"problem": problem.name, "status": status, "objective": value, "checked": checked,
             "unchecked": unchecked}
+
+
+def _check_run(obj: dict, problem, value: float | None, derived: dict, checked: list,
+               unchecked: list) -> None:
+    """The claims a ``simulate`` output adds: its metrics (in ``metrics`` and at the top level) and
+    the solution's parts repeated at the top level.
+
+    The objective metric must be the verified value, ``failed`` must say whether
+    there is none, a field the problem derives must match it; a metric nobody
+    can recompute from the solution (a count of decisions) is reported unchecked.
+    """
+    solution = obj["solution"]
+    for key, part in solution.items():
+        if key != "problem" and key in obj:
+            require(_same(obj[key], part), key, "differs from solution." + key)
+    metrics = obj.get("metrics", {})
+    require(isinstance(metrics, dict), "metrics", f"must be an object, got {metrics!r}")
+    declared = {m.name for m in problem.metrics}
+    claims = [(f"metrics.{k}", k, v) for k, v in metrics.items()]
+    claims += [(k, k, obj[k]) for k in declared if k in obj]
+    for field, name, claim in claims:
+        require(name in declared, field, f"is not a metric of problem {problem.name}")
+        if name == problem.objective_metric:
+            ok = claim is None if value is None else is_number(claim) and _same(claim, value)
+            require(ok, field, f"claims {claim!r}, the solution's is {value!r}")
+        elif name == "failed":
+            require(isinstance(claim, bool) and claim == (value is None), field,
+                    f"claims {claim!r}, the run {'failed' if value is None else 'completed'}")
+        elif name in derived:
+            require(_same(claim, derived[name]), field,
+                    f"claims {claim!r}, the solution gives {derived[name]!r}")
+        else:
+            unchecked.append(field)
+            continue
+        checked.append(field)
 
 
 def _compare_derived(solution: dict, derived: dict) -> None:

@@ -335,6 +335,10 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
             c = 0
             reason = "down"
     makespan = t if done == big_k else None
+    if makespan is None and x.any() and t < instance.max_realization():
+        # The run stops at the cap: the replay, which reads the realization on, must not see the
+        # configuration in force go on computing.
+        entries.append({"start": t, "allocation": [0] * p})
     length = t
     comm = np.zeros((p, length), dtype=np.int8)
     if comm_t:
@@ -361,5 +365,25 @@ def _checked(decision: Configuration, platform: Platform, now: np.ndarray) -> np
     return x
 
 
-__all__ = ["DOWN", "RECLAIMED", "UP", "Configuration", "CoupledPolicy", "Observation", "Platform", "Run",
-           "check_cap", "simulate"]
+
+
+@dataclass(frozen=True)
+class CoupledSimulator:
+    """:class:`~volsched.heuristics.base.Simulator` of the coupled family: :func:`simulate` up to ``cap``.
+
+    The solution is ``{"schedule": ...}`` in the replay format; the metrics are
+    the makespan (``None`` when the run failed), ``failed``, the completed
+    ``iterations`` and the proactive ``switches``.
+    """
+
+    cap: int | None = None
+
+    def run(self, instance: CoupledInstance, policy: CoupledPolicy,
+            rng: np.random.Generator) -> tuple[dict, dict[str, Any]]:
+        result = simulate(instance, policy, rng, self.cap)
+        return {"schedule": result.schedule}, {"makespan": result.makespan, "failed": result.failed,
+                                               "iterations": result.iterations, "switches": result.switches}
+
+
+__all__ = ["DOWN", "RECLAIMED", "UP", "Configuration", "CoupledPolicy", "CoupledSimulator", "Observation",
+           "Platform", "Run", "check_cap", "simulate"]

@@ -17,7 +17,8 @@ Casanova, Dufossé, Robert, Vivien (HCW 2013), Sections III and IV:
 * ``full``: the makespan of ``K`` iterations under every rule of Section III.
   ``cpsat`` (bounds, the greedy schedule and the exact model of
   :mod:`.full_cpsat`, for ``p H <= MAX_CELLS``) and ``greedy`` (bounds and
-  the greedy schedule only, any size); see :mod:`.full`.
+  the greedy schedule only, any size); see :mod:`.full`. Without ``--method``,
+  ``cpsat`` where the model fits and ``greedy`` beyond.
 
 Each method below only adapts its module's answer to a
 :class:`~volsched.solvers.MethodOutcome`; verification and status are
@@ -32,7 +33,7 @@ from volsched.instances.errors import require
 from ..problem import MethodOutcome, Metric, Problem, backend
 from ..result import Infeasible, reject_unless
 from .bnb import solve_bnb
-from .full import solve_full
+from .full import MAX_CELLS, solve_full
 from .iterations import Iteration, schedule_of, solve_iterations
 from .iterations_brute import iterations_brute
 from .offline_brute import solve_brute
@@ -145,7 +146,7 @@ def _replay_partial(instance: CoupledInstance, solution: dict, communication: bo
     claimed = claimed_completions(schedule)
     if claimed != completed:
         raise Infeasible(f"schedule.completions: claimed {claimed!r} but the replay completes at {completed}")
-    return {"makespan": None, "completed_iterations": len(completed)}
+    return {"makespan": None, "completed_iterations": len(completed), "iterations": len(completed)}
 
 
 def _chained(instance: CoupledInstance, done: list[Iteration]) -> MethodOutcome:
@@ -182,7 +183,8 @@ def _verify_full(instance, solution) -> int:
 
 
 def _describe_schedule(instance, solution, value, bound) -> dict:
-    return {"makespan": int(value), "completed_iterations": len(solution["schedule"]["completions"])}
+    done = len(solution["schedule"]["completions"])
+    return {"makespan": int(value), "completed_iterations": done, "iterations": done}
 
 
 def _full_partial(instance, solution) -> dict:
@@ -217,5 +219,9 @@ PROBLEMS: dict[str, Problem] = {
     "full": Problem(
         name="full", sense="min", methods={"cpsat": _full_cpsat, "greedy": _full_greedy},
         verify=_verify_full, describe=_describe_schedule, verify_partial=_full_partial,
-        metrics=(Metric("makespan", "min", "slots until K iterations complete (Section III)"),)),
+        choose=lambda instance: "cpsat" if instance.p * instance.horizon <= MAX_CELLS else "greedy",
+        metrics=(Metric("makespan", "min", "slots until K iterations complete (Section III)"),
+                 Metric("failed", None, "an on-line run reached the cap before K iterations (VII-A)"),
+                 Metric("iterations", None, "iterations an on-line run completed"),
+                 Metric("switches", None, "configuration changes a proactive policy made (VI-B)"))),
 }

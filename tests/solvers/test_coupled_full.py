@@ -12,7 +12,7 @@ from json_helpers import set_item
 from volsched.instances.coupled import CoupledInstance, generate_paper, paper_realization, parse_availability
 from volsched.instances.errors import InputError
 from volsched.solvers import Infeasible, SolveStatus
-from volsched.solvers.coupled import solve
+from volsched.solvers.coupled import PROBLEMS, solve
 from volsched.solvers.coupled.full import transfer_bound
 from volsched.solvers.coupled.full_cpsat import MAX_CELLS, solve_full_cpsat, trivial_bound
 from volsched.solvers.coupled.full_greedy import greedy_full
@@ -402,6 +402,12 @@ def test_wider_sweep_cpsat_greedy_brute(seed):
 # solve(problem="full"): bounds, status and gap around the model and the greedy
 
 
+def test_the_default_method_of_full_follows_the_size():
+    small = inst(["UUUU"], [1], [1], 1)
+    assert PROBLEMS["full"].method_for(small) == "cpsat"
+    assert PROBLEMS["full"].method_for(paper_realization(5, 5, 1, 0, 0)) == "greedy"
+
+
 def test_solve_full_is_optimal_on_tiny_instances_and_agrees_with_brute_force():
     rng = np.random.default_rng(31)
     seen = set()
@@ -420,11 +426,11 @@ def test_solve_full_is_optimal_on_tiny_instances_and_agrees_with_brute_force():
 
 
 def test_solve_full_on_a_paper_realization_reports_bounds_and_a_gap():
-    """Too large for the model: cpsat refuses it by name; greedy against the iterations optimum."""
+    """Too large for the model: cpsat refuses it by name, and without --method greedy runs instead."""
     instance = paper_realization(5, 5, 1, 0, 0)
     with pytest.raises(InputError, match=r"^--method: cpsat builds a time-indexed model .* --method greedy"):
-        solve(instance, problem="full")
-    result = solve(instance, problem="full", method="greedy")
+        solve(instance, problem="full", method="cpsat")
+    result = solve(instance, problem="full")
     relaxed = solve(instance, problem="iterations")
     assert result.method == "greedy" and result.solution["model"] == "not requested (method greedy)"
     assert result.bound >= relaxed.objective == result.solution["lower_bounds"]["iterations"]

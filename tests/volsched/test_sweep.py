@@ -596,7 +596,7 @@ def test_ratios_do_not_depend_on_the_order_rows_are_written(tmp_path, small_rows
 
 def test_a_problem_sweep_solves_that_problem_and_keys_it(tmp_path):
     """``exact.problem`` reaches solve() and the task key; the paper generator gives the instances."""
-    config = {"family": "coupled", "seeds": [0], "exact": {"problem": "iterations"},
+    config = {"family": "coupled", "seeds": [0], "exact": {"problem": "iterations"}, "heuristics": [],
               "grid": {"preset": "paper-realization", "tasks": 5, "n_com": 5, "w_min": 1, "scenario": [0, 1],
                        "trial": 0, "slots": 400}}
     sweeps = parse_config(config)

@@ -203,15 +203,23 @@ class Family:
         """Run heuristic ``name`` with ``numpy.random.default_rng(seed)``; verify and measure it.
 
         Returns the solution, the verifier's ``objective`` and the metrics the
-        simulator reports (the problem's declared metrics).
+        simulator reports (the problem's declared metrics). A run the simulator
+        reports as ``failed`` (the coupled cap) has no objective and status
+        ``unknown``; its solution is checked as a witness by the problem's
+        partial verifier.
         """
         h = self.heuristic(name)
         seed = check_int(seed, "--seed", 0)  # numpy.random.default_rng refuses a negative seed
         sim = simulator or h.simulator
         solution, metrics = sim.run(instance, h.policy, np.random.default_rng(seed))
         problem = self.problems[h.problem]
+        failed = bool(metrics.get("failed"))
         try:
-            value = float(problem.verify(instance, solution))
+            if failed:
+                problem.verify_partial(instance, solution)
+                value = None
+            else:
+                value = float(problem.verify(instance, solution))
         except Infeasible as exc:
             raise RuntimeError(f"{self.name}: heuristic {name} produced an infeasible "
                                f"solution: {exc}") from None
@@ -220,7 +228,8 @@ class Family:
         if unknown:
             raise RuntimeError(f"{self.name}: heuristic {name} reports undeclared metrics {sorted(unknown)}")
         metrics = {**metrics, problem.objective_metric: value}  # the verifier's value, not the simulator's
-        return {"heuristic": name, "problem": h.problem, "seed": seed, "objective": value,
+        return {"heuristic": name, "problem": h.problem, "seed": seed,
+                "status": "unknown" if failed else "feasible", "objective": value,
                 "metrics": metrics, "solution": {"problem": h.problem, **solution}}
 
     # --- generators ---------------------------------------------------------

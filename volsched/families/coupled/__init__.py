@@ -11,11 +11,13 @@ are not built yet.
 
 from __future__ import annotations
 
+from volsched.heuristics.coupled.passive import Random
+from volsched.heuristics.coupled.simulator import CoupledSimulator
 from volsched.instances import coupled as model
 from volsched.instances.errors import check_choice, check_int, check_number, require
 from volsched.solvers.coupled import PROBLEMS
 
-from .. import Family, GeneratorSpec, Option
+from .. import Family, GeneratorSpec, Heuristic, Option
 from .demo import demo
 
 
@@ -117,7 +119,8 @@ FAMILY = Family(
     load=model.CoupledInstance.from_json,
     generators=GENERATORS,
     problems=PROBLEMS,
-    heuristics={},
+    heuristics={"RANDOM": Heuristic("RANDOM", "full", Random(), CoupledSimulator(),
+                                    "uniform UP workers, passive (VI-C)")},
     presets=PRESETS,
     demo=demo,
 )
