@@ -6,13 +6,13 @@ file), ``encd`` (Theorem 4.1's reduction), ``paper-realization`` (one
 realization of the Section VII-A space) and ``paper`` (the whole space, a
 folder of ``paper-realization`` files). Problems: the four of
 :mod:`volsched.solvers.coupled.problems`. The on-line heuristics (issue 15)
-are not built yet.
+are the 17 of Section VI (:mod:`volsched.heuristics.coupled`), scored against
+``full`` on the same realization.
 """
 
 from __future__ import annotations
 
-from volsched.heuristics.coupled.passive import Random
-from volsched.heuristics.coupled.simulator import CoupledSimulator
+from volsched.heuristics.coupled import NAMES, CoupledSimulator, policy
 from volsched.instances import coupled as model
 from volsched.instances.errors import check_choice, check_int, check_number, require
 from volsched.solvers.coupled import PROBLEMS
@@ -38,6 +38,14 @@ def _flag(v, k):
     require(isinstance(v, bool), k, f"must be true or false, got {v!r}")
     return v
 
+
+DESCRIPTIONS = {
+    "R": "uniform UP workers, passive (VI-C)",
+    "I": "passive: tasks one by one by the Section V criterion, at iteration starts and after a DOWN (VI-A)",
+    "P": "proactive: switch at any slot to a fresh configuration with a higher success probability (VI-B)",
+    "E": "proactive: switch at any slot to a fresh configuration with a lower expected time (VI-B)",
+    "Y": "proactive: switch at any slot to a fresh configuration with a higher yield (VI-B)",
+}
 
 SEED = Option("seed", _count, 0, "random seed", int)
 PROCESSORS = Option("processors", _positive, 20, "p, processors", int)
@@ -119,8 +127,8 @@ FAMILY = Family(
     load=model.CoupledInstance.from_json,
     generators=GENERATORS,
     problems=PROBLEMS,
-    heuristics={"RANDOM": Heuristic("RANDOM", "full", Random(), CoupledSimulator(),
-                                    "uniform UP workers, passive (VI-C)")},
+    heuristics={name: Heuristic(name, "full", policy(name), CoupledSimulator(), DESCRIPTIONS[name[:1]])
+                for name in NAMES},
     presets=PRESETS,
     demo=demo,
 )
