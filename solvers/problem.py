@@ -172,7 +172,7 @@ def backend(module: str, attr: str, requirement: str) -> Any:
                          f"install it with: pip install {requirement}") from None
 
 
-def _agrees(a: float, b: float) -> bool:
+def agrees(a: float, b: float) -> bool:
     """``a`` and ``b`` (objectives, bounds) are equal to :data:`CLAIM_RTOL` relative."""
     return math.isclose(a, b, rel_tol=CLAIM_RTOL, abs_tol=CLAIM_ATOL)
 
@@ -180,7 +180,7 @@ def _agrees(a: float, b: float) -> bool:
 def _bound_side_ok(value: float, bound: float, sense: str) -> bool:
     """A bound on the optimum may not be beaten by a feasible solution."""
     beaten = bound > value if sense == "min" else bound < value
-    return not beaten or _agrees(value, bound)
+    return not beaten or agrees(value, bound)
 
 
 def check_time_limit(time_limit: Any, field_name: str = "--time-limit") -> float | None:
@@ -245,7 +245,7 @@ def finish(family: str, problem: Problem, method: str, instance: Any, run: Calla
         raise VerificationError(f"{family} {problem.name}: {method} returned a solution the verifier "
                                 f"rejects: {exc}") from None
     proven = outcome.proven
-    if not _agrees(float(outcome.objective), float(value)):
+    if not agrees(float(outcome.objective), float(value)):
         info["claimed_objective"] = outcome.objective
         proven = False
     if bound is not None and not _bound_side_ok(float(value), bound, problem.sense):
@@ -253,7 +253,7 @@ def finish(family: str, problem: Problem, method: str, instance: Any, run: Calla
                                 f"solution reaches {value!r}")
     if proven and bound is None:
         bound = float(value)
-    optimal = bound is not None and _agrees(float(value), bound)
+    optimal = bound is not None and agrees(float(value), bound)
     if optimal:
         bound = float(value)  # equal up to the method's rounding: the proof is of this value
     if problem.describe is not None:

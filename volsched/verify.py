@@ -12,11 +12,11 @@ report says what could and could not be checked.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from volsched.instances.errors import InputError, is_number, require
 from volsched.solvers import Infeasible, SolveStatus
+from volsched.solvers.problem import agrees
 from volsched.solvers.result import relative_gap
 
 from .families import Family, solution_error
@@ -25,11 +25,13 @@ STATUSES = tuple(s.value for s in SolveStatus)
 
 
 def _same(a: Any, b: Any) -> bool:
-    """Equal claims: numbers to 1e-9 relative, a JSON boolean only to a boolean (``true`` is not 1)."""
+    """Equal claims: numbers as ``solve`` compares a method's claim (:func:`agrees`, relative, so
+    that a waste of 1e-13 is not "equal" to 2e-13), a JSON boolean only to a boolean (``true`` is not 1).
+    """
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if is_number(a) and is_number(b):
-        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+        return agrees(float(a), float(b))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):

@@ -66,3 +66,21 @@ def test_a_claim_within_the_relative_tolerance_still_agrees(monkeypatch, tiny):
     res = solve(inst, "claim")
     assert res.status is SolveStatus.OPTIMAL and res.objective == value == res.bound
     assert "claimed_objective" not in res.info
+
+
+@pytest.mark.parametrize("factor", [2.0, 0.5])
+def test_verify_rejects_a_result_file_claiming_another_tiny_waste(capsys, tmp_path, tiny, factor):
+    """``volsched verify`` compares claims as ``solve`` does: 2e-13 is not 1e-13 (it was, to 1e-12)."""
+    import json
+
+    from cli_helpers import assert_input_error, run
+
+    inst, value = tiny
+    (tmp_path / "job.json").write_text(json.dumps(inst.to_json()))
+    result = solve(inst, "dp").to_dict()
+    (tmp_path / "ok.json").write_text(json.dumps(result))
+    assert run(capsys, "verify", tmp_path / "job.json", tmp_path / "ok.json")[0] == 0
+    result["objective"] = factor * value
+    result["bound"] = factor * value
+    (tmp_path / "bad.json").write_text(json.dumps(result))
+    assert_input_error(*run(capsys, "verify", tmp_path / "job.json", tmp_path / "bad.json")[::2], "objective")
