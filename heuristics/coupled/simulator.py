@@ -335,9 +335,10 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
             c = 0
             reason = "down"
     makespan = t if done == big_k else None
-    if makespan is None and x.any() and t < instance.max_realization():
-        # The run stops at the cap: the replay, which reads the realization on, must not see the
-        # configuration in force go on computing.
+    if x.any() and t < instance.max_realization():
+        # The run ends here (K iterations, or the cap): an idle entry says so, so that the replay,
+        # which reads an extendable realization as far as the schedule's entries reach, reads it
+        # all and sees nothing go on computing after it.
         entries.append({"start": t, "allocation": [0] * p})
     length = t
     comm = np.zeros((p, length), dtype=np.int8)

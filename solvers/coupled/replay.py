@@ -197,25 +197,25 @@ def _communication(instance: CoupledInstance, comm, communication: bool, horizon
 
 
 def replay_horizon(instance: CoupledInstance, schedule) -> int:
-    """The slots a replay reads: ``H``, or as far as the schedule reaches when the instance
-    continues its realization beyond ``H`` (an on-line run may end after the stored slots;
-    :meth:`CoupledInstance.realization`), at most :meth:`CoupledInstance.max_realization`.
+    """The slots a replay reads: ``H``, or as far as the schedule's entries and transfers reach when
+    the instance continues its realization beyond ``H`` (an on-line run may end after the stored
+    slots, :meth:`CoupledInstance.realization`; it closes with an entry at its last slot), at most
+    :meth:`CoupledInstance.max_realization`. Claimed completions play no part: a claim is checked
+    against the replay, never the reverse.
     """
     reach = instance.horizon
     if not instance.extendable or not isinstance(schedule, Mapping):
         return reach
-    confs, comm, claimed = (schedule.get(k) for k in ("configurations", "communication", "completions"))
+    limit = instance.max_realization()
+    confs, comm = schedule.get("configurations"), schedule.get("communication")
     for entry in confs if isinstance(confs, (list, tuple)) else ():
         start = entry.get("start") if isinstance(entry, Mapping) else None
-        if is_int(start):
-            reach = max(reach, min(int(start), instance.max_realization()) + 1)
+        if is_int(start) and start >= 0:
+            reach = max(reach, min(int(start), limit - 1) + 1)
     for row in comm if isinstance(comm, (list, tuple)) else ():
         if isinstance(row, str):
             reach = max(reach, len(row))
-    for v in claimed if isinstance(claimed, (list, tuple)) else ():
-        if is_int(v):
-            reach = max(reach, min(int(v), instance.max_realization()) + 1)
-    return min(reach, instance.max_realization())
+    return min(reach, limit)
 
 
 def replay_trace(instance: CoupledInstance, schedule, *, communication: bool = True) -> Trace:

@@ -67,7 +67,8 @@ def test_a_down_worker_restarts_the_iteration_and_the_others_keep_their_data():
     run = simulate(instance, Fixed([0, 1]), np.random.default_rng(0))
     assert run.schedule["communication"] == ["DD", "..D.DD"]
     assert run.schedule["configurations"] == [{"start": 0, "allocation": [1, 1]},
-                                              {"start": 4, "allocation": [1, 1]}]
+                                              {"start": 4, "allocation": [1, 1]},
+                                              {"start": 7, "allocation": [0, 0]}]   # the run's end
     assert run.makespan == 7 and check_claim(instance, run.schedule) == 7
 
 
