@@ -180,52 +180,13 @@ def check_cap(instance: CoupledInstance, cap: int | None) -> int:
     return cap
 
 
-class _Queue:
-    """The master's FIFO of messages (worker, kind, slots left), in task-assignment order."""
-
-    def __init__(self):
-        self.items: list[list[int]] = []
-
-    def build(self, order, p: int, g, d, t_prog: int, t_data: int) -> np.ndarray:
-        """Queue the messages a configuration still needs; returns ``n_q`` per worker."""
-        self.items = []
-        held = d.copy()
-        queued_prog = np.zeros(p, dtype=bool)
-        needs = np.zeros(p, dtype=np.int64)
-        for q in order:
-            if g[q] < t_prog and not queued_prog[q]:
-                queued_prog[q] = True
-                self.items.append([q, PROG, t_prog - int(g[q])])
-                needs[q] += t_prog - int(g[q])
-            credit = min(int(held[q]), t_data)
-            held[q] -= credit
-            if t_data - credit > 0:
-                self.items.append([q, DATA, t_data - credit])
-                needs[q] += t_data - credit
-        return needs
-
-    def serve(self, up_now: np.ndarray, n_com: int, p: int) -> list[tuple[int, int]]:
-        """This slot's transfers: the first message of each UP worker, in queue order, ``n_com`` at most."""
-        seen = np.zeros(p, dtype=bool)
-        sent = []
-        for item in self.items:
-            if len(sent) == n_com:
-                break
-            q = item[0]
-            if seen[q]:
-                continue
-            seen[q] = True
-            if up_now[q]:
-                sent.append((q, item[1]))
-                item[2] -= 1
-        if sent:
-            self.items = [item for item in self.items if item[2] > 0]
-        return sent
-
-
 def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Generator,
              cap: int | None = None) -> Run:
     """Run ``policy`` on ``instance``'s realization until ``K`` iterations complete or the cap.
+
+    Python asks the policy at the decision points and keeps the schedule; the slots in
+    between are played by a compiled kernel (:func:`._simulator_kernel.advance`), which
+    returns at the next decision point.
 
     Parameters
     ----------
@@ -241,12 +202,15 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
     Run
         The schedule (replay format, over the slots used), its makespan (``None`` when failed).
     """
+    from . import _simulator_kernel as kernel
+
     cap = check_cap(instance, cap)
     p, big_k = instance.p, instance.K
-    t_prog, t_data, n_com, w = instance.T_prog, instance.T_data, instance.n_com, instance.w
+    t_prog, t_data, w = instance.T_prog, instance.T_data, instance.w
     platform = Platform.of(instance)
     # The realization is read in growing prefixes: most runs end long before the cap.
     states = instance.realization(min(cap, max(instance.horizon, _FIRST_READ)))
+    comm = np.zeros((p, states.shape[1]), dtype=np.int8)
     begin = getattr(policy, "begin", None)
     if begin is not None:
         begin(platform)
@@ -254,16 +218,15 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
     g = np.zeros(p, dtype=np.int64)
     d = np.zeros(p, dtype=np.int64)
     x = np.zeros(p, dtype=np.int64)
-    order: tuple[int, ...] = ()
     needs = np.zeros(p, dtype=np.int64)
-    queue = _Queue()
-    workload = c = done = 0
+    queue = np.zeros((3, p + instance.m), dtype=np.int64)
+    hold = np.zeros((3, p), dtype=np.int64)
+    st = np.zeros(kernel.REGISTER, dtype=np.int64)
+    st[[kernel.N_COM, kernel.T_PROG, kernel.T_DATA, kernel.K]] = instance.n_com, t_prog, t_data, big_k
+    proactive = bool(policy.proactive)
     iteration_start = 0
     reason: str | None = "iteration"
     entries: list[dict] = []
-    comm_t: list[int] = []
-    comm_q: list[int] = []
-    comm_k: list[int] = []
     completions: list[int] = []
     decisions = switches = 0
     per_iteration = [0]
@@ -271,12 +234,16 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
     while t < cap:
         if t == states.shape[1]:
             states = instance.realization(min(cap, 4 * t))
-        now = states[:, t]
-        ask = reason if reason is not None else ("slot" if policy.proactive and x.any() else None)
+            comm = np.concatenate([comm, np.zeros((p, states.shape[1] - t), dtype=np.int8)], axis=1)
+        ask = reason if reason is not None else ("slot" if proactive and x.any() else None)
+        st[kernel.HOLD] = kernel.NO_HOLD
         if ask is not None:
-            obs = Observation(t=t, reason=ask, platform=platform, states=past(states, t), iteration=done,
-                              iteration_start=iteration_start, allocation=x.copy(), program=g >= t_prog,
-                              data=d.copy(), needs=needs.copy(), progress=c, workload=workload)
+            now = states[:, t]
+            obs = Observation(t=t, reason=ask, platform=platform, states=past(states, t),
+                              iteration=int(st[kernel.DONE]), iteration_start=iteration_start,
+                              allocation=x.copy(), program=g >= t_prog,
+                              data=d.copy(), needs=needs.copy(), progress=int(st[kernel.C]),
+                              workload=int(st[kernel.WORKLOAD]))
             decision = policy.decide(obs, rng)
             decisions += 1
             if decision is not None:
@@ -287,53 +254,34 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
                 leaving = (x > 0) & (new == 0)
                 g[leaving & (g < t_prog)] = 0
                 np.minimum(d, new * t_data, out=d)
-                x, order = new, tuple(int(q) for q in decision.order)
-                workload, c = int((x * w).max()), 0
-                needs = queue.build(order, p, g, d, t_prog, t_data)
+                x[:] = new
+                st[kernel.WORKLOAD], st[kernel.C] = int((x * w).max()), 0
+                order = np.asarray(decision.order, dtype=np.int64)
+                st[kernel.QUEUED] = kernel.build_queue(order, g, d, t_prog, t_data, queue, needs)
                 entries.append({"start": t, "allocation": x.tolist()})
                 reason = None
             elif ask != "slot":
                 if x.any():
-                    x, order, workload, c = np.zeros(p, dtype=np.int64), (), 0, 0
-                    queue.items = []
+                    x[:] = 0
+                    st[kernel.WORKLOAD] = st[kernel.C] = st[kernel.QUEUED] = 0
                     needs[:] = 0
                     entries.append({"start": t, "allocation": [0] * p})
                 reason = "wait"
-        enrolled = x > 0
-        sent = queue.serve((now == UP) & enrolled, n_com, p) if queue.items else []
-        for q, kind in sent:
-            comm_t.append(t)
-            comm_q.append(q)
-            comm_k.append(kind)
-            needs[q] -= 1
-        completed = False
-        if workload and not sent and not queue.items and bool(np.all(now[enrolled] == UP)):
-            c += 1
-            if c == workload:
-                completed = True
-                completions.append(t)
-                done += 1
-        for q, kind in sent:
-            if kind == PROG:
-                g[q] += 1
-            else:
-                d[q] += 1
-        lost = now == DOWN
-        if lost.any():
-            g[lost] = 0
-            d[lost] = 0
-        t += 1
-        if completed:
-            if done == big_k:
+        st[kernel.T], st[kernel.STOP] = t, min(cap, states.shape[1])
+        st[kernel.ONE_SLOT] = reason == "wait" or (proactive and x.any())
+        code = kernel.advance(states, comm, x, g, d, needs, queue, st, hold)
+        t = int(st[kernel.T])
+        if code == kernel.FINISHED or code == kernel.ITERATION:
+            completions.append(t - 1)
+            if code == kernel.FINISHED:
                 break
-            d[:] = 0
-            c = 0
             iteration_start = t
             reason = "iteration"
             per_iteration.append(0)
-        elif np.any(lost & enrolled):
-            c = 0
+        elif code == kernel.LOST:
             reason = "down"
+    done = int(st[kernel.DONE])
+    decisions += int(st[kernel.HELD])
     makespan = t if done == big_k else None
     if x.any() and t < instance.max_realization():
         # The run ends here (K iterations, or the cap): an idle entry says so, so that the replay,
@@ -341,13 +289,10 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
         # all and sees nothing go on computing after it.
         entries.append({"start": t, "allocation": [0] * p})
     length = t
-    comm = np.zeros((p, length), dtype=np.int8)
-    if comm_t:
-        comm[np.asarray(comm_q), np.asarray(comm_t)] = np.asarray(comm_k, dtype=np.int8)
     letters = np.frombuffer(LETTERS.encode(), dtype=np.uint8)
     schedule = {
         "configurations": entries,
-        "communication": [letters[row].tobytes().decode().rstrip(".") for row in comm],
+        "communication": [letters[row].tobytes().decode().rstrip(".") for row in comm[:, :length]],
         "completions": completions,
     }
     return Run(schedule=schedule, makespan=makespan, failed=makespan is None, iterations=done,
