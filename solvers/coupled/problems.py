@@ -18,7 +18,8 @@ Casanova, Dufossé, Robert, Vivien (HCW 2013), Sections III and IV:
   ``cpsat`` (bounds, the greedy schedule and the exact model of
   :mod:`.full_cpsat`, for ``p H <= MAX_CELLS``) and ``greedy`` (bounds and
   the greedy schedule only, any size); see :mod:`.full`. Without ``--method``,
-  ``cpsat`` where the model fits and ``greedy`` beyond.
+  ``cpsat`` where the model fits and ``greedy`` beyond; ``greedy`` is first
+  (the method a sweep uses when it names none: it takes every size).
 
 Each method below only adapts its module's answer to a
 :class:`~volsched.solvers.MethodOutcome`; verification and status are
@@ -217,7 +218,7 @@ PROBLEMS: dict[str, Problem] = {
         verify_partial=lambda instance, solution: _replay_partial(instance, solution, False),
         metrics=(Metric("makespan", "min", "slots until K iterations complete, communication relaxed"),)),
     "full": Problem(
-        name="full", sense="min", methods={"cpsat": _full_cpsat, "greedy": _full_greedy},
+        name="full", sense="min", methods={"greedy": _full_greedy, "cpsat": _full_cpsat},
         verify=_verify_full, describe=_describe_schedule, verify_partial=_full_partial,
         choose=lambda instance: "cpsat" if instance.p * instance.horizon <= MAX_CELLS else "greedy",
         metrics=(Metric("makespan", "min", "slots until K iterations complete (Section III)"),

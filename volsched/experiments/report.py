@@ -99,9 +99,14 @@ def resolve_reference(rows: list[dict], reference: str | None = None) -> dict[st
     return {f: (reference if reference in n else None) for f, n in names.items()}
 
 
+#: Generator parameters that number the trials of a scenario rather than define it: the replicate
+#: seed, and the ``trial`` of a coupled paper realization (Section VII-A: 10 trials per scenario).
+TRIAL_KEYS = ("seed", "trial")
+
+
 def scenario_of(params: dict) -> str:
-    """The scenario of an instance: its generator parameters without ``seed`` (canonical JSON)."""
-    return json.dumps({k: v for k, v in params.items() if k != "seed"}, sort_keys=True)
+    """The scenario of an instance: its generator parameters without :data:`TRIAL_KEYS` (canonical JSON)."""
+    return json.dumps({k: v for k, v in params.items() if k not in TRIAL_KEYS}, sort_keys=True)
 
 
 def _values_by_instance(rows: list[dict], family: str, method: str) -> dict[str, tuple[float, str, dict]]:
@@ -166,7 +171,7 @@ def scenario_differences(rows: list[dict], family: str, heuristic: str,
         d = relative_difference(float(np.mean([p[0] for p in pairs])), float(np.mean([p[1] for p in pairs])),
                                 pairs[0][2])
         if d is not None:
-            diffs.append(({k: x for k, x in pairs[0][3].items() if k != "seed"}, d))
+            diffs.append(({k: x for k, x in pairs[0][3].items() if k not in TRIAL_KEYS}, d))
     return diffs, trials
 
 

@@ -92,22 +92,23 @@ GENERATORS = {g.name: g for g in (
 )}
 
 
-#: ``casanova2013``: the ``iterations`` optimum (a lower bound on any schedule's
-#: makespan) of the Section VII-A space, 6,000 realizations; OFF-LINE-COUPLED
-#: (mu = 1) on the paper's chains with its p = 20 and m in {5, 10}.
+#: ``casanova2013``: the Section VII-A experiment, 6,000 realizations (2 x 3 x 10 (m, n_com, w_min)
+#: x 10 scenarios x 10 trials): the 17 heuristics of Section VI on each (cap 10^6 slots), the
+#: ``iterations`` optimum (a lower bound) and the ``full`` bounds and greedy schedule on the stored
+#: 2,000 slots. ``-smoke``: 8 realizations.
 PRESETS = {
     "casanova2013": [{
         "name": "casanova2013", "family": model.FAMILY, "seeds": [0],
         "grid": {"preset": "paper-realization", "tasks": list(model.PAPER_TASKS),
                  "n_com": list(model.PAPER_NCOM), "w_min": list(model.PAPER_WMIN),
                  "scenario": list(range(10)), "trial": list(range(10)), "slots": 2000},
-        "exact": {"problem": "iterations", "method": "chain", "time_limit": 60}, "heuristics": [],
+        "exact": {"problem": "iterations", "method": "chain", "time_limit": 60}, "heuristics": list(NAMES),
     }],
     "casanova2013-smoke": [{
         "name": "casanova2013-smoke", "family": model.FAMILY, "seeds": [0],
         "grid": {"preset": "paper-realization", "tasks": [5, 10], "n_com": 5, "w_min": [1, 2],
-                 "scenario": [0, 1], "trial": [0, 1], "slots": 2000},
-        "exact": {"problem": "iterations", "method": "chain", "time_limit": 10}, "heuristics": [],
+                 "scenario": [0], "trial": [0, 1], "slots": 2000},
+        "exact": {"problem": "iterations", "method": "chain", "time_limit": 10}, "heuristics": list(NAMES),
     }],
     "casanova2013-offline": [{
         "name": "casanova2013-offline", "family": model.FAMILY, "seeds": 10,
