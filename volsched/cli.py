@@ -230,8 +230,11 @@ def cmd_report(args: argparse.Namespace) -> int:
                 break
     with _damaged_store(args.store), Store(args.store, create=False) as store:
         summary = summarize(store, reference=args.reference, metric=args.metric)
+        rows = store.rows()
+        parts = {name: part for name, fam in FAMILIES.items() if fam.report is not None
+                 and (part := fam.report([r for r in rows if r["family"] == name], args.reference))}
         if args.plot:
-            check_plot_args(store.rows(), args.param, args.reference)
+            check_plot_args(rows, args.param, args.reference)
         written = []
         try:
             if args.csv:
@@ -239,10 +242,15 @@ def cmd_report(args: argparse.Namespace) -> int:
             if args.plot:
                 written += [str(p) for p in write_plots(store, Path(args.plot), param=args.param,
                                                         reference=args.reference)]
+                for name in parts:
+                    written += [str(p) for p in FAMILIES[name].plots(
+                        [r for r in rows if r["family"] == name], Path(args.plot), args.reference)]
         except OSError as exc:  # a folder that cannot be created or written (permissions, a file in the way)
             raise InputError(f"{exc.filename or args.csv or args.plot}: cannot write "
                              f"({exc.strerror or exc})") from None
-    text = to_markdown(summary) + ("\n\nwrote " + ", ".join(written) if written else "")
+    summary["papers"] = {name: part["json"] for name, part in parts.items()}
+    text = "\n\n".join([to_markdown(summary), *(part["markdown"] for part in parts.values())])
+    text += "\n\nwrote " + ", ".join(written) if written else ""
     emit(args, {**summary, "written": written}, text)
     return 0
 

@@ -154,6 +154,12 @@ class Family:
         each family registers ``<paper>`` and ``<paper>-smoke``.
     demo : callable, optional
         ``demo(out, quiet, full, seed) -> DemoPart``.
+    report : callable, optional
+        ``report(rows, reference) -> {"json": ..., "markdown": ...} or None``:
+        the family's paper tables from a store's rows (``volsched report``).
+    plots : callable, optional
+        ``plots(rows, folder, reference) -> [paths]``: its paper figures
+        (``volsched report --plot``).
     """
 
     name: str
@@ -163,6 +169,8 @@ class Family:
     heuristics: dict[str, Heuristic] = field(default_factory=dict)
     presets: dict[str, list[dict]] = field(default_factory=dict)
     demo: Callable[..., DemoPart] | None = None
+    report: Callable[..., dict | None] | None = None
+    plots: Callable[..., list] | None = None
 
     def __post_init__(self):
         for h in self.heuristics.values():

@@ -18,6 +18,7 @@ from volsched.instances.errors import check_choice, check_int, check_number, req
 from volsched.solvers.coupled import PROBLEMS
 
 from .. import Family, GeneratorSpec, Heuristic, Option
+from . import tables
 from .demo import demo
 
 
@@ -132,4 +133,6 @@ FAMILY = Family(
                 for name in NAMES},
     presets=PRESETS,
     demo=demo,
+    report=tables.report,
+    plots=tables.plots,
 )

@@ -1,0 +1,61 @@
+"""Tables I/II of Casanova et al. 2013 from store rows: the paper's definitions on hand-made rows."""
+
+import pytest
+
+from volsched.families.coupled.tables import offline_reference, plots, report, tables
+
+
+def _params(m, w_min, scenario, trial):
+    return {"preset": "paper-realization", "tasks": m, "n_com": 5, "w_min": w_min, "scenario": scenario,
+            "trial": trial, "slots": 2000, "seed": 0}
+
+
+def _row(kind, method, problem, params, objective, status="ok", bound=None):
+    key = f"{params['tasks']}-{params['w_min']}-{params['scenario']}-{params['trial']}"
+    return {"family": "coupled", "kind": kind, "method": method, "problem": problem, "params": params,
+            "instance_key": key, "status": status, "objective": objective, "bound": bound, "sense": "min"}
+
+
+def _store():
+    rows = []
+    # m = 5, one scenario of two trials. IE: 100 and 200 (mean 150); X: 120 and 150 (mean 135).
+    for trial, (ie, x) in enumerate(((100, 120), (200, 150))):
+        p = _params(5, 1, 0, trial)
+        rows += [_row("heuristic", "IE", "full", p, ie), _row("heuristic", "X", "full", p, x),
+                 _row("exact", "chain", "iterations", p, 40, "optimal", 40),
+                 _row("exact", "greedy", "full", p, 90 + trial, "feasible", 50)]
+    # A second scenario: X fails (the cap) on its only trial, IE finishes.
+    p = _params(5, 2, 0, 0)
+    rows += [_row("heuristic", "IE", "full", p, 300), _row("heuristic", "X", "full", p, None),
+             _row("exact", "greedy", "full", p, 280, "optimal", 280)]
+    return rows
+
+
+def test_offline_reference_takes_the_best_bound_and_the_best_schedule():
+    refs = offline_reference(_store())
+    assert refs["5-1-0-0"] == {"lower": 50, "best": 90, "optimum": None}
+    assert refs["5-1-0-1"] == {"lower": 50, "best": 91, "optimum": None}
+    assert refs["5-2-0-0"] == {"lower": 280, "best": 280, "optimum": 280}
+
+
+def test_the_paper_metrics_and_the_offline_ratios():
+    table = {t["heuristic"]: t for t in tables(_store())[5]}
+    x, ie = table["X"], table["IE"]
+    # %diff: only the first scenario pairs two finished runs; (135 - 150) / 135.
+    assert x["pct_diff"] == pytest.approx(100 * (135 - 150) / 135)
+    assert ie["pct_diff"] == 0
+    # %wins per trial, ties counting: X wins the second trial only (150 <= 200), not the first.
+    assert x["pct_wins"] == pytest.approx(50.0) and x["pct_wins30"] == pytest.approx(100.0)
+    assert (x["fails"], x["trials"]) == (1, 3) and (ie["fails"], ie["trials"]) == (0, 3)
+    assert x["ratio_lower_mean"] == pytest.approx((120 / 50 + 150 / 50) / 2)
+    assert x["ratio_best_mean"] == pytest.approx((120 / 90 + 150 / 91) / 2)
+    assert ie["ratio_optimum_mean"] == pytest.approx(300 / 280) and ie["proven"] == 1
+    assert [t["heuristic"] for t in tables(_store())[5]] == ["X", "IE"]   # sorted by %diff
+
+
+def test_report_and_plots(tmp_path):
+    part = report(_store())
+    assert "Table I format" in part["markdown"] and part["json"]["casanova2013"]["5"]
+    made = plots(_store(), tmp_path)
+    assert made and all(p.exists() and p.stat().st_size > 0 for p in made)
+    assert report([r for r in _store() if r["kind"] == "exact"]) is None

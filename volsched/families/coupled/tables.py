@@ -1,0 +1,204 @@
+"""Tables I and II and Figure 2 of Casanova et al. (HCW 2013, Section VII), from a results store.
+
+Read from the rows of a ``casanova2013`` sweep (paper realizations, the 17
+heuristics, the ``iterations`` and ``full`` exact rows). Per ``m`` and
+heuristic, with the paper's definitions (``../shared/readings/coupled-online.md``
+4.2) and IE as the reference:
+
+* ``fails``: runs that reached the cap (10^6 slots) out of the trials;
+* ``pct_diff``: per scenario (``m, n_com, w_min, scenario``), the mean makespan
+  over its trials against IE's, ``(H - IE) / min(H, IE)``, averaged over the
+  scenarios; ``stdv`` the standard deviation of those per-scenario values as a
+  fraction; ``pct_wins`` and ``pct_wins30``: the trials where ``H <= IE`` and
+  ``H <= 1.3 IE`` (ties count as wins). Only trials where both H and IE
+  finished are compared (the paper: "assuming that heuristic H succeeds");
+  :func:`volsched.experiments.report.casanova_metrics` computes these four.
+
+and the columns no published work has: the makespan over the off-line lower
+bound of the same realization (the best proven bound of ``iterations`` and
+``full``), over the best known off-line schedule (the ``full`` greedy's and
+every heuristic's run on that realization: a run is a verified schedule), and
+over the exact optimum where ``full`` proved one.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from volsched.experiments.report import _markdown_table, casanova_metrics
+
+REFERENCE = "IE"
+#: Row statuses whose objective is a verified schedule's makespan ("timeout": an exact method stopped
+#: by its limit keeps its verified incumbent).
+FINISHED = ("ok", "optimal", "feasible", "timeout")
+PRESET = "paper-realization"
+
+
+def _paper(rows: list[dict]) -> list[dict]:
+    return [r for r in rows if r["family"] == "coupled" and r["params"].get("preset") == PRESET]
+
+
+def offline_reference(rows: list[dict]) -> dict[str, dict]:
+    """Per realization: ``lower`` (best proven bound), ``best`` (best known makespan), ``optimum``."""
+    out: dict[str, dict] = defaultdict(lambda: {"lower": None, "best": None, "optimum": None})
+    for r in rows:
+        ref = out[r["instance_key"]]
+        if r["kind"] == "exact" and r["problem"] in ("iterations", "full") and r["bound"] is not None:
+            ref["lower"] = r["bound"] if ref["lower"] is None else max(ref["lower"], r["bound"])
+        if r["objective"] is not None and r["problem"] == "full" and r["status"] in FINISHED:
+            ref["best"] = r["objective"] if ref["best"] is None else min(ref["best"], r["objective"])
+        if r["kind"] == "exact" and r["problem"] == "full" and r["status"] == "optimal":
+            ref["optimum"] = r["objective"]
+    return dict(out)
+
+
+def _ratio_mean(values: list[float]) -> float | None:
+    return float(np.mean(values)) if values else None
+
+
+def tables(rows: list[dict], reference: str = REFERENCE) -> dict[int, list[dict]]:
+    """``{m: [one row per heuristic, sorted by %diff]}`` over the paper realizations of ``rows``."""
+    paper = _paper(rows)
+    refs = offline_reference(paper)
+    out = {}
+    for m in sorted({r["params"]["tasks"] for r in paper}):
+        sub = [r for r in paper if r["params"]["tasks"] == m]
+        names = sorted({r["method"] for r in sub if r["kind"] == "heuristic"})
+        table = []
+        for name in names:
+            runs = [r for r in sub
+                    if r["method"] == name and r["kind"] == "heuristic" and r["status"] == "ok"]
+            done = [r for r in runs if r["objective"] is not None]
+            ratios = defaultdict(list)
+            for r in done:
+                ref = refs[r["instance_key"]]
+                for key, denominator in (("lower", ref["lower"]), ("best", ref["best"]),
+                                         ("optimum", ref["optimum"])):
+                    if denominator:
+                        ratios[key].append(r["objective"] / denominator)
+            metrics = casanova_metrics(sub, "coupled", name, reference if reference in names else None)
+            table.append({
+                "heuristic": name, "trials": len(runs), "fails": len(runs) - len(done),
+                "pct_diff": metrics["pct_diff"], "stdv": metrics["stdv"], "pct_wins": metrics["pct_wins"],
+                "pct_wins30": metrics["pct_wins30"],
+                "ratio_lower_mean": _ratio_mean(ratios["lower"]),
+                "ratio_best_mean": _ratio_mean(ratios["best"]),
+                "ratio_optimum_mean": _ratio_mean(ratios["optimum"]), "proven": len(ratios["optimum"]),
+            })
+        table.sort(key=lambda t: (t["pct_diff"] is None, t["pct_diff"] if t["pct_diff"] is not None else 0,
+                                  t["heuristic"]))
+        out[m] = table
+    return out
+
+
+def _fmt(x, spec: str) -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def to_markdown(by_m: dict[int, list[dict]], reference: str = REFERENCE) -> str:
+    """One table per ``m``, in the format of Tables I and II plus the off-line ratio columns."""
+    out = []
+    for m, table in by_m.items():
+        number = {5: "I", 10: "II"}.get(m, "-")
+        out += [f"## Casanova et al. 2013, m = {m} (Table {number} format; reference {reference})", ""]
+        out += _markdown_table(
+            ["heuristic", "#fails", "%diff", "stdv", "%wins", "%wins30", "/ lower bound", "/ best known",
+             "/ optimum (proven)"],
+            [[t["heuristic"], f"{t['fails']} / {t['trials']}", _fmt(t["pct_diff"], ".2f"),
+              _fmt(t["stdv"], ".2f"), _fmt(t["pct_wins"], ".2f"), _fmt(t["pct_wins30"], ".2f"),
+              _fmt(t["ratio_lower_mean"], ".3f"), _fmt(t["ratio_best_mean"], ".3f"),
+              f"{_fmt(t['ratio_optimum_mean'], '.3f')} ({t['proven']})"] for t in table])
+        out.append("")
+    return "\n".join(out)
+
+
+def figure2(rows: list[dict], path: Path, m: int = 10, reference: str = REFERENCE) -> Path | None:
+    """%diff against IE versus ``w_min`` for ``m`` (the paper's Figure 2 is for m = 10)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paper = [r for r in _paper(rows) if r["params"]["tasks"] == m]
+    w_mins = sorted({r["params"]["w_min"] for r in paper})
+    names = sorted({r["method"] for r in paper if r["kind"] == "heuristic"} - {"RANDOM"})
+    if not w_mins or reference not in names:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for i, name in enumerate(names):
+        ys = [casanova_metrics([r for r in paper if r["params"]["w_min"] == w], "coupled", name,
+                               reference)["pct_diff"] for w in w_mins]
+        ax.plot(w_mins, [np.nan if y is None else y for y in ys], marker="o", label=name,
+                color=plt.cm.tab20(i % 20), linestyle="-" if "-" in name else "--")
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xlabel("w_min")
+    ax.set_ylabel(f"%diff against {reference}")
+    ax.set_title(f"Casanova et al. 2013, Figure 2 (m = {m})")
+    ax.legend(fontsize=7, ncol=2)
+    return _save(fig, path)
+
+
+def distance_plot(rows: list[dict], path: Path) -> Path | None:
+    """Each heuristic's makespan over the best known off-line schedule and over the lower bound."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paper = _paper(rows)
+    refs = offline_reference(paper)
+    names = sorted({r["method"] for r in paper if r["kind"] == "heuristic"})
+    data = {"best known": [], "lower bound": []}
+    for name in names:
+        done = [r for r in paper if r["method"] == name and r["kind"] == "heuristic" and r["objective"]]
+        data["best known"].append([r["objective"] / refs[r["instance_key"]]["best"] for r in done
+                                   if refs[r["instance_key"]]["best"]])
+        data["lower bound"].append([r["objective"] / refs[r["instance_key"]]["lower"] for r in done
+                                    if refs[r["instance_key"]]["lower"]])
+    if not names:
+        return None
+    fig, axes = plt.subplots(2, 1, figsize=(12, 8))
+    for ax, (label, values) in zip(axes, data.items(), strict=True):
+        ax.boxplot([v if v else [np.nan] for v in values], tick_labels=names, showfliers=False)
+        ax.set_yscale("log")
+        ax.set_ylabel(f"makespan / {label}")
+        ax.tick_params(axis="x", labelrotation=45)
+    fig.suptitle("Distance to the off-line reference on the same realization")
+    return _save(fig, path)
+
+
+def _save(fig, path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def report(rows: list[dict], reference: str | None = None) -> dict | None:
+    """The family's part of ``volsched report``: the tables, when the store holds paper realizations."""
+    if not any(r["kind"] == "heuristic" for r in _paper(rows)):
+        return None
+    ref = reference or REFERENCE
+    by_m = tables(rows, ref)
+    return {"json": {"casanova2013": {str(m): t for m, t in by_m.items()}},
+            "markdown": to_markdown(by_m, ref)}
+
+
+def plots(rows: list[dict], folder: Path, reference: str | None = None) -> list[Path]:
+    """Figure 2 (m = 10; m = 5 too) and the distance to the off-line reference."""
+    if not any(r["kind"] == "heuristic" for r in _paper(rows)):
+        return []
+    ref = reference or REFERENCE
+    made = [figure2(rows, Path(folder) / f"casanova2013-figure2-m{m}.png", m, ref) for m in (10, 5)]
+    made.append(distance_plot(rows, Path(folder) / "casanova2013-distance-to-offline.png"))
+    return [p for p in made if p is not None]
+
+
+__all__ = ["figure2", "offline_reference", "plots", "report", "tables", "to_markdown"]
