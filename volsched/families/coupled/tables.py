@@ -28,7 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
-from volsched.experiments.report import _markdown_table, casanova_metrics
+
+def _report():
+    # The report module reaches the families registry, which imports this module: import it late.
+    from volsched.experiments import report
+
+    return report
 
 REFERENCE = "IE"
 #: Row statuses whose objective is a verified schedule's makespan ("timeout": an exact method stopped
@@ -79,7 +84,8 @@ def tables(rows: list[dict], reference: str = REFERENCE) -> dict[int, list[dict]
                                          ("optimum", ref["optimum"])):
                     if denominator:
                         ratios[key].append(r["objective"] / denominator)
-            metrics = casanova_metrics(sub, "coupled", name, reference if reference in names else None)
+            metrics = _report().casanova_metrics(sub, "coupled", name,
+                                                 reference if reference in names else None)
             table.append({
                 "heuristic": name, "trials": len(runs), "fails": len(runs) - len(done),
                 "pct_diff": metrics["pct_diff"], "stdv": metrics["stdv"], "pct_wins": metrics["pct_wins"],
@@ -104,7 +110,7 @@ def to_markdown(by_m: dict[int, list[dict]], reference: str = REFERENCE) -> str:
     for m, table in by_m.items():
         number = {5: "I", 10: "II"}.get(m, "-")
         out += [f"## Casanova et al. 2013, m = {m} (Table {number} format; reference {reference})", ""]
-        out += _markdown_table(
+        out += _report()._markdown_table(
             ["heuristic", "#fails", "%diff", "stdv", "%wins", "%wins30", "/ lower bound", "/ best known",
              "/ optimum (proven)"],
             [[t["heuristic"], f"{t['fails']} / {t['trials']}", _fmt(t["pct_diff"], ".2f"),
@@ -129,8 +135,8 @@ def figure2(rows: list[dict], path: Path, m: int = 10, reference: str = REFERENC
         return None
     fig, ax = plt.subplots(figsize=(8, 5))
     for i, name in enumerate(names):
-        ys = [casanova_metrics([r for r in paper if r["params"]["w_min"] == w], "coupled", name,
-                               reference)["pct_diff"] for w in w_mins]
+        ys = [_report().casanova_metrics([r for r in paper if r["params"]["w_min"] == w], "coupled",
+                                         name, reference)["pct_diff"] for w in w_mins]
         ax.plot(w_mins, [np.nan if y is None else y for y in ys], marker="o", label=name,
                 color=plt.cm.tab20(i % 20), linestyle="-" if "-" in name else "--")
     ax.axhline(0, color="black", linewidth=0.8)
