@@ -345,7 +345,7 @@ def test_bad_time_limits_and_seeds_are_input_errors_for_every_method(recorded, f
                 fam.solve(instance, problem=problem, method=method, seed=seed)
     assert recorded == []
     # A good request reaches the method once, with the limit as a float and the seed as given.
-    default = fam.problems[problem].default_method
+    default = fam.problems[problem].method_for(instance)   # the first method, or the size's choice
     fam.solve(instance, problem=problem, time_limit=5, seed=2**31 - 1)
     fam.solve(instance, problem=problem)
     assert recorded == [(problem, default, 5.0, 2**31 - 1), (problem, default, None, 0)]
