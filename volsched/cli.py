@@ -141,10 +141,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 f"the {family.name} simulator takes no sample count")
         samples = check_int(args.samples, "--samples", 2, MAX_SAMPLES)
         simulator = dataclasses.replace(simulator, samples=samples)
-    if args.cap is not None:
-        require(dataclasses.is_dataclass(simulator) and hasattr(simulator, "cap"), "--cap",
-                f"the {family.name} simulator takes no cap")
-        simulator = dataclasses.replace(simulator, cap=args.cap)
+    simulator = _with_cap(family, simulator, args.cap)
     _writable(args.out)
     out = family.simulate(instance, args.heuristic, seed=args.seed, simulator=simulator)
     metrics = ", ".join(f"{k} {_fmt(v)}" for k, v in out["metrics"].items())
@@ -158,12 +155,23 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _with_cap(family, simulator, cap):
+    """``simulator`` with ``--cap`` (the coupled runs' length), or unchanged without one."""
+    if cap is None:
+        return simulator
+    require(dataclasses.is_dataclass(simulator) and hasattr(simulator, "cap"), "--cap",
+            f"the {family.name} simulator takes no cap")
+    return dataclasses.replace(simulator, cap=cap)
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from .evaluate import evaluate
 
     family, instance = _load(args.instance)
     names = args.heuristics.split(",") if args.heuristics else None
-    report = evaluate(family, instance, names, method=args.method, time_limit=args.time_limit, seed=args.seed)
+    simulators = {name: _with_cap(family, h.simulator, args.cap) for name, h in family.heuristics.items()}
+    report = evaluate(family, instance, names, method=args.method, time_limit=args.time_limit, seed=args.seed,
+                      simulators=simulators)
     if report["optimum"] is not None:
         head = f"optimum {_fmt(report['optimum'])}"
     else:
@@ -299,6 +307,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", help="exact method of each problem involved (default: each one's first)")
     p.add_argument("--time-limit", type=float)
     p.add_argument("--seed", type=int, default=0, help="seed of the policies' RNG (default 0)")
+    p.add_argument("--cap", type=int, help="slots before a coupled run fails (default: see simulate)")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("verify", parents=[common], help="check a solution against an instance")

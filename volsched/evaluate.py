@@ -40,6 +40,7 @@ def evaluate(
     method: str | None = None,
     time_limit: float | None = None,
     seed: int = 0,
+    simulators: dict | None = None,
 ) -> dict:
     """Score each heuristic against the off-line reference of the problem it declares, on the same instance.
 
@@ -59,7 +60,8 @@ def evaluate(
         family.heuristic(name, "heuristics")
     problems = list(dict.fromkeys(family.heuristics[n].problem for n in names)) or [family.problem(None).name]
     exact = {p: family.solve(instance, problem=p, method=method, time_limit=time_limit) for p in problems}
-    runs = {name: family.simulate(instance, name, seed) for name in names}
+    simulators = simulators or {}
+    runs = {name: family.simulate(instance, name, seed, simulators.get(name)) for name in names}
     references = {}
     for p, result in exact.items():
         sense = family.problems[p].sense

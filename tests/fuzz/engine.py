@@ -155,6 +155,13 @@ def small_sweeps(family) -> list[dict]:
     return out
 
 
+#: How each family's simulator is kept short in a mutant: the checkpoint Monte-Carlo's samples, the
+#: coupled runs' cap (a mutated platform, w = 10^4 say, makes every run fail, at the 10^6-slot cap
+#: by default); the contract under test is the handling of the input, not the run's length.
+SIMULATOR_ARGS = {"checkpoint": ("--samples", "200"), "coupled": ("--cap", "3000")}
+EVALUATE_ARGS = {"coupled": ("--cap", "3000")}
+
+
 def make_seeds(folder: Path) -> list[Seed]:
     """Valid instances, results, generator input files and sweep configs of every family, under ``folder``."""
     seeds: list[Seed] = []
@@ -611,11 +618,12 @@ def argv_templates(seeds: list[Seed], tmp: Path) -> list[tuple[str, list[str]]]:
                                    "--time-limit", "10", "--seed", "0", "--out", str(tmp / "r.json"),
                                    "--json"]))
             for h in family.heuristics:
-                out.append((name, ["simulate", str(s.path), "--heuristic", h, "--seed", "1", "--samples",
-                                   "200", "--json"]))
+                out.append((name, ["simulate", str(s.path), "--heuristic", h, "--seed", "1",
+                                   *SIMULATOR_ARGS[name], "--json"]))
             if family.heuristics:
                 out.append((name, ["evaluate", str(s.path), "--heuristics", ",".join(family.heuristics),
-                                   "--time-limit", "10", "--seed", "0", "--json"]))
+                                   "--time-limit", "10", "--seed", "0", *EVALUATE_ARGS.get(name, ()),
+                                   "--json"]))
             for r in s.results:
                 out.append((name, ["verify", str(s.path), str(r), "--json"]))
     return out
@@ -862,9 +870,9 @@ def try_file_mutant(ch: Chooser, seeds: list[Seed], work: Path, kind: str | None
         elif cmd[0] == "verify":
             argv = ["verify", path, cmd[1], *flag]
         elif cmd[0] == "simulate":
-            argv = ["simulate", path, "--heuristic", cmd[1], "--samples", 200, *flag]
+            argv = ["simulate", path, "--heuristic", cmd[1], *SIMULATOR_ARGS[seed.family], *flag]
         else:
-            argv = ["evaluate", path, "--time-limit", 10, *flag]
+            argv = ["evaluate", path, "--time-limit", 10, *EVALUATE_ARGS.get(seed.family, ()), *flag]
         outcome = run_contract(argv, work, timeout,
                                oracle=(lambda rep: check_accepted(path, cmd[1], rep)) if cmd[0] == "verify"
                                else None)
