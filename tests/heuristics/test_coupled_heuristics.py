@@ -112,3 +112,14 @@ def test_a_heuristic_that_needs_the_chains_says_so(capsys, tmp_path):
     assert_input_error(*run(capsys, "simulate", path, "--heuristic", "Y-IP")[::2], "data.transitions")
     code, _, _ = run(capsys, "simulate", path, "--heuristic", "RANDOM")
     assert code == 0
+
+
+def test_conditional_variants_use_the_conditional_expected_span():
+    assert policy("IE[conditional]").criterion.formula == "conditional"
+    assert policy("Y-IP[conditional]").formula == "conditional" and policy("Y-IP").formula == "printed"
+    for bad in ("RANDOM[conditional]", "IE[printed2]", "IE[conditional"):
+        with pytest.raises(ValueError, match="unknown coupled heuristic"):
+            policy(bad)
+    instance = paper_realization(5, 5, 1, 0, 0, slots=300)
+    done = simulate(instance, policy("IE[conditional]"), np.random.default_rng(0), cap=20_000)
+    assert done.failed or check_claim(instance, done.schedule) == done.makespan

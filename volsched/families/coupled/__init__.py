@@ -12,7 +12,7 @@ are the 17 of Section VI (:mod:`volsched.heuristics.coupled`), scored against
 
 from __future__ import annotations
 
-from volsched.heuristics.coupled import NAMES, CoupledSimulator, policy
+from volsched.heuristics.coupled import CONDITIONAL, NAMES, CoupledSimulator, policy
 from volsched.instances import coupled as model
 from volsched.instances.errors import check_choice, check_int, check_number, require
 from volsched.solvers.coupled import PROBLEMS
@@ -96,7 +96,8 @@ GENERATORS = {g.name: g for g in (
 #: ``casanova2013``: the Section VII-A experiment, 6,000 realizations (2 x 3 x 10 (m, n_com, w_min)
 #: x 10 scenarios x 10 trials): the 17 heuristics of Section VI on each (cap 10^6 slots), the
 #: ``iterations`` optimum (a lower bound) and the ``full`` bounds and greedy schedule on the stored
-#: 2,000 slots. ``-smoke``: 8 realizations.
+#: 2,000 slots. ``-smoke``: 8 realizations. ``-conditional``: the same space with the heuristics
+#: built on the conditional E^(S)(W) (reading 2.4; report it with ``--reference "IE[conditional]"``).
 PRESETS = {
     "casanova2013": [{
         "name": "casanova2013", "family": model.FAMILY, "seeds": [0],
@@ -110,6 +111,14 @@ PRESETS = {
         "grid": {"preset": "paper-realization", "tasks": [5, 10], "n_com": 5, "w_min": [1, 2],
                  "scenario": [0], "trial": [0, 1], "slots": 2000},
         "exact": {"problem": "iterations", "method": "chain", "time_limit": 10}, "heuristics": list(NAMES),
+    }],
+    "casanova2013-conditional": [{
+        "name": "casanova2013-conditional", "family": model.FAMILY, "seeds": [0],
+        "grid": {"preset": "paper-realization", "tasks": list(model.PAPER_TASKS),
+                 "n_com": list(model.PAPER_NCOM), "w_min": list(model.PAPER_WMIN),
+                 "scenario": list(range(10)), "trial": list(range(10)), "slots": 2000},
+        "exact": {"problem": "iterations", "method": "chain", "time_limit": 60},
+        "heuristics": ["RANDOM", *CONDITIONAL],
     }],
     "casanova2013-offline": [{
         "name": "casanova2013-offline", "family": model.FAMILY, "seeds": 10,
@@ -130,7 +139,7 @@ FAMILY = Family(
     generators=GENERATORS,
     problems=PROBLEMS,
     heuristics={name: Heuristic(name, "full", policy(name), CoupledSimulator(), DESCRIPTIONS[name[:1]])
-                for name in NAMES},
+                for name in (*NAMES, *CONDITIONAL)},
     presets=PRESETS,
     demo=demo,
     report=tables.report,
