@@ -149,12 +149,15 @@ def _shape(inst, schedule: Any, communication: bool) -> None:
     confs = schedule.get("configurations")
     if not isinstance(confs, list):
         raise Invalid("configurations: not a list")
+    # An instance that continues its realization (chains and a continuation seed) is read beyond its
+    # stored slots, as far as the schedule goes (an on-line run's schedule does).
+    horizon = inst.max_realization()
     previous = -1
     for conf in confs:
         if not isinstance(conf, dict) or set(conf) != {"start", "allocation"}:
             raise Invalid("configurations: an entry is not {start, allocation}")
         start, alloc = conf["start"], conf["allocation"]
-        if not (_int(start) and previous < start < inst.horizon):
+        if not (_int(start) and previous < start < horizon):
             raise Invalid("configurations: bad start")
         previous = start
         if not (isinstance(alloc, list) and len(alloc) == inst.p and all(_int(x) and x >= 0 for x in alloc)):
@@ -164,7 +167,7 @@ def _shape(inst, schedule: Any, communication: bool) -> None:
     comm = schedule.get("communication")
     if comm is not None and comm != []:
         ok = isinstance(comm, list) and len(comm) == inst.p and all(
-            isinstance(s, str) and len(s) <= inst.horizon and set(s) <= set(".PD") for s in comm)
+            isinstance(s, str) and len(s) <= horizon and set(s) <= set(".PD") for s in comm)
         if not ok:
             raise Invalid("communication: not one string over '.PD' per processor")
         if not communication and any(set(s) - {"."} for s in comm):
@@ -262,6 +265,8 @@ def judge(instance_obj: Any, result: Any, report: dict) -> list[str]:
             except Invalid as exc:
                 return [*out, f"false accept: {status} witness: {exc}"]
             out += _derived(sol, derived)
+            if is_result:
+                out += _run_claims(result, None, derived)
         return out
     try:
         checked = full_solution(family.name, problem, inst, sol, bound)
@@ -284,7 +289,32 @@ def judge(instance_obj: Any, result: Any, report: dict) -> list[str]:
         out.append(f"false accept: optimal with bound {bound!r} and value {value!r}")
     if is_result:
         out += _gap(result, value, bound)
+        out += _run_claims(result, value, derived)
     out += _derived(sol, derived)
+    return out
+
+
+def _run_claims(result: dict, value, derived: dict) -> list[str]:
+    """A ``simulate --out`` run: its metrics (top level and ``metrics``) and the solution's parts
+    repeated at the top level must say what the solution does."""
+    if "heuristic" not in result:
+        return []
+    out = []
+    for key, part in result["solution"].items():
+        if key != "problem" and key in result and result[key] != part:
+            out.append(f"false accept: top-level {key} differs from the solution's")
+    metrics = result.get("metrics", {})
+    claims = [*(("metrics." + k, k, v) for k, v in metrics.items()),
+              *((k, k, result[k]) for k in ("makespan", "failed", "iterations") if k in result)]
+    iterations = derived.get("completed_iterations")
+    for field, name, claim in claims:
+        if name == "makespan" and not (claim is None if value is None else _close(claim, value, 1e-9)):
+            out.append(f"false accept: {field} {claim!r}, the run's makespan is {value!r}")
+        if name == "failed" and claim is not (value is None):
+            out.append(f"false accept: {field} {claim!r} for a run with makespan {value!r}")
+        if name == "iterations" and iterations is not None and not (
+                isinstance(claim, int) and not isinstance(claim, bool) and claim == iterations):
+            out.append(f"false accept: {field} {claim!r}, the replay completes {iterations}")
     return out
 
 
