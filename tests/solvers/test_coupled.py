@@ -24,7 +24,7 @@ from volsched.solvers.coupled.bnb import solve_bnb
 def test_problems_and_default_methods_are_the_documented_ones():
     assert {k: (p.sense, p.default_method) for k, p in PROBLEMS.items()} == {
         "offline-coupled": ("max", "bnb"), "offline-coupled-inf": ("min", "bnb"),
-        "iterations": ("min", "chain"), "full": ("min", "cpsat")}
+        "iterations": ("min", "chain"), "full": ("min", "greedy")}
 
 
 # ---------------------------------------------------------------------------
