@@ -38,7 +38,10 @@ def test_milp_on_a_large_model_returns_within_the_slack():
     """
     instance = generate_markov(200, 1000, 10, 1)
     result = solve(instance, method="milp", time_limit=0.2)
-    assert result.status is SolveStatus.UNKNOWN and result.info["stopped"].startswith("hard time limit")
+    assert result.status is SolveStatus.UNKNOWN and result.objective is None
+    # Usually the hard stop ends CBC; on a loaded machine CBC may give up first, with no answer.
+    # Either way nothing is claimed and no CBC process is left behind.
+    assert result.info.get("stopped", "hard time limit").startswith("hard time limit")
     assert not _cbc_children()
 
 
