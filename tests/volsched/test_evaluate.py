@@ -32,3 +32,11 @@ def test_zero_optimum():
 @given(st.floats(1e-6, 1e6), st.floats(0.0, 10.0))
 def test_ratio_is_at_least_one(optimum, excess):
     assert ratio(optimum * (1 + excess), optimum) >= 1.0
+
+
+def test_tiny_values_are_compared_relatively():
+    """A waste of 5e-14 beats a proven 1e-13 (an absolute 1e-12 slack let it pass as a tie)."""
+    with pytest.raises(OptimumBeaten):
+        ratio(5e-14, 1e-13)
+    assert ratio(2e-13, 1e-13) == pytest.approx(2.0)
+    assert ratio(1e-13, 0.0) is None
