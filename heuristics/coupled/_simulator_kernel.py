@@ -16,9 +16,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-#: Slots of the scalar register ``st`` of :func:`advance`.
-T, STOP, C, WORKLOAD, DONE, QUEUED, ONE_SLOT, N_COM, T_PROG, T_DATA, K, HELD, HOLD = range(13)
-REGISTER = 13
+#: Slots of the scalar register ``st`` of :func:`advance` (``ITER_START``: the slot the iteration
+#: began, for the proactive rule of :mod:`._proactive_kernel`).
+T, STOP, C, WORKLOAD, DONE, QUEUED, ONE_SLOT, N_COM, T_PROG, T_DATA, K, HELD, HOLD, ITER_START = range(14)
+REGISTER = 14
 #: Rows of ``hold`` (int64 (3, p)): who was UP, who held the program, the needs, at the promise.
 HOLD_UP, HOLD_PROGRAM, HOLD_NEEDS = 0, 1, 2
 #: Modes of ``st[HOLD]``: no promise; the policy keeps while the UP set is the same; while the UP

@@ -66,6 +66,111 @@ def estimates_for(platform: Platform, name: str) -> MarkovEstimates:
     return MarkovEstimates(platform.transitions)
 
 
+#: Largest ``n_q`` tabulated for the compiled evaluation (``T_prog + m T_data``); beyond, numpy.
+_MAX_NEEDS = 1 << 16
+#: Values the compiled evaluation keeps (sets, and powers by set and ``W``; emptied when full).
+_KEPT = 1 << 20
+
+
+class SetEstimates:
+    """The Section V values of sets for one platform, in compiled loops (:mod:`._estimates_kernel`).
+
+    The same arithmetic as :meth:`Criterion.scores` and :func:`.proactive.components`, in the
+    same order, on values that numpy computes here: per set ``P_+`` and ``E_c`` (from the
+    estimates' memo, on the batches the numpy path asks for), ``P_+^(W-1)`` per set and
+    ``W``, and a table of the per-worker spans ``E^(q)(n)`` for ``n <= T_prog + m T_data``;
+    it reads the estimates' tables of ``M_q^t`` and ``M_q^(2^j)``. The values it keeps are
+    those of the estimates' memo: when that memo is emptied (it holds ``2^18`` sets), these
+    are too, so that a set is computed again in the same batch as by the numpy path.
+    """
+
+    def __init__(self, estimates: MarkovEstimates, platform: Platform, criterion: str, formula: str,
+                 n_max: int):
+        from numba import types
+        from numba.typed import Dict
+
+        from ._estimates_kernel import IAY, IE, IP, IY
+
+        self.estimates, self.platform = estimates, platform
+        self.criterion = {"IP": IP, "IE": IE, "IY": IY, "IAY": IAY}[criterion]
+        self.conditional = formula == "conditional"
+        grid = np.repeat(np.arange(n_max + 1, dtype=np.int64)[:, None], platform.p, axis=1)
+        self.span1 = np.ascontiguousarray(estimates.single_expected_span(grid, formula))
+        self.mu = np.asarray(platform.mu, dtype=float)
+        self.w = np.asarray(platform.w, dtype=np.int64)
+        self.plus = Dict.empty(types.int64, types.float64)
+        self.gaps = Dict.empty(types.int64, types.float64)
+        self.powers = Dict.empty(types.UniTuple(types.int64, 2), types.float64)
+        self.bits = np.int64(1) << np.arange(platform.p, dtype=np.int64)
+        self._memo_size = len(estimates._cache)
+
+    @classmethod
+    def of(cls, estimates: MarkovEstimates, platform: Platform, criterion: str,
+           formula: str) -> SetEstimates | None:
+        """The compiled evaluation, or ``None`` (more than 62 processors, or needs too long to tabulate)."""
+        n_max = platform.T_prog + platform.m * platform.T_data
+        if platform.p > 62 or n_max >= _MAX_NEEDS:
+            return None
+        return cls(estimates, platform, criterion, formula, n_max)
+
+    def _learn(self, grown: np.ndarray, work: np.ndarray) -> None:
+        """Compute the values of a batch of sets, as the numpy path would (one ``_gaps`` call).
+
+        ``grown`` (k, p) allocations, ``work`` their ``W``.
+        """
+        from ._estimates_kernel import remember
+
+        est = self.estimates
+        masks = grown > 0
+        _, _, p_plus, e_c = est._gaps(masks)
+        if len(est._cache) < self._memo_size or len(self.powers) >= _KEPT:
+            # The estimates' memo was emptied: forget the sets too (a set met again is computed
+            # again, in its new batch, as the numpy path does).
+            self.plus.clear()
+            self.gaps.clear()
+            self.powers.clear()
+        self._memo_size = len(est._cache)
+        with np.errstate(under="ignore", over="ignore", divide="ignore", invalid="ignore"):
+            power = p_plus ** (work.astype(float) - 1.0)
+        keys = (masks * self.bits).sum(axis=1)
+        remember(self.plus, self.gaps, self.powers, keys, work, np.ascontiguousarray(p_plus),
+                 np.ascontiguousarray(e_c), np.ascontiguousarray(power))
+
+    def assign(self, up: np.ndarray, program: np.ndarray, data: np.ndarray, elapsed: int) -> tuple[int, ...]:
+        """:func:`assign`'s order of the ``m`` tasks (``up`` the candidates, ascending)."""
+        from ._estimates_kernel import assign_tasks
+
+        pf = self.platform
+        order = np.empty(pf.m, dtype=np.int64)
+        batch = np.empty((pf.p, pf.p), dtype=np.int64)
+        up = np.ascontiguousarray(up, dtype=np.int64)
+        program = np.ascontiguousarray(program, dtype=bool)
+        data = np.ascontiguousarray(data, dtype=np.int64)
+        while True:
+            k = assign_tasks(up, self.mu, pf.m, self.w, program, data, pf.T_prog, pf.T_data, pf.n_com,
+                             self.span1, self.estimates._rows, self.estimates._pow2, self.estimates.T,
+                             self.conditional, self.criterion, elapsed, self.plus, self.gaps, self.powers,
+                             order, batch)
+            if k < 0:
+                return tuple(int(q) for q in order)
+            self._learn(batch[:k], (batch[:k] * self.w).max(axis=1))
+
+    def value(self, x: np.ndarray, needs: np.ndarray, work: int) -> tuple[float, float]:
+        """``(P, E)`` of allocation ``x`` with ``needs`` and ``work >= 1`` computation slots left."""
+        from ._estimates_kernel import value_of
+
+        pf = self.platform
+        out = np.empty(2)
+        x = np.ascontiguousarray(x, dtype=np.int64)
+        needs = np.ascontiguousarray(needs, dtype=np.int64)
+        while not value_of(x, needs, work, self.w, pf.n_com, self.span1, self.estimates._rows,
+                           self.estimates._pow2, self.estimates.T, self.conditional, self.plus, self.gaps,
+                           self.powers, out):
+            # The numpy path's batch for one allocation is that set alone.
+            self._learn(x[None, :], np.array([work], dtype=np.int64))
+        return float(out[0]), float(out[1])
+
+
 @dataclass
 class Criterion:
     """Scores of one more task on each candidate worker (Section VI-A), given the tasks placed so far.
@@ -89,6 +194,7 @@ class Criterion:
     name: str
     formula: str = "printed"
     estimates: MarkovEstimates | None = field(default=None, repr=False)
+    engine: SetEstimates | None = field(default=None, repr=False)
 
     def __post_init__(self):
         if self.name not in CRITERIA or self.formula not in FORMULAS:
@@ -96,7 +202,7 @@ class Criterion:
 
     def scores(self, platform: Platform, x: np.ndarray, cands: np.ndarray, held_program: np.ndarray,
                held_data: np.ndarray, elapsed: int) -> np.ndarray:
-        """One score per candidate, larger is better (``-E`` for IE)."""
+        """One score per candidate, larger is better (``-E`` for IE): the numpy reference."""
         w = platform.w
         k = cands.size
         grown = np.repeat(x[None, :], k, axis=0)
@@ -117,6 +223,11 @@ class Criterion:
             score = prob / (elapsed + span) if self.name == "IY" else prob / span
         return np.where(np.isfinite(score), score, 0.0)
 
+    def prepare(self, platform: Platform, estimates: MarkovEstimates) -> None:
+        """Use ``estimates`` for ``platform`` from now on, with the compiled evaluation when it applies."""
+        self.estimates = estimates
+        self.engine = SetEstimates.of(estimates, platform, self.name, self.formula)
+
 
 def assign(observation: Observation, criterion: Criterion, fresh: bool = False) -> Configuration | None:
     """Section VI-A's passive construction: the ``m`` tasks one by one, each to the best UP worker.
@@ -124,15 +235,18 @@ def assign(observation: Observation, criterion: Criterion, fresh: bool = False) 
     Candidates are the UP workers holding fewer than ``mu_q`` tasks; ties go
     to the lowest index. ``fresh`` computes "from scratch ... as if no task
     were allocated to any worker" (VI-B): no credit for data held (programs,
-    which persist, still count).
+    which persist, still count). Compiled (:class:`SetEstimates`) once the
+    criterion is prepared for a platform, else by :meth:`Criterion.scores`.
     """
     up = candidates(observation)
     if up is None:
         return None
     platform = observation.platform
-    x = np.zeros(platform.p, dtype=np.int64)
     data = np.zeros(platform.p, dtype=np.int64) if fresh else observation.data
     elapsed = observation.t - observation.iteration_start
+    if criterion.engine is not None:
+        return Configuration(criterion.engine.assign(up, observation.program, data, elapsed))
+    x = np.zeros(platform.p, dtype=np.int64)
     order = []
     for _ in range(platform.m):
         cands = up[x[up] < platform.mu[up]]
@@ -153,7 +267,7 @@ class Passive:
         self.name = criterion if formula == "printed" else f"{criterion}[{formula}]"
 
     def begin(self, platform: Platform) -> None:
-        self.criterion.estimates = estimates_for(platform, self.name)
+        self.criterion.prepare(platform, estimates_for(platform, self.name))
 
     def decide(self, observation: Observation, rng: np.random.Generator) -> Configuration | None:
         return assign(observation, self.criterion)

@@ -126,13 +126,31 @@ class Configuration:
         return np.bincount(np.asarray(self.order, dtype=np.int64), minlength=p).astype(np.int64)
 
 
+@dataclass(frozen=True)
+class Hold:
+    """A proactive policy's promise, made when it keeps its configuration at a slot ``t0``.
+
+    It will keep it again at every later slot of the same attempt (no switch, no DOWN of an
+    enrolled worker, no completed iteration in between) whose decision sees the same UP
+    workers ``up`` and, unless ``None``, the same holders of the program ``program`` and the
+    same communication needs ``needs`` as at ``t0``. The simulator then counts those decisions
+    without asking (:func:`simulate`); the policy must be able to prove the promise from
+    what it knew at ``t0`` (:mod:`.proactive`).
+    """
+
+    up: np.ndarray
+    program: np.ndarray | None = None
+    needs: np.ndarray | None = None
+
+
 @runtime_checkable
 class CoupledPolicy(Protocol):
     """An on-line policy of Section VI: ``decide`` returns a configuration, or ``None``.
 
     ``None`` keeps the configuration in force; at a decision point where
     nothing is in force (an iteration start, after a DOWN) it means "wait".
-    ``proactive`` policies are asked at every slot.
+    ``proactive`` policies are asked at every slot; one that has just kept its configuration
+    at a slot may leave a :class:`Hold` in its attribute ``hold`` (``None`` otherwise).
     """
 
     name: str
@@ -186,7 +204,12 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
 
     Python asks the policy at the decision points and keeps the schedule; the slots in
     between are played by a compiled kernel (:func:`._simulator_kernel.advance`), which
-    returns at the next decision point.
+    returns at the next decision point. After a proactive policy kept its configuration at a
+    slot, its :class:`Hold` (if any) lets the kernel count the next decisions it covers as
+    kept, without asking the policy; a policy with a compiled slot rule (a method ``rule``
+    returning the arguments of :func:`._proactive_kernel.advance_rule`, or ``None``) has its
+    slot decisions taken in the kernel, and is asked in Python only when the rule needs a
+    value it does not know yet.
 
     Parameters
     ----------
@@ -231,6 +254,10 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
     decisions = switches = 0
     per_iteration = [0]
     t = 0
+    rule = getattr(policy, "rule", None) if proactive else None
+    rule = rule() if rule is not None else None
+    switch = np.zeros(instance.m, dtype=np.int64)
+    pending: Configuration | None = None
     while t < cap:
         if t == states.shape[1]:
             states = instance.realization(min(cap, 4 * t))
@@ -239,12 +266,16 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
         st[kernel.HOLD] = kernel.NO_HOLD
         if ask is not None:
             now = states[:, t]
-            obs = Observation(t=t, reason=ask, platform=platform, states=past(states, t),
-                              iteration=int(st[kernel.DONE]), iteration_start=iteration_start,
-                              allocation=x.copy(), program=g >= t_prog,
-                              data=d.copy(), needs=needs.copy(), progress=int(st[kernel.C]),
-                              workload=int(st[kernel.WORKLOAD]))
-            decision = policy.decide(obs, rng)
+            if pending is not None:
+                # The compiled rule decided this slot (the policy's own rule: the same decision).
+                decision, pending = pending, None
+            else:
+                obs = Observation(t=t, reason=ask, platform=platform, states=past(states, t),
+                                  iteration=int(st[kernel.DONE]), iteration_start=iteration_start,
+                                  allocation=x.copy(), program=g >= t_prog,
+                                  data=d.copy(), needs=needs.copy(), progress=int(st[kernel.C]),
+                                  workload=int(st[kernel.WORKLOAD]))
+                decision = policy.decide(obs, rng)
             decisions += 1
             if decision is not None:
                 new = _checked(decision, platform, now)
@@ -260,7 +291,19 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
                 st[kernel.QUEUED] = kernel.build_queue(order, g, d, t_prog, t_data, queue, needs)
                 entries.append({"start": t, "allocation": x.tolist()})
                 reason = None
-            elif ask != "slot":
+            elif ask == "slot":
+                promise = getattr(policy, "hold", None)
+                if promise is not None:
+                    hold[kernel.HOLD_UP] = promise.up
+                    mode = kernel.HOLD_UP_SET
+                    if promise.program is not None:
+                        hold[kernel.HOLD_PROGRAM] = promise.program
+                        mode = kernel.HOLD_KEY
+                        if promise.needs is not None:
+                            hold[kernel.HOLD_NEEDS] = promise.needs
+                            mode = kernel.HOLD_KEY_NEEDS
+                    st[kernel.HOLD] = mode
+            else:
                 if x.any():
                     x[:] = 0
                     st[kernel.WORKLOAD] = st[kernel.C] = st[kernel.QUEUED] = 0
@@ -268,8 +311,16 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
                     entries.append({"start": t, "allocation": [0] * p})
                 reason = "wait"
         st[kernel.T], st[kernel.STOP] = t, min(cap, states.shape[1])
+        st[kernel.ITER_START] = iteration_start
         st[kernel.ONE_SLOT] = reason == "wait" or (proactive and x.any())
-        code = kernel.advance(states, comm, x, g, d, needs, queue, st, hold)
+        if rule is not None and reason is None:
+            from ._proactive_kernel import SWITCH, advance_rule
+
+            code = advance_rule(states, comm, x, g, d, needs, queue, st, hold, *rule, switch)
+            if code == SWITCH:
+                pending = Configuration(tuple(int(q) for q in switch))
+        else:
+            code = kernel.advance(states, comm, x, g, d, needs, queue, st, hold)
         t = int(st[kernel.T])
         if code == kernel.FINISHED or code == kernel.ITERATION:
             completions.append(t - 1)
@@ -331,5 +382,5 @@ class CoupledSimulator:
                                                "iterations": result.iterations, "switches": result.switches}
 
 
-__all__ = ["DOWN", "RECLAIMED", "UP", "Configuration", "CoupledPolicy", "CoupledSimulator", "Observation",
-           "Platform", "Run", "check_cap", "simulate"]
+__all__ = ["DOWN", "RECLAIMED", "UP", "Configuration", "CoupledPolicy", "CoupledSimulator", "Hold",
+           "Observation", "Platform", "Run", "check_cap", "simulate"]

@@ -1,0 +1,199 @@
+"""Compiled (numba) Section V evaluation of candidate sets: the heuristics' inner loop (issue 15).
+
+The passive construction (:func:`.passive.assign`) places the ``m`` tasks one by one; at each
+step it values, for every candidate worker, the set with one more task on it (success
+probability and expected time, :class:`.estimates.MarkovEstimates`), and a proactive policy
+values its configuration in force at every slot (:func:`.proactive.components`). Here the whole
+construction, or one valuation, runs in one compiled call, with the same arithmetic in the same
+order as the numpy methods, on values numpy computed for it:
+
+* per set ``S`` (a bitmask of processors): ``P_+`` and ``E_c``, from the estimates' own memo
+  (``MarkovEstimates._gaps``, called on the same batches of sets as the numpy path, so that a
+  set is first computed in the same company and gets the same bits);
+* per set and workload ``W``: ``P_+ ** (W - 1)`` by numpy (numpy's float64 ``power`` does not
+  give the bits of the C library's ``pow``, which compiled code would call: no power is taken
+  here);
+* per worker and ``n``: the span ``E^(q)(n)``, tabulated by numpy;
+* the estimates' tables of ``M_q^t`` (``t < T``) and ``M_q^(2^j)`` (binary powering beyond).
+
+Sums, products and quotients of IEEE doubles round the same way in numpy and in compiled code
+(numba does not fuse a product and a sum unless asked to). When a set or a power is not known
+yet, the call returns the batch it needs; Python computes it and calls again. The tests compare
+every result with the numpy path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_MAX_SLOTS = 2**61
+#: Criterion codes (``passive.CRITERIA`` order).
+IP, IE, IY, IAY = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _p_nd(q, t, rows, pow2, big_t):
+    """``P_ND^(q)(t) = (M_q^t)[u, u] + (M_q^t)[u, r]``: the table below ``T``, binary powering above."""
+    if t < big_t:
+        return rows[q, t, 0] + rows[q, t, 1]
+    v0, v1 = 1.0, 0.0
+    j = 0
+    while (t >> j) > 0:
+        if (t >> j) & 1:
+            x0, x1 = v0, v1
+            v0 = x0 * pow2[j, q, 0, 0] + x1 * pow2[j, q, 1, 0]
+            v1 = x0 * pow2[j, q, 0, 1] + x1 * pow2[j, q, 1, 1]
+        j += 1
+    return v0 + v1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _value(members, needs, n_com, span1, rows, pow2, big_t, p_plus, e_c, power, work, conditional, out):
+    """``out = (P, E)`` of one set: ``P^(S)(W) P_comm`` and ``E_comm + E^(S)(W)`` (Section V).
+
+    ``E_comm = max(max_q E^(q)(n_q), sum_q n_q / n_com)`` (NaN if a span is NaN, as numpy's
+    ``max``); ``P_comm = prod_{q in S} P_ND^(q)(ceil E_comm)`` in processor order, ``2^61``
+    slots when ``E_comm`` is not finite (:meth:`.estimates.MarkovEstimates.communication`).
+    """
+    top = 0.0
+    nan = False
+    total = 0
+    for q in range(members.shape[0]):
+        if members[q]:
+            total += needs[q]
+            v = span1[needs[q], q]
+            if v != v:
+                nan = True
+            elif v > top:
+                top = v
+    time = total / n_com
+    if nan:
+        time = np.nan
+    elif top > time:
+        time = top
+    if np.isfinite(time):
+        slots = np.int64(np.ceil(min(time, float(_MAX_SLOTS))))
+    else:
+        slots = np.int64(_MAX_SLOTS)
+    success = 1.0
+    for q in range(members.shape[0]):
+        if members[q]:
+            success = success * _p_nd(q, slots, rows, pow2, big_t)
+    steps = float(work) - 1.0
+    if conditional:
+        gap = e_c / p_plus if p_plus > 0 else np.inf
+        expected = 1.0 if steps == 0 else 1.0 + steps * gap
+    else:
+        expected = (1.0 + steps * e_c) / power
+    out[0] = power * success
+    out[1] = time + expected
+
+
+@njit(cache=True, nogil=True)
+def _key(members):
+    key = 0
+    for q in range(members.shape[0]):
+        if members[q]:
+            key |= np.int64(1) << q
+    return key
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows, pow2, big_t, conditional,
+                 criterion, elapsed, plus, gaps, powers, order, batch):
+    """Section VI-A's construction: ``m`` tasks one by one, each on the best candidate (lowest index on ties).
+
+    ``up`` are the UP workers (ascending), ``mu`` float64 ``mu_q``, ``program`` bool and
+    ``data`` int64 what each holds; ``plus``, ``gaps`` (set key -> ``P_+``, ``E_c``) and
+    ``powers`` ((set key, ``W``) -> ``P_+^(W-1)``) the values known. Returns ``-1`` with
+    ``order`` filled, or ``k``: the first ``k`` rows of ``batch`` (int64 (p, p)) are the
+    allocations of a step's candidate sets, in candidate order, and some value of theirs is
+    not known (the caller computes the batch and calls again).
+
+    Scores, larger is better: IP ``P``, IE ``-E``, IY ``P / (t + E)``, IAY ``P / E``
+    (0 when not finite); the first maximum wins, and a NaN is a maximum (``numpy.argmax``).
+    """
+    p = w.shape[0]
+    x = np.zeros(p, dtype=np.int64)
+    cands = np.empty(p, dtype=np.int64)
+    grown = np.empty(p, dtype=np.int64)
+    members = np.empty(p, dtype=np.bool_)
+    needs = np.zeros(p, dtype=np.int64)
+    out = np.empty(2)
+    for step in range(m):
+        k = 0
+        for j in range(up.shape[0]):
+            if x[up[j]] < mu[up[j]]:
+                cands[k] = up[j]
+                k += 1
+        for i in range(k):
+            work = 0
+            for q in range(p):
+                grown[q] = x[q] + (1 if q == cands[i] else 0)
+                members[q] = grown[q] > 0
+                if grown[q] * w[q] > work:
+                    work = grown[q] * w[q]
+            key = _key(members)
+            if key not in plus or (key, work) not in powers:
+                for r in range(k):
+                    for q in range(p):
+                        batch[r, q] = x[q] + (1 if q == cands[r] else 0)
+                return k
+        best = 0
+        best_score = 0.0
+        for i in range(k):
+            work = 0
+            for q in range(p):
+                grown[q] = x[q] + (1 if q == cands[i] else 0)
+                members[q] = grown[q] > 0
+                if grown[q] * w[q] > work:
+                    work = grown[q] * w[q]
+                needs[q] = 0
+                if members[q]:
+                    needs[q] = max(grown[q] * t_data - data[q], 0) + (0 if program[q] else t_prog)
+            key = _key(members)
+            _value(members, needs, n_com, span1, rows, pow2, big_t, plus[key], gaps[key], powers[(key, work)],
+                   work, conditional, out)
+            prob, span = out[0], out[1]
+            if criterion == IE:
+                score = -span
+            elif criterion == IP:
+                score = prob
+            else:
+                score = prob / (elapsed + span) if criterion == IY else prob / span
+                if not np.isfinite(score):
+                    score = 0.0
+            if i == 0 or score > best_score:
+                best, best_score = i, score
+            if score != score:
+                best = i
+                break
+        q = cands[best]
+        x[q] += 1
+        order[step] = q
+    return -1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def value_of(x, needs, work, w, n_com, span1, rows, pow2, big_t, conditional, plus, gaps, powers, out):
+    """``out = (P, E)`` of allocation ``x`` with ``needs`` and ``work`` (>= 1) computation slots left.
+
+    Returns False (``out`` untouched) when the set's values or its power are not known yet.
+    """
+    members = x > 0
+    key = _key(members)
+    if key not in plus or (key, work) not in powers:
+        return False
+    _value(members, needs, n_com, span1, rows, pow2, big_t, plus[key], gaps[key], powers[(key, work)], work,
+           conditional, out)
+    return True
+
+
+@njit(cache=True, nogil=True)
+def remember(plus, gaps, powers, keys, works, p_plus, e_c, power):
+    """Store a batch's values: ``P_+``, ``E_c`` by set key and ``P_+^(W-1)`` by (key, ``W``)."""
+    for i in range(keys.shape[0]):
+        plus[keys[i]] = p_plus[i]
+        gaps[keys[i]] = e_c[i]
+        powers[(keys[i], works[i])] = power[i]

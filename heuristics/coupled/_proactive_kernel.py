@@ -1,0 +1,166 @@
+"""Compiled (numba) slot decisions of the proactive heuristics C-H (:mod:`.proactive`, issue 15).
+
+A proactive policy is asked at every slot; most of its answers are "keep". :func:`advance_rule`
+plays the slots as :func:`._simulator_kernel.advance` does and takes each slot decision itself,
+by :meth:`.proactive.Proactive.decide`'s rule transliterated, on the values that the compiled
+evaluation of :class:`.passive.SetEstimates` knows (the same bits). It returns to Python when
+the rule switches (the simulator applies the switch) or when a value is missing (the policy
+decides in Python, which computes and stores it: the same decision).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._estimates_kernel import assign_tasks, value_of
+from ._simulator_kernel import HELD, ITER_START, ONE, T_DATA, T_PROG, WORKLOAD, C, T, advance
+
+#: :func:`advance_rule`'s return when the rule switches (``order`` holds the fresh configuration).
+SWITCH = 10
+#: Measure codes (``proactive.MEASURES`` order).
+P, E, Y = 0, 1, 2
+_KEEP, _ASK = 0, 1
+_UP = 0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _value(measure, prob, span, elapsed):
+    if measure == P:
+        return prob
+    if measure == E:
+        return span
+    out = prob / (elapsed + span)
+    return out if np.isfinite(out) else 0.0
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, span1, rows, pow2, big_t, conditional,
+           criterion, plus, gaps, powers, order, x2, parts):
+    """H's configuration "from scratch" at slot ``t``: 0 none, 1 found (``order``, ``x2``, ``parts``
+    ``(P, E)``), -1 a value is not known yet."""
+    p = w.shape[0]
+    up = np.empty(p, dtype=np.int64)
+    n_up = 0
+    room = 0.0
+    for q in range(p):
+        if states[q, t] == _UP:
+            up[n_up] = q
+            n_up += 1
+            room += min(mu[q], float(m))
+    if room < m:
+        return 0
+    program = np.empty(p, dtype=np.bool_)
+    for q in range(p):
+        program[q] = g[q] >= t_prog
+    data = np.zeros(p, dtype=np.int64)
+    batch = np.empty((p, p), dtype=np.int64)
+    if assign_tasks(up[:n_up], mu, m, w, program, data, t_prog, t_data, n_com, span1, rows, pow2, big_t,
+                    conditional, criterion, elapsed, plus, gaps, powers, order, batch) >= 0:
+        return -1
+    x2[:] = 0
+    for i in range(m):
+        x2[order[i]] += 1
+    needs2 = np.zeros(p, dtype=np.int64)
+    work = 0
+    for q in range(p):
+        if x2[q] > 0:
+            needs2[q] = x2[q] * t_data + (0 if program[q] else t_prog)
+        if x2[q] * w[q] > work:
+            work = x2[q] * w[q]
+    if not value_of(x2, needs2, work, w, n_com, span1, rows, pow2, big_t, conditional, plus, gaps, powers,
+                    parts):
+        return -1
+    return 1
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _decide(states, x, g, needs, st, mu, m, w, n_com, span1, rows, pow2, big_t, conditional, criterion,
+            measure, timed, plus, gaps, powers, memo, fresh_order, fresh_x, fresh_parts, fresh_found, count,
+            order):
+    """:meth:`.proactive.Proactive.decide` at slot ``st[T]``: keep, switch (``order``), or ask Python."""
+    p = w.shape[0]
+    t = st[T]
+    t_prog, t_data = st[T_PROG], st[T_DATA]
+    elapsed = t - st[ITER_START]
+    x2 = np.empty(p, dtype=np.int64)
+    parts = np.empty(2)
+    if timed:
+        found = _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, span1, rows, pow2, big_t,
+                       conditional, criterion, plus, gaps, powers, order, x2, parts)
+        if found < 0:
+            return _ASK
+    else:
+        up_bits = 0
+        program_bits = 0
+        for q in range(p):
+            if states[q, t] == _UP:
+                up_bits |= np.int64(1) << q
+            if g[q] >= t_prog:
+                program_bits |= np.int64(1) << q
+        key = (up_bits, program_bits)
+        if key in memo:
+            i = memo[key]
+        else:
+            found = _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, span1, rows, pow2, big_t,
+                           conditional, criterion, plus, gaps, powers, order, x2, parts)
+            if found < 0:
+                return _ASK
+            if count[0] == fresh_found.shape[0]:
+                memo.clear()
+                count[0] = 0
+            i = count[0]
+            count[0] += 1
+            memo[key] = i
+            fresh_found[i] = found
+            if found:
+                fresh_order[i] = order
+                fresh_x[i] = x2
+                fresh_parts[i] = parts
+        found = fresh_found[i]
+        if found:
+            order[:] = fresh_order[i]
+            x2[:] = fresh_x[i]
+            parts[:] = fresh_parts[i]
+    if found == 0:
+        return _KEEP
+    same = True
+    for q in range(p):
+        if x2[q] != x[q]:
+            same = False
+            break
+    if same:
+        return _KEEP
+    fresh_value = _value(measure, parts[0], parts[1], elapsed)
+    remaining = st[WORKLOAD] - st[C]
+    if remaining <= 0:
+        return _ASK
+    if not value_of(x, needs, remaining, w, n_com, span1, rows, pow2, big_t, conditional, plus, gaps, powers,
+                    parts):
+        return _ASK
+    current = _value(measure, parts[0], parts[1], elapsed)
+    better = fresh_value < current if measure == E else fresh_value > current
+    return SWITCH if better else _KEEP
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def advance_rule(states, comm, x, g, d, needs, queue, st, hold, mu, m, w, n_com, span1, rows, pow2, big_t,
+                 conditional, criterion, measure, timed, plus, gaps, powers, memo, fresh_order, fresh_x,
+                 fresh_parts, fresh_found, count, order):
+    """:func:`._simulator_kernel.advance` with ``st[ONE_SLOT]`` set, deciding the slots itself.
+
+    Returns what ``advance`` returns, but :data:`._simulator_kernel.ONE` only when the policy is to
+    be asked in Python at slot ``st[T]``, and :data:`SWITCH` when the rule switches at ``st[T]``
+    to ``order`` (not played yet). Each decision kept here is counted in ``st[HELD]``.
+    """
+    while True:
+        code = advance(states, comm, x, g, d, needs, queue, st, hold)
+        if code != ONE:
+            return code
+        verdict = _decide(states, x, g, needs, st, mu, m, w, n_com, span1, rows, pow2, big_t, conditional,
+                          criterion, measure, timed, plus, gaps, powers, memo, fresh_order, fresh_x,
+                          fresh_parts, fresh_found, count, order)
+        if verdict == _KEEP:
+            st[HELD] += 1
+            continue
+        return SWITCH if verdict == SWITCH else ONE
