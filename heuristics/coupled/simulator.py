@@ -198,6 +198,18 @@ def check_cap(instance: CoupledInstance, cap: int | None) -> int:
     return cap
 
 
+#: Most tasks per iteration the on-line policies take: they place the ``m`` tasks one by one at every
+#: decision (Section VI-A), so a decision costs ``O(m p)``; the paper's ``m`` is 5 or 10.
+MAX_TASKS = 10_000
+
+
+def check_tasks(instance: CoupledInstance) -> None:
+    """Refuse an ``m`` the one-by-one construction cannot place in reasonable time (``InputError``)."""
+    if instance.m > MAX_TASKS:
+        raise InputError(f"m: the on-line heuristics place the m tasks one by one at each decision "
+                         f"(Section VI-A); m = {instance.m:,} is beyond {MAX_TASKS:,}")
+
+
 def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Generator,
              cap: int | None = None) -> Run:
     """Run ``policy`` on ``instance``'s realization until ``K`` iterations complete or the cap.
@@ -227,6 +239,7 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
     """
     from . import _simulator_kernel as kernel
 
+    check_tasks(instance)
     cap = check_cap(instance, cap)
     p, big_k = instance.p, instance.K
     t_prog, t_data, w = instance.T_prog, instance.T_data, instance.w

@@ -109,3 +109,12 @@ def test_cap():
         check_cap(instance, 0)
     paper = paper_realization(5, 5, 1, 0, 0, slots=100)
     assert check_cap(paper, None) == 10**6 and check_cap(paper, 5000) == 5000
+
+
+def test_an_m_beyond_what_a_decision_can_place_is_refused():
+    """Found by the fuzz campaign: a sweep with m = 5,000,000 ran for minutes in one decision."""
+    from volsched.heuristics.coupled.simulator import MAX_TASKS
+
+    big = paper_realization(MAX_TASKS + 1, 5, 1, 0, 0, slots=50)
+    with pytest.raises(InputError, match=r"^m: the on-line heuristics place the m tasks one by one"):
+        simulate(big, Random(), np.random.default_rng(0))
