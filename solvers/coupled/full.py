@@ -1,13 +1,15 @@
 """Problem ``full``: proven bounds for any size, the exact CP-SAT model when ``p H`` is small.
 
 Lower bounds: the ``iterations`` optimum (relaxing communication can only
-lower the makespan, :mod:`.iterations`), :func:`trivial_bound` and
-:func:`transfer_bound` (the master's bandwidth).
+lower the makespan, :mod:`.iterations`), :func:`trivial_bound`,
+:func:`transfer_bound` (the master's bandwidth) and the data chain of
+:mod:`.full_bound` (unlimited bandwidth, the data phase and the program kept).
 Upper bound: the :func:`.full_greedy.greedy_full` schedule, improved by the
 model of :mod:`.full_cpsat` (hinted with it) when the method is ``cpsat``.
 The outcome is proven when the bounds meet or CP-SAT proves it. When not even
 the communication-free relaxation fits ``K`` iterations in the horizon, no
-schedule does: the outcome is a proven infeasibility.
+schedule does: the outcome is a proven infeasibility; the same holds for the
+data chain.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from volsched.instances.coupled import CoupledInstance
 from volsched.instances.errors import require
 
 from ..problem import MethodOutcome, backend
+from .full_bound import data_chain
 from .full_greedy import greedy_full
 from .iterations import min_workload, solve_iterations
 
@@ -119,8 +122,13 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
     if len(relaxed) < instance.K:
         return MethodOutcome({"completed_iterations_without_communication": len(relaxed)}, None,
                              instance.horizon + 1, True)
+    chain = data_chain(instance)
+    if len(chain) < instance.K:
+        witness = {"completed_iterations_without_communication": len(relaxed),
+                   "completed_iterations_data_chain": len(chain)}
+        return MethodOutcome(witness, None, instance.horizon + 1, True)
     lower_bounds = {"iterations": relaxed[-1].completion + 1, "communication": trivial_bound(instance),
-                    "transfers": transfer_bound(instance)}
+                    "transfers": transfer_bound(instance), "data_chain": chain[-1] + 1}
     lower = max(lower_bounds.values())
     schedule = greedy_full(instance)
     upper = None if schedule is None else schedule["completions"][-1] + 1

@@ -42,6 +42,7 @@ which one passes is ``E(s)``.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -100,6 +101,43 @@ def slot_masks(instance: CoupledInstance, code: int) -> list[int]:
     return [int.from_bytes(packed[:, t].tobytes(), "little") for t in range(instance.horizon)]
 
 
+def closed_sweep(slots, workload, least: int) -> tuple[int, list[int]] | None:
+    """The sweep of the module docstring: first slot at which a kept set's count reaches its workload.
+
+    ``slots`` yields ``(t, up, down)`` for consecutive slots from the attempt's
+    earliest start: ``up`` the bitmask of the members that may count slot ``t``,
+    ``down`` the members whose window ends before ``t`` (bits set in both are
+    not expected). ``workload(members)`` is ``W`` of a bitmask; ``least`` a
+    value no set's workload is below (a cheap filter). Returns ``(t, sets)``
+    with every kept set that passes at ``t``, or ``None`` when ``slots`` ends.
+    The members may be any bit encoding whose ``&`` is the intersection of what
+    they allow (:mod:`.full_bound` encodes task counts per processor this way).
+    """
+    family: dict[int, int] = {}
+    for t, up, down in slots:
+        if down and family:
+            kept: dict[int, int] = {}
+            for members, count in family.items():
+                members &= ~down
+                if members and kept.get(members, 0) < count:
+                    kept[members] = count
+            family = kept
+        if not up:
+            continue
+        grown = dict(family)
+        fresh = {up: 1}
+        for members, count in family.items():
+            inter = members & up
+            if inter and fresh.get(inter, 0) <= count:
+                fresh[inter] = count + 1
+        grown.update(fresh)
+        family = grown
+        done = [members for members, count in fresh.items() if count >= least and count >= workload(members)]
+        if done:
+            return t, done
+    return None
+
+
 class _Sweep:
     """What every earliest-completion search of one instance shares: masks, per-processor limits, ``W(S)``."""
 
@@ -119,31 +157,11 @@ class _Sweep:
         return found
 
     def earliest(self, start: int) -> Iteration | None:
-        family: dict[int, int] = {}
-        for t in range(start, self.instance.horizon):
-            down, up = self.down[t], self.up[t]
-            if down and family:
-                kept: dict[int, int] = {}
-                for members, count in family.items():
-                    members &= ~down
-                    if members and kept.get(members, 0) < count:
-                        kept[members] = count
-                family = kept
-            if not up:
-                continue
-            grown = dict(family)
-            fresh = {up: 1}
-            for members, count in family.items():
-                inter = members & up
-                if inter and fresh.get(inter, 0) <= count:
-                    fresh[inter] = count + 1
-            grown.update(fresh)
-            family = grown
-            done = [members for members, count in fresh.items()
-                    if count >= self.least and count >= self.workload(members)]
-            if done:
-                return self._pick(done, start, t)
-        return None
+        horizon = self.instance.horizon
+        slots = zip(range(start, horizon), itertools.islice(self.up, start, None),
+                    itertools.islice(self.down, start, None), strict=False)
+        found = closed_sweep(slots, self.workload, self.least)
+        return None if found is None else self._pick(found[1], start, found[0])
 
     def _pick(self, done: list[int], start: int, t: int) -> Iteration:
         instance = self.instance
