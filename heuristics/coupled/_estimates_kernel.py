@@ -49,12 +49,14 @@ def _p_nd(q, t, rows, pow2, big_t):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _value(members, needs, n_com, span1, rows, pow2, big_t, p_plus, e_c, power, work, conditional, out):
+def _value(members, needs, n_com, span1, rows, pow2, big_t, p_plus, e_c, power, work, conditional, out,
+           with_prob=True):
     """``out = (P, E)`` of one set: ``P^(S)(W) P_comm`` and ``E_comm + E^(S)(W)`` (Section V).
 
     ``E_comm = max(max_q E^(q)(n_q), sum_q n_q / n_com)`` (NaN if a span is NaN, as numpy's
     ``max``); ``P_comm = prod_{q in S} P_ND^(q)(ceil E_comm)`` in processor order, ``2^61``
     slots when ``E_comm`` is not finite (:meth:`.estimates.MarkovEstimates.communication`).
+    ``with_prob=False`` leaves ``P`` out (NaN), for IE's scores.
     """
     top = 0.0
     nan = False
@@ -72,14 +74,16 @@ def _value(members, needs, n_com, span1, rows, pow2, big_t, p_plus, e_c, power, 
         time = np.nan
     elif top > time:
         time = top
-    if np.isfinite(time):
-        slots = np.int64(np.ceil(min(time, float(_MAX_SLOTS))))
-    else:
-        slots = np.int64(_MAX_SLOTS)
-    success = 1.0
-    for q in range(members.shape[0]):
-        if members[q]:
-            success = success * _p_nd(q, slots, rows, pow2, big_t)
+    success = np.nan
+    if with_prob:
+        if np.isfinite(time):
+            slots = np.int64(np.ceil(min(time, float(_MAX_SLOTS))))
+        else:
+            slots = np.int64(_MAX_SLOTS)
+        success = 1.0
+        for q in range(members.shape[0]):
+            if members[q]:
+                success = success * _p_nd(q, slots, rows, pow2, big_t)
     steps = float(work) - 1.0
     if conditional:
         gap = e_c / p_plus if p_plus > 0 else np.inf
@@ -88,6 +92,38 @@ def _value(members, needs, n_com, span1, rows, pow2, big_t, p_plus, e_c, power, 
         expected = (1.0 + steps * e_c) / power
     out[0] = power * success
     out[1] = time + expected
+
+
+@njit(cache=True, nogil=True)
+def _home(h, size):
+    return np.int64((h * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & (size - 1)
+
+
+@njit(cache=True, nogil=True)
+def find_set(set_keys, key):
+    """Row of set ``key`` in the open-addressing table ``set_keys`` (-1 marks an empty row), or -1."""
+    size = set_keys.shape[0]
+    i = _home(np.uint64(key), size)
+    while True:
+        found = set_keys[i]
+        if found == key:
+            return i
+        if found == -1:
+            return -1
+        i = (i + 1) & (size - 1)
+
+
+@njit(cache=True, nogil=True)
+def find_power(power_keys, key, work):
+    """Row of ``(key, W)`` in the table ``power_keys`` (int64 (size, 2)), or -1."""
+    size = power_keys.shape[0]
+    i = _home(np.uint64(key) ^ (np.uint64(work) * np.uint64(0xC2B2AE3D27D4EB4F)), size)
+    while True:
+        if power_keys[i, 0] == key and power_keys[i, 1] == work:
+            return i
+        if power_keys[i, 0] == -1:
+            return -1
+        i = (i + 1) & (size - 1)
 
 
 @njit(cache=True, nogil=True)
@@ -101,18 +137,21 @@ def _key(members):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows, pow2, big_t, conditional,
-                 criterion, elapsed, plus, gaps, powers, order, batch):
+                 criterion, elapsed, set_keys, set_values, power_keys, power_values, order, batch):
     """Section VI-A's construction: ``m`` tasks one by one, each on the best candidate (lowest index on ties).
 
     ``up`` are the UP workers (ascending), ``mu`` float64 ``mu_q``, ``program`` bool and
-    ``data`` int64 what each holds; ``plus``, ``gaps`` (set key -> ``P_+``, ``E_c``) and
-    ``powers`` ((set key, ``W``) -> ``P_+^(W-1)``) the values known. Returns ``-1`` with
+    ``data`` int64 what each holds; the tables ``set_keys``/``set_values`` (set key ->
+    ``(P_+, E_c)``) and ``power_keys``/``power_values`` ((set key, ``W``) -> ``P_+^(W-1)``)
+    the values known (:func:`remember`). Returns ``-1`` with
     ``order`` filled, or ``k``: the first ``k`` rows of ``batch`` (int64 (p, p)) are the
     allocations of a step's candidate sets, in candidate order, and some value of theirs is
     not known (the caller computes the batch and calls again).
 
     Scores, larger is better: IP ``P``, IE ``-E``, IY ``P / (t + E)``, IAY ``P / E``
     (0 when not finite); the first maximum wins, and a NaN is a maximum (``numpy.argmax``).
+    Every candidate's values are known before a step ends, so that the batches computed are
+    those of the numpy path, which values all the candidates of a step at once.
     """
     p = w.shape[0]
     x = np.zeros(p, dtype=np.int64)
@@ -127,21 +166,9 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
             if x[up[j]] < mu[up[j]]:
                 cands[k] = up[j]
                 k += 1
-        for i in range(k):
-            work = 0
-            for q in range(p):
-                grown[q] = x[q] + (1 if q == cands[i] else 0)
-                members[q] = grown[q] > 0
-                if grown[q] * w[q] > work:
-                    work = grown[q] * w[q]
-            key = _key(members)
-            if key not in plus or (key, work) not in powers:
-                for r in range(k):
-                    for q in range(p):
-                        batch[r, q] = x[q] + (1 if q == cands[r] else 0)
-                return k
         best = 0
         best_score = 0.0
+        nan = False
         for i in range(k):
             work = 0
             for q in range(p):
@@ -153,8 +180,15 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
                 if members[q]:
                     needs[q] = max(grown[q] * t_data - data[q], 0) + (0 if program[q] else t_prog)
             key = _key(members)
-            _value(members, needs, n_com, span1, rows, pow2, big_t, plus[key], gaps[key], powers[(key, work)],
-                   work, conditional, out)
+            row = find_set(set_keys, key)
+            power_row = find_power(power_keys, key, work) if row >= 0 else -1
+            if power_row < 0:
+                for r in range(k):
+                    for q in range(p):
+                        batch[r, q] = x[q] + (1 if q == cands[r] else 0)
+                return k
+            _value(members, needs, n_com, span1, rows, pow2, big_t, set_values[row, 0], set_values[row, 1],
+                   power_values[power_row], work, conditional, out, criterion != IE)
             prob, span = out[0], out[1]
             if criterion == IE:
                 score = -span
@@ -164,11 +198,14 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
                 score = prob / (elapsed + span) if criterion == IY else prob / span
                 if not np.isfinite(score):
                     score = 0.0
-            if i == 0 or score > best_score:
-                best, best_score = i, score
+            # Every candidate's values are checked (and learned) before the step ends, as the numpy
+            # path computes the whole batch; a NaN is the maximum (numpy.argmax), the first one wins.
+            if nan:
+                continue
             if score != score:
-                best = i
-                break
+                best, nan = i, True
+            elif i == 0 or score > best_score:
+                best, best_score = i, score
         q = cands[best]
         x[q] += 1
         order[step] = q
@@ -176,24 +213,44 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def value_of(x, needs, work, w, n_com, span1, rows, pow2, big_t, conditional, plus, gaps, powers, out):
+def value_of(x, needs, work, w, n_com, span1, rows, pow2, big_t, conditional, set_keys, set_values,
+             power_keys, power_values, out):
     """``out = (P, E)`` of allocation ``x`` with ``needs`` and ``work`` (>= 1) computation slots left.
 
     Returns False (``out`` untouched) when the set's values or its power are not known yet.
     """
     members = x > 0
     key = _key(members)
-    if key not in plus or (key, work) not in powers:
+    row = find_set(set_keys, key)
+    power_row = find_power(power_keys, key, work) if row >= 0 else -1
+    if power_row < 0:
         return False
-    _value(members, needs, n_com, span1, rows, pow2, big_t, plus[key], gaps[key], powers[(key, work)], work,
-           conditional, out)
+    _value(members, needs, n_com, span1, rows, pow2, big_t, set_values[row, 0], set_values[row, 1],
+           power_values[power_row], work, conditional, out)
     return True
 
 
 @njit(cache=True, nogil=True)
-def remember(plus, gaps, powers, keys, works, p_plus, e_c, power):
-    """Store a batch's values: ``P_+``, ``E_c`` by set key and ``P_+^(W-1)`` by (key, ``W``)."""
+def remember(set_keys, set_values, power_keys, power_values, keys, works, p_plus, e_c, power):
+    """Store a batch's values (``P_+``, ``E_c`` by set key, ``P_+^(W-1)`` by (key, ``W``)); returns how
+    many rows of each table it filled."""
+    new_sets = new_powers = 0
     for i in range(keys.shape[0]):
-        plus[keys[i]] = p_plus[i]
-        gaps[keys[i]] = e_c[i]
-        powers[(keys[i], works[i])] = power[i]
+        size = set_keys.shape[0]
+        j = _home(np.uint64(keys[i]), size)
+        while set_keys[j] != -1 and set_keys[j] != keys[i]:
+            j = (j + 1) & (size - 1)
+        if set_keys[j] == -1:
+            new_sets += 1
+        set_keys[j] = keys[i]
+        set_values[j, 0] = p_plus[i]
+        set_values[j, 1] = e_c[i]
+        size = power_keys.shape[0]
+        j = _home(np.uint64(keys[i]) ^ (np.uint64(works[i]) * np.uint64(0xC2B2AE3D27D4EB4F)), size)
+        while power_keys[j, 0] != -1 and not (power_keys[j, 0] == keys[i] and power_keys[j, 1] == works[i]):
+            j = (j + 1) & (size - 1)
+        if power_keys[j, 0] == -1:
+            new_powers += 1
+        power_keys[j, 0], power_keys[j, 1] = keys[i], works[i]
+        power_values[j] = power[i]
+    return new_sets, new_powers

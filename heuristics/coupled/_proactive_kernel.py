@@ -35,8 +35,7 @@ def _value(measure, prob, span, elapsed):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, span1, rows, pow2, big_t, conditional,
-           criterion, plus, gaps, powers, order, x2, parts):
+def _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, tables, criterion, order, x2, parts):
     """H's configuration "from scratch" at slot ``t``: 0 none, 1 found (``order``, ``x2``, ``parts``
     ``(P, E)``), -1 a value is not known yet."""
     p = w.shape[0]
@@ -55,8 +54,10 @@ def _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, span1, rows, 
         program[q] = g[q] >= t_prog
     data = np.zeros(p, dtype=np.int64)
     batch = np.empty((p, p), dtype=np.int64)
+    span1, rows, pow2, big_t, conditional, set_keys, set_values, power_keys, power_values = tables
     if assign_tasks(up[:n_up], mu, m, w, program, data, t_prog, t_data, n_com, span1, rows, pow2, big_t,
-                    conditional, criterion, elapsed, plus, gaps, powers, order, batch) >= 0:
+                    conditional, criterion, elapsed, set_keys, set_values, power_keys, power_values, order,
+                    batch) >= 0:
         return -1
     x2[:] = 0
     for i in range(m):
@@ -68,17 +69,21 @@ def _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, span1, rows, 
             needs2[q] = x2[q] * t_data + (0 if program[q] else t_prog)
         if x2[q] * w[q] > work:
             work = x2[q] * w[q]
-    if not value_of(x2, needs2, work, w, n_com, span1, rows, pow2, big_t, conditional, plus, gaps, powers,
-                    parts):
+    if not value_of(x2, needs2, work, w, n_com, span1, rows, pow2, big_t, conditional, set_keys, set_values,
+                    power_keys, power_values, parts):
         return -1
     return 1
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _decide(states, x, g, needs, st, mu, m, w, n_com, span1, rows, pow2, big_t, conditional, criterion,
-            measure, timed, plus, gaps, powers, memo, fresh_order, fresh_x, fresh_parts, fresh_found, count,
-            order):
-    """:meth:`.proactive.Proactive.decide` at slot ``st[T]``: keep, switch (``order``), or ask Python."""
+def _decide(states, x, g, needs, st, mu, m, w, n_com, tables, criterion, measure, timed, memo, fresh_order,
+            fresh_x, fresh_parts, fresh_found, count, order):
+    """:meth:`.proactive.Proactive.decide` at slot ``st[T]``: keep, switch (``order``), or ask Python.
+
+    ``tables``: the compiled evaluation's (span table, ``M_q^t`` rows, ``M_q^(2^j)``, ``T``,
+    conditional, and the tables of set values and powers); ``memo`` (key (UP set, programs) ->
+    row of the ``fresh_*`` arrays, ``count[0]`` rows used) the fresh configurations.
+    """
     p = w.shape[0]
     t = st[T]
     t_prog, t_data = st[T_PROG], st[T_DATA]
@@ -86,8 +91,8 @@ def _decide(states, x, g, needs, st, mu, m, w, n_com, span1, rows, pow2, big_t, 
     x2 = np.empty(p, dtype=np.int64)
     parts = np.empty(2)
     if timed:
-        found = _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, span1, rows, pow2, big_t,
-                       conditional, criterion, plus, gaps, powers, order, x2, parts)
+        found = _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, tables, criterion, order, x2,
+                       parts)
         if found < 0:
             return _ASK
     else:
@@ -102,8 +107,8 @@ def _decide(states, x, g, needs, st, mu, m, w, n_com, span1, rows, pow2, big_t, 
         if key in memo:
             i = memo[key]
         else:
-            found = _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, span1, rows, pow2, big_t,
-                           conditional, criterion, plus, gaps, powers, order, x2, parts)
+            found = _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, tables, criterion, order,
+                           x2, parts)
             if found < 0:
                 return _ASK
             if count[0] == fresh_found.shape[0]:
@@ -135,8 +140,9 @@ def _decide(states, x, g, needs, st, mu, m, w, n_com, span1, rows, pow2, big_t, 
     remaining = st[WORKLOAD] - st[C]
     if remaining <= 0:
         return _ASK
-    if not value_of(x, needs, remaining, w, n_com, span1, rows, pow2, big_t, conditional, plus, gaps, powers,
-                    parts):
+    span1, rows, pow2, big_t, conditional, set_keys, set_values, power_keys, power_values = tables
+    if not value_of(x, needs, remaining, w, n_com, span1, rows, pow2, big_t, conditional, set_keys,
+                    set_values, power_keys, power_values, parts):
         return _ASK
     current = _value(measure, parts[0], parts[1], elapsed)
     better = fresh_value < current if measure == E else fresh_value > current
@@ -144,9 +150,8 @@ def _decide(states, x, g, needs, st, mu, m, w, n_com, span1, rows, pow2, big_t, 
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def advance_rule(states, comm, x, g, d, needs, queue, st, hold, mu, m, w, n_com, span1, rows, pow2, big_t,
-                 conditional, criterion, measure, timed, plus, gaps, powers, memo, fresh_order, fresh_x,
-                 fresh_parts, fresh_found, count, order):
+def advance_rule(states, comm, x, g, d, needs, queue, st, hold, mu, m, w, n_com, tables, criterion, measure,
+                 timed, memo, fresh_order, fresh_x, fresh_parts, fresh_found, count, order):
     """:func:`._simulator_kernel.advance` with ``st[ONE_SLOT]`` set, deciding the slots itself.
 
     Returns what ``advance`` returns, but :data:`._simulator_kernel.ONE` only when the policy is to
@@ -157,9 +162,8 @@ def advance_rule(states, comm, x, g, d, needs, queue, st, hold, mu, m, w, n_com,
         code = advance(states, comm, x, g, d, needs, queue, st, hold)
         if code != ONE:
             return code
-        verdict = _decide(states, x, g, needs, st, mu, m, w, n_com, span1, rows, pow2, big_t, conditional,
-                          criterion, measure, timed, plus, gaps, powers, memo, fresh_order, fresh_x,
-                          fresh_parts, fresh_found, count, order)
+        verdict = _decide(states, x, g, needs, st, mu, m, w, n_com, tables, criterion, measure, timed, memo,
+                          fresh_order, fresh_x, fresh_parts, fresh_found, count, order)
         if verdict == _KEEP:
             st[HELD] += 1
             continue

@@ -68,8 +68,9 @@ def estimates_for(platform: Platform, name: str) -> MarkovEstimates:
 
 #: Largest ``n_q`` tabulated for the compiled evaluation (``T_prog + m T_data``); beyond, numpy.
 _MAX_NEEDS = 1 << 16
-#: Values the compiled evaluation keeps (sets, and powers by set and ``W``; emptied when full).
-_KEPT = 1 << 20
+#: Rows of the compiled evaluation's tables of sets and of powers by set and ``W`` (powers of 2;
+#: emptied when half full).
+_SETS, _POWERS = 1 << 15, 1 << 16
 
 
 class SetEstimates:
@@ -86,9 +87,6 @@ class SetEstimates:
 
     def __init__(self, estimates: MarkovEstimates, platform: Platform, criterion: str, formula: str,
                  n_max: int):
-        from numba import types
-        from numba.typed import Dict
-
         from ._estimates_kernel import IAY, IE, IP, IY
 
         self.estimates, self.platform = estimates, platform
@@ -98,11 +96,21 @@ class SetEstimates:
         self.span1 = np.ascontiguousarray(estimates.single_expected_span(grid, formula))
         self.mu = np.asarray(platform.mu, dtype=float)
         self.w = np.asarray(platform.w, dtype=np.int64)
-        self.plus = Dict.empty(types.int64, types.float64)
-        self.gaps = Dict.empty(types.int64, types.float64)
-        self.powers = Dict.empty(types.UniTuple(types.int64, 2), types.float64)
+        # Open-addressing tables (-1: an empty row): set key -> (P_+, E_c); (set key, W) -> P_+^(W-1).
+        self.set_keys = np.full(_SETS, -1, dtype=np.int64)
+        self.set_values = np.zeros((_SETS, 2))
+        self.power_keys = np.full((_POWERS, 2), -1, dtype=np.int64)
+        self.power_values = np.zeros(_POWERS)
+        self._filled = [0, 0]
         self.bits = np.int64(1) << np.arange(platform.p, dtype=np.int64)
         self._memo_size = len(estimates._cache)
+        self.tables = (self.span1, estimates._rows, estimates._pow2, estimates.T, self.conditional,
+                       self.set_keys, self.set_values, self.power_keys, self.power_values)
+
+    def _forget(self) -> None:
+        self.set_keys[:] = -1
+        self.power_keys[:] = -1
+        self._filled = [0, 0]
 
     @classmethod
     def of(cls, estimates: MarkovEstimates, platform: Platform, criterion: str,
@@ -123,18 +131,20 @@ class SetEstimates:
         est = self.estimates
         masks = grown > 0
         _, _, p_plus, e_c = est._gaps(masks)
-        if len(est._cache) < self._memo_size or len(self.powers) >= _KEPT:
-            # The estimates' memo was emptied: forget the sets too (a set met again is computed
-            # again, in its new batch, as the numpy path does).
-            self.plus.clear()
-            self.gaps.clear()
-            self.powers.clear()
+        k = len(masks)
+        if (len(est._cache) < self._memo_size or 2 * (self._filled[0] + k) > _SETS
+                or 2 * (self._filled[1] + k) > _POWERS):
+            # The estimates' memo was emptied (a set met again is computed again, in its new batch,
+            # as the numpy path does), or a table is half full: start the tables afresh.
+            self._forget()
         self._memo_size = len(est._cache)
         with np.errstate(under="ignore", over="ignore", divide="ignore", invalid="ignore"):
             power = p_plus ** (work.astype(float) - 1.0)
         keys = (masks * self.bits).sum(axis=1)
-        remember(self.plus, self.gaps, self.powers, keys, work, np.ascontiguousarray(p_plus),
-                 np.ascontiguousarray(e_c), np.ascontiguousarray(power))
+        new_sets, new_powers = remember(*self.tables[5:], keys, work.astype(np.int64),
+                                        np.ascontiguousarray(p_plus), np.ascontiguousarray(e_c),
+                                        np.ascontiguousarray(power))
+        self._filled = [self._filled[0] + new_sets, self._filled[1] + new_powers]
 
     def assign(self, up: np.ndarray, program: np.ndarray, data: np.ndarray, elapsed: int) -> tuple[int, ...]:
         """:func:`assign`'s order of the ``m`` tasks (``up`` the candidates, ascending)."""
@@ -149,8 +159,8 @@ class SetEstimates:
         while True:
             k = assign_tasks(up, self.mu, pf.m, self.w, program, data, pf.T_prog, pf.T_data, pf.n_com,
                              self.span1, self.estimates._rows, self.estimates._pow2, self.estimates.T,
-                             self.conditional, self.criterion, elapsed, self.plus, self.gaps, self.powers,
-                             order, batch)
+                             self.conditional, self.criterion, elapsed, self.set_keys, self.set_values,
+                             self.power_keys, self.power_values, order, batch)
             if k < 0:
                 return tuple(int(q) for q in order)
             self._learn(batch[:k], (batch[:k] * self.w).max(axis=1))
@@ -164,8 +174,8 @@ class SetEstimates:
         x = np.ascontiguousarray(x, dtype=np.int64)
         needs = np.ascontiguousarray(needs, dtype=np.int64)
         while not value_of(x, needs, work, self.w, pf.n_com, self.span1, self.estimates._rows,
-                           self.estimates._pow2, self.estimates.T, self.conditional, self.plus, self.gaps,
-                           self.powers, out):
+                           self.estimates._pow2, self.estimates.T, self.conditional, self.set_keys,
+                           self.set_values, self.power_keys, self.power_values, out):
             # The numpy path's batch for one allocation is that set alone.
             self._learn(x[None, :], np.array([work], dtype=np.int64))
         return float(out[0]), float(out[1])

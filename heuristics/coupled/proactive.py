@@ -132,9 +132,8 @@ class Proactive:
 
             p, m = platform.p, platform.m
             memo = Dict.empty(types.UniTuple(types.int64, 2), types.int64)
-            self._rule = (engine.mu, m, engine.w, platform.n_com, engine.span1, est._rows, est._pow2, est.T,
-                          engine.conditional, engine.criterion, MEASURES.index(self.measure),
-                          self.criterion.name == "IY", engine.plus, engine.gaps, engine.powers, memo,
+            self._rule = (engine.mu, m, engine.w, platform.n_com, engine.tables, engine.criterion,
+                          MEASURES.index(self.measure), self.criterion.name == "IY", memo,
                           np.zeros((_RULE_MEMO, m), dtype=np.int64),
                           np.zeros((_RULE_MEMO, p), dtype=np.int64), np.zeros((_RULE_MEMO, 2)),
                           np.zeros(_RULE_MEMO, dtype=np.int64),
