@@ -49,7 +49,7 @@ def _p_nd(q, t, rows, pow2, big_t):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _value(members, needs, n_com, span1, rows, pow2, big_t, p_plus, e_c, power, work, conditional, out,
+def _value(alloc, needs, n_com, span1, rows, pow2, big_t, p_plus, e_c, power, work, conditional, out,
            with_prob=True):
     """``out = (P, E)`` of one set: ``P^(S)(W) P_comm`` and ``E_comm + E^(S)(W)`` (Section V).
 
@@ -61,8 +61,8 @@ def _value(members, needs, n_com, span1, rows, pow2, big_t, p_plus, e_c, power, 
     top = 0.0
     nan = False
     total = 0
-    for q in range(members.shape[0]):
-        if members[q]:
+    for q in range(alloc.shape[0]):
+        if alloc[q] > 0:
             total += needs[q]
             v = span1[needs[q], q]
             if v != v:
@@ -81,8 +81,8 @@ def _value(members, needs, n_com, span1, rows, pow2, big_t, p_plus, e_c, power, 
         else:
             slots = np.int64(_MAX_SLOTS)
         success = 1.0
-        for q in range(members.shape[0]):
-            if members[q]:
+        for q in range(alloc.shape[0]):
+            if alloc[q] > 0:
                 success = success * _p_nd(q, slots, rows, pow2, big_t)
     steps = float(work) - 1.0
     if conditional:
@@ -127,10 +127,10 @@ def find_power(power_keys, key, work):
 
 
 @njit(cache=True, nogil=True)
-def _key(members):
+def _key(alloc):
     key = 0
-    for q in range(members.shape[0]):
-        if members[q]:
+    for q in range(alloc.shape[0]):
+        if alloc[q] > 0:
             key |= np.int64(1) << q
     return key
 
@@ -157,7 +157,6 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
     x = np.zeros(p, dtype=np.int64)
     cands = np.empty(p, dtype=np.int64)
     grown = np.empty(p, dtype=np.int64)
-    members = np.empty(p, dtype=np.bool_)
     needs = np.zeros(p, dtype=np.int64)
     out = np.empty(2)
     for step in range(m):
@@ -173,13 +172,12 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
             work = 0
             for q in range(p):
                 grown[q] = x[q] + (1 if q == cands[i] else 0)
-                members[q] = grown[q] > 0
                 if grown[q] * w[q] > work:
                     work = grown[q] * w[q]
                 needs[q] = 0
-                if members[q]:
+                if grown[q] > 0:
                     needs[q] = max(grown[q] * t_data - data[q], 0) + (0 if program[q] else t_prog)
-            key = _key(members)
+            key = _key(grown)
             row = find_set(set_keys, key)
             power_row = find_power(power_keys, key, work) if row >= 0 else -1
             if power_row < 0:
@@ -187,7 +185,7 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
                     for q in range(p):
                         batch[r, q] = x[q] + (1 if q == cands[r] else 0)
                 return k
-            _value(members, needs, n_com, span1, rows, pow2, big_t, set_values[row, 0], set_values[row, 1],
+            _value(grown, needs, n_com, span1, rows, pow2, big_t, set_values[row, 0], set_values[row, 1],
                    power_values[power_row], work, conditional, out, criterion != IE)
             prob, span = out[0], out[1]
             if criterion == IE:
@@ -219,13 +217,12 @@ def value_of(x, needs, work, w, n_com, span1, rows, pow2, big_t, conditional, se
 
     Returns False (``out`` untouched) when the set's values or its power are not known yet.
     """
-    members = x > 0
-    key = _key(members)
+    key = _key(x)
     row = find_set(set_keys, key)
     power_row = find_power(power_keys, key, work) if row >= 0 else -1
     if power_row < 0:
         return False
-    _value(members, needs, n_com, span1, rows, pow2, big_t, set_values[row, 0], set_values[row, 1],
+    _value(x, needs, n_com, span1, rows, pow2, big_t, set_values[row, 0], set_values[row, 1],
            power_values[power_row], work, conditional, out)
     return True
 

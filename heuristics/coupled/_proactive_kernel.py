@@ -77,19 +77,18 @@ def _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, tables, crite
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def _decide(states, x, g, needs, st, mu, m, w, n_com, tables, criterion, measure, timed, memo, fresh_order,
-            fresh_x, fresh_parts, fresh_found, count, order):
+            fresh_x, fresh_parts, fresh_found, count, x2, parts, order):
     """:meth:`.proactive.Proactive.decide` at slot ``st[T]``: keep, switch (``order``), or ask Python.
 
     ``tables``: the compiled evaluation's (span table, ``M_q^t`` rows, ``M_q^(2^j)``, ``T``,
     conditional, and the tables of set values and powers); ``memo`` (key (UP set, programs) ->
-    row of the ``fresh_*`` arrays, ``count[0]`` rows used) the fresh configurations.
+    row of the ``fresh_*`` arrays, ``count[0]`` rows used) the fresh configurations; ``x2``,
+    ``parts`` scratch arrays.
     """
     p = w.shape[0]
     t = st[T]
     t_prog, t_data = st[T_PROG], st[T_DATA]
     elapsed = t - st[ITER_START]
-    x2 = np.empty(p, dtype=np.int64)
-    parts = np.empty(2)
     if timed:
         found = _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, tables, criterion, order, x2,
                        parts)
@@ -151,7 +150,7 @@ def _decide(states, x, g, needs, st, mu, m, w, n_com, tables, criterion, measure
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def advance_rule(states, comm, x, g, d, needs, queue, st, hold, mu, m, w, n_com, tables, criterion, measure,
-                 timed, memo, fresh_order, fresh_x, fresh_parts, fresh_found, count, order):
+                 timed, memo, fresh_order, fresh_x, fresh_parts, fresh_found, count, x2, parts, order):
     """:func:`._simulator_kernel.advance` with ``st[ONE_SLOT]`` set, deciding the slots itself.
 
     Returns what ``advance`` returns, but :data:`._simulator_kernel.ONE` only when the policy is to
@@ -163,7 +162,7 @@ def advance_rule(states, comm, x, g, d, needs, queue, st, hold, mu, m, w, n_com,
         if code != ONE:
             return code
         verdict = _decide(states, x, g, needs, st, mu, m, w, n_com, tables, criterion, measure, timed, memo,
-                          fresh_order, fresh_x, fresh_parts, fresh_found, count, order)
+                          fresh_order, fresh_x, fresh_parts, fresh_found, count, x2, parts, order)
         if verdict == _KEEP:
             st[HELD] += 1
             continue

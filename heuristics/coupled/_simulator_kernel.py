@@ -20,8 +20,10 @@ from numba import njit
 #: began, for the proactive rule of :mod:`._proactive_kernel`).
 T, STOP, C, WORKLOAD, DONE, QUEUED, ONE_SLOT, N_COM, T_PROG, T_DATA, K, HELD, HOLD, ITER_START = range(14)
 REGISTER = 14
-#: Rows of ``hold`` (int64 (3, p)): who was UP, who held the program, the needs, at the promise.
-HOLD_UP, HOLD_PROGRAM, HOLD_NEEDS = 0, 1, 2
+#: Rows of ``hold`` (int64 (6, p)): who was UP, who held the program, the needs, at the promise;
+#: then scratch rows of :func:`advance` (allocated once per run, not once per call).
+HOLD_UP, HOLD_PROGRAM, HOLD_NEEDS, _SEEN, _SENT, _KINDS = 0, 1, 2, 3, 4, 5
+HOLD_ROWS = 6
 #: Modes of ``st[HOLD]``: no promise; the policy keeps while the UP set is the same; while the UP
 #: set and the programs are the same; and, besides, while no message is sent.
 NO_HOLD, HOLD_UP_SET, HOLD_KEY, HOLD_KEY_NEEDS = 0, 1, 2, 3
@@ -99,21 +101,19 @@ def advance(states, comm, x, g, d, needs, queue, st, hold):
     t = st[T]
     stop, n_com, t_prog, big_k = st[STOP], st[N_COM], st[T_PROG], st[K]
     c, workload, done, n = st[C], st[WORKLOAD], st[DONE], st[QUEUED]
-    seen = np.zeros(p, dtype=np.bool_)
-    sent = np.zeros(p, dtype=np.int64)
-    kinds = np.zeros(p, dtype=np.int64)
+    seen, sent, kinds = hold[_SEEN], hold[_SENT], hold[_KINDS]
     code = LIMIT
     while True:
         n_sent = 0
         if n > 0:
-            seen[:] = False
+            seen[:] = 0
             for i in range(n):
                 if n_sent == n_com:
                     break
                 q = queue[0, i]
                 if seen[q]:
                     continue
-                seen[q] = True
+                seen[q] = 1
                 if states[q, t] == _UP and x[q] > 0:
                     sent[n_sent], kinds[n_sent] = q, queue[1, i]
                     n_sent += 1

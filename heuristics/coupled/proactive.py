@@ -136,8 +136,8 @@ class Proactive:
                           MEASURES.index(self.measure), self.criterion.name == "IY", memo,
                           np.zeros((_RULE_MEMO, m), dtype=np.int64),
                           np.zeros((_RULE_MEMO, p), dtype=np.int64), np.zeros((_RULE_MEMO, 2)),
-                          np.zeros(_RULE_MEMO, dtype=np.int64),
-                          np.zeros(1, dtype=np.int64))
+                          np.zeros(_RULE_MEMO, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                          np.zeros(p, dtype=np.int64), np.zeros(2))
 
     def rule(self) -> tuple | None:
         """The arguments of the compiled slot rule (:func:`._proactive_kernel.advance_rule`), or ``None``.

@@ -256,7 +256,7 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
     x = np.zeros(p, dtype=np.int64)
     needs = np.zeros(p, dtype=np.int64)
     queue = np.zeros((3, p + instance.m), dtype=np.int64)
-    hold = np.zeros((3, p), dtype=np.int64)
+    hold = np.zeros((kernel.HOLD_ROWS, p), dtype=np.int64)
     st = np.zeros(kernel.REGISTER, dtype=np.int64)
     st[[kernel.N_COM, kernel.T_PROG, kernel.T_DATA, kernel.K]] = instance.n_com, t_prog, t_data, big_k
     proactive = bool(policy.proactive)
