@@ -229,6 +229,8 @@ def simulate_oracle(instance: CoupledInstance, policy, rng: np.random.Generator,
                 reason = None
             elif ask != "slot":
                 if x.any():
+                    g[(x > 0) & (g < t_prog)] = 0
+                    d[:] = 0
                     x, order, workload, c = np.zeros(p, dtype=np.int64), (), 0, 0
                     queue.items = []
                     needs[:] = 0

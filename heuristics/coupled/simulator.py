@@ -318,6 +318,10 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
                     st[kernel.HOLD] = mode
             else:
                 if x.any():
+                    # Everybody leaves: a partial program and all data are lost (III-C), as in
+                    # any entry (the replay applies the same rule to this idle entry).
+                    g[(x > 0) & (g < t_prog)] = 0
+                    d[:] = 0
                     x[:] = 0
                     st[kernel.WORKLOAD] = st[kernel.C] = st[kernel.QUEUED] = 0
                     needs[:] = 0

@@ -118,3 +118,16 @@ def test_an_m_beyond_what_a_decision_can_place_is_refused():
     big = paper_realization(MAX_TASKS + 1, 5, 1, 0, 0, slots=50)
     with pytest.raises(InputError, match=r"^m: the on-line heuristics place the m tasks one by one"):
         simulate(big, Random(), np.random.default_rng(0))
+
+
+def test_waiting_drops_the_configuration_and_a_partial_program_with_it():
+    """Found by the sample experiment: when nobody is UP at a decision the master waits with an
+    idle entry, and its workers leave the configuration, so a partial program is lost (III-C).
+    The simulator kept it and claimed a completion the replay did not see."""
+    instance = CoupledInstance(availability=parse_availability(["UURRUUUUUU", "UUDDUUUUUU"]), w=[1, 1],
+                               mu=[1, 1], m=2, n_com=2, T_prog=3)
+    run = simulate(instance, Random(), np.random.default_rng(0))
+    # P at 0, 1 (2 of 3); P_1 DOWN at 2; at 3 nobody is UP: idle entry; at 4 both again, 3 slots each.
+    assert {"start": 3, "allocation": [0, 0]} in run.schedule["configurations"]
+    assert run.schedule["communication"] == ["PP..PPP", "PP..PPP"]
+    assert run.makespan == 8 and check_claim(instance, run.schedule) == 8
