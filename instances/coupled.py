@@ -173,7 +173,7 @@ class CoupledInstance:
         object.__setattr__(self, "T_data", _int_at_least(self.T_data, 0, "T_data"))
         object.__setattr__(self, "K", _int_at_least(self.K, 1, "K"))
         if self.transitions is not None:
-            object.__setattr__(self, "transitions", _check_transitions(self.transitions, p))
+            object.__setattr__(self, "transitions", check_transitions(self.transitions, p))
         if self.continuation_seed is not None:
             seed = check_int(self.continuation_seed, "continuation_seed", 0, MAX_CONTINUATION_SEED)
             require(self.transitions is not None, "continuation_seed",
@@ -340,15 +340,19 @@ def continuation_seed_from(material: list[int], key: tuple[int, ...]) -> int:
     return int(word >> np.uint64(11))
 
 
-def _check_transitions(value: Any, p: int) -> np.ndarray:
-    """``(p, 3, 3)`` finite, non-negative, row-stochastic matrices (rows sum to 1 within 1e-9)."""
+def check_transitions(value: Any, p: int | None = None) -> np.ndarray:
+    """``(p, 3, 3)`` finite, non-negative, row-stochastic matrices (rows sum to 1 within 1e-9).
+
+    ``p = None`` accepts any number of processors (at least one).
+    """
     ok = isinstance(value, (list, tuple, np.ndarray))
     require(ok, "transitions", "must be a list of p 3x3 matrices")
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError, OverflowError):  # OverflowError: an integer too large for a float
         raise InputError("transitions: must be a list of p 3x3 matrices of numbers") from None
-    require(arr.shape == (p, 3, 3), "transitions", f"must have shape ({p}, 3, 3), got {arr.shape}")
+    ok = arr.ndim == 3 and arr.shape[1:] == (3, 3) and arr.shape[0] == (arr.shape[0] if p is None else p) >= 1
+    require(ok, "transitions", f"must have shape ({'p' if p is None else p}, 3, 3), got {arr.shape}")
     bad = np.argwhere(~np.isfinite(arr) | (arr < 0))
     if bad.size:
         q, i, j = bad[0]

@@ -34,6 +34,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import lambertw
 
+from volsched.instances.coupled import check_transitions
 from volsched.instances.errors import InputError
 
 #: The two forms of ``E^(S)(W)`` (Section V-A as printed; Definition 2, reading §2.4).
@@ -54,24 +55,6 @@ class Communication(NamedTuple):
     """``E_comm^(S)``, the estimated length of the phase in slots."""
     success: np.ndarray
     """``P_comm^(S) = prod_{q in S} P_ND^(q)(ceil(E_comm^(S)))``."""
-
-
-def _validated(transitions) -> np.ndarray:
-    try:
-        arr = np.asarray(transitions, dtype=float)
-    except (TypeError, ValueError, OverflowError):
-        raise InputError("transitions: must be a (p, 3, 3) array of probabilities") from None
-    if arr.ndim != 3 or arr.shape[0] < 1 or arr.shape[1:] != (3, 3):
-        raise InputError(f"transitions: must have shape (p, 3, 3) with p >= 1, got {arr.shape}")
-    bad = np.argwhere(~np.isfinite(arr) | (arr < 0))
-    if bad.size:
-        q, i, j = bad[0]
-        raise InputError(f"transitions[{q}][{i}][{j}]: must be a finite probability, got {arr[q, i, j]!r}")
-    rows = np.argwhere(np.abs(arr.sum(axis=2) - 1.0) > 1e-9)
-    if rows.size:
-        q, i = rows[0]
-        raise InputError(f"transitions[{q}][{i}]: must sum to 1, sums to {arr[q, i].sum()!r}")
-    return np.ascontiguousarray(arr)
 
 
 def _truncation(log_lam: np.ndarray, eps: float) -> np.ndarray:
@@ -164,7 +147,7 @@ class MarkovEstimates:
     """
 
     def __init__(self, transitions, eps: float = 1e-6, max_T: int = 100_000, cache_size: int = 1 << 18):
-        trans = _validated(transitions)
+        trans = check_transitions(transitions)
         if not (isinstance(eps, (int, float)) and 1e-15 <= eps < 1):
             raise ValueError(f"eps must be in [1e-15, 1), got {eps!r}")
         self.transitions = trans
