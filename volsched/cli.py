@@ -23,7 +23,7 @@ from volsched import __version__
 from volsched.instances.errors import InputError, check_int, require
 from volsched.instances.io import read_json, write_json
 
-from .families import FAMILIES, family_of
+from .families import FAMILIES, exports, family_of, run_options
 
 #: Most Monte-Carlo samples ``simulate --samples`` draws (a few arrays of this many floats are held at once).
 MAX_SAMPLES = 10_000_000
@@ -99,11 +99,18 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _setup(args: argparse.Namespace, family, instance, problem: str | None = None):
+    """The family's run options of this command applied (``--beta``...); see :meth:`Family.setup`."""
+    values = {name: getattr(args, _RUN + name) for name in run_options(args.command)}
+    return family.setup(args.command, instance, values, problem)
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     _writable(args.out)
     family, instance = _load(args.instance)
-    result = family.solve(instance, problem=args.problem, method=args.method, time_limit=args.time_limit,
-                          seed=args.seed)
+    setup = _setup(args, family, instance, args.problem)
+    result = family.solve(setup.instance, problem=setup.problem, method=args.method,
+                          time_limit=args.time_limit, seed=args.seed)
     obj = result.to_dict()
     if args.out:
         write_json(args.out, obj)
@@ -135,7 +142,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     family, instance = _load(args.instance)
-    simulator = family.heuristic(args.heuristic).simulator
+    setup = _setup(args, family, instance)
+    instance = setup.instance
+    simulator = setup.simulator(family.heuristic(args.heuristic).simulator)
     if args.samples is not None:
         require(dataclasses.is_dataclass(simulator) and hasattr(simulator, "samples"), "--samples",
                 f"the {family.name} simulator takes no sample count")
@@ -168,8 +177,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from .evaluate import evaluate
 
     family, instance = _load(args.instance)
+    setup = _setup(args, family, instance)
+    instance = setup.instance
     names = args.heuristics.split(",") if args.heuristics else None
-    simulators = {name: _with_cap(family, h.simulator, args.cap) for name, h in family.heuristics.items()}
+    simulators = {name: _with_cap(family, setup.simulator(h.simulator), args.cap)
+                  for name, h in family.heuristics.items()}
     report = evaluate(family, instance, names, method=args.method, time_limit=args.time_limit, seed=args.seed,
                       simulators=simulators)
     if report["optimum"] is not None:
@@ -183,6 +195,18 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
               f"{'[' + _fmt(p['ratio_lo']) + ', ' + _fmt(p['ratio_hi']) + ']':>20}"
               for name, p in report["policies"].items()]
     emit(args, report, "\n".join(lines))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    family, instance = _load(args.instance)
+    require(args.format in family.exports, "FORMAT",
+            f"the {family.name} family exports {sorted(family.exports) or 'nothing'}, not {args.format!r}")
+    require(not _is(Path.is_file, args.out), "--out", f"{args.out} is a file; export writes a folder")
+    paths = family.exports[args.format](instance, Path(args.out))
+    emit(args, {"family": family.name, "instance": instance.name, "format": args.format, "out": args.out,
+                "files": [str(p) for p in paths]},
+         f"wrote {len(paths)} files to {Path(args.out)}/ ({args.format})")
     return 0
 
 
@@ -263,6 +287,22 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Prefix of the run options' argparse destinations, apart from the shared options' (``--seed``...).
+_RUN = "run_"
+
+
+def _add_run_options(parser: argparse.ArgumentParser, command: str) -> None:
+    """The families' own options of ``command`` (one argument per name; :meth:`Family.setup` checks them)."""
+    for name, o in run_options(command).items():
+        owners = [f.name for f in FAMILIES.values() if any(r.option.name == name for r in f.run_options)]
+        text = f"{o.help} [{', '.join(owners)}]"
+        if o.flag:
+            parser.add_argument(o.cli, dest=_RUN + name, action="store_const", const=True, default=None,
+                                help=text)
+        else:
+            parser.add_argument(o.cli, dest=_RUN + name, type=o.cli_type, default=None, help=text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
@@ -287,6 +327,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, help="seconds")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="also write the result object here")
+    _add_run_options(p, "solve")
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("simulate", parents=[common], help="run one heuristic on an instance")
@@ -298,6 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cap", type=int, help="slots before a run fails (coupled: default 10^6, the paper's "
                                            "cap, or the stored horizon of an instance without chains)")
     p.add_argument("--out", help="also write the run (a result that `volsched verify` checks) here")
+    _add_run_options(p, "simulate")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("evaluate", parents=[common],
@@ -308,7 +350,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float)
     p.add_argument("--seed", type=int, default=0, help="seed of the policies' RNG (default 0)")
     p.add_argument("--cap", type=int, help="slots before a coupled run fails (default: see simulate)")
+    _add_run_options(p, "evaluate")
     p.set_defaults(func=cmd_evaluate)
+
+    formats = "; ".join(f"{k}: {', '.join(v)}" for k, v in exports().items()) or "none yet"
+    p = sub.add_parser("export", parents=[common], help=f"write an instance for another tool ({formats})")
+    p.add_argument("format", metavar="FORMAT", help="e.g. simgrid (a platform and its profiles)")
+    p.add_argument("instance")
+    p.add_argument("--out", required=True, help="the folder to write (created if missing)")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("verify", parents=[common], help="check a solution against an instance")
     p.add_argument("instance")

@@ -82,8 +82,10 @@ def evaluate(
             lo = hi = r
         else:
             r, lo, hi = ratio_interval(value, ref["best_known"], ref["bound"], False, sense)
-        policies[name] = {"problem": run["problem"], "value": value, "ratio": r, "ratio_lo": lo,
-                          "ratio_hi": hi, "metrics": run["metrics"], "solution": run["solution"]}
+        # The metrics at the policy's top level too (issue 16: {"value", "ratio", "waste"}).
+        policies[name] = {**run["metrics"], "problem": run["problem"], "value": value, "ratio": r,
+                          "ratio_lo": lo, "ratio_hi": hi, "metrics": run["metrics"],
+                          "solution": run["solution"]}
     first = references[problems[0]]
     return {
         "family": family.name,

@@ -91,6 +91,7 @@ def test_evaluate_json_shape_and_ratios(capsys):
         assert policy["value"] == pytest.approx(instance.expected_waste(policy["solution"]["a"]))
         assert policy["ratio"] >= 1.0
         assert policy["ratio"] == pytest.approx(max(1.0, policy["value"] / optimum), rel=1e-12)
+        assert policy["metrics"] and all(policy[k] == v for k, v in policy["metrics"].items())
 
 
 def test_simulate_monte_carlo_brackets_the_expected_waste(capsys):

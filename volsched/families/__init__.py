@@ -11,7 +11,11 @@ need, and nothing reaches a family except through it:
   sense, exact methods, verifier and metrics (:mod:`volsched.solvers.problem`);
 * **heuristics**: ``{name: Heuristic}``, a policy, the simulator that runs it
   and the problem it is scored against;
-* **presets**: named sweeps, and a **demo** part.
+* **presets**: named sweeps, and a **demo** part;
+* **run options**: a family's own options of ``solve``, ``simulate`` and
+  ``evaluate`` (:class:`RunOption`; slack: ``--beta``, ``--plain``,
+  ``--disturbance``), and **exports** (``volsched export FORMAT``; prescient:
+  ``simgrid``).
 
 :data:`FAMILIES` is the registry; a new family adds its module to :func:`_registry`.
 """
@@ -19,6 +23,7 @@ need, and nothing reaches a family except through it:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,6 +131,59 @@ class Heuristic:
 
 
 @dataclass(frozen=True)
+class RunOption:
+    """A family's own option of ``solve``, ``simulate`` or ``evaluate``.
+
+    Exactly one of the last three attributes says what the option does.
+
+    Attributes
+    ----------
+    option : Option
+        Its name, check, help and type (``beta`` is ``--beta``).
+    commands : tuple of str
+        The subcommands that take it.
+    instance : callable, optional
+        ``instance(model, value) -> model``: the instance the command works on
+        (slack: the rule's beta, which the instance also stores).
+    problem : str, optional
+        A flag that chooses this problem (slack: ``--plain``); it conflicts
+        with a different ``--problem``.
+    simulator_field : str, optional
+        A field of the heuristics' simulator dataclasses, set with
+        ``dataclasses.replace`` (slack: ``disturbance``).
+    """
+
+    option: Option
+    commands: tuple[str, ...] = ("solve", "simulate", "evaluate")
+    instance: Callable[[Any, Any], Any] | None = None
+    problem: str | None = None
+    simulator_field: str | None = None
+
+    def __post_init__(self):
+        if sum(x is not None for x in (self.instance, self.problem, self.simulator_field)) != 1:
+            raise ValueError(f"run option {self.option.name}: give exactly one of instance, problem, "
+                             "simulator_field")
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a command runs on once the family's run options are applied."""
+
+    instance: Any
+    problem: str | None
+    simulator_fields: dict[str, Any]
+
+    def simulator(self, simulator: Simulator) -> Simulator:
+        """``simulator`` with the options' fields set; a simulator without such a field is an error."""
+        if not self.simulator_fields:
+            return simulator
+        for name in self.simulator_fields:
+            require(dataclasses.is_dataclass(simulator) and hasattr(simulator, name),
+                    "--" + name.replace("_", "-"), f"the simulator {type(simulator).__name__} has no {name}")
+        return dataclasses.replace(simulator, **self.simulator_fields)
+
+
+@dataclass(frozen=True)
 class DemoPart:
     """A family's share of ``volsched demo``: JSON-ready results and the lines it prints."""
 
@@ -160,6 +218,12 @@ class Family:
     plots : callable, optional
         ``plots(rows, folder, reference) -> [paths]``: its paper figures
         (``volsched report --plot``).
+    run_options : tuple of RunOption
+        Its own options of ``solve`` / ``simulate`` / ``evaluate``.
+    exports : dict
+        Format -> ``export(instance, folder) -> [paths]`` (``volsched export
+        FORMAT INSTANCE --out FOLDER``). It validates everything before it
+        writes, and raises ``InputError`` for what it cannot export.
     """
 
     name: str
@@ -171,6 +235,8 @@ class Family:
     demo: Callable[..., DemoPart] | None = None
     report: Callable[..., dict | None] | None = None
     plots: Callable[..., list] | None = None
+    run_options: tuple[RunOption, ...] = ()
+    exports: dict[str, Callable[..., list]] = field(default_factory=dict)
 
     def __post_init__(self):
         for h in self.heuristics.values():
@@ -199,6 +265,31 @@ class Family:
             return problem, float(problem.verify(instance, solution))
         except Infeasible as exc:
             raise solution_error(exc) from None
+
+    def setup(self, command: str, instance: Any, values: Mapping[str, Any],
+              problem: str | None = None) -> Setup:
+        """Apply the run options given to ``command`` (name -> value; ``None``: not given).
+
+        An option of another family, or of another command, is bad input naming it.
+        """
+        own = {o.option.name: o for o in self.run_options if command in o.commands}
+        fields: dict[str, Any] = {}
+        for name, value in values.items():
+            if value is None:
+                continue
+            cli = "--" + name.replace("_", "-")
+            require(name in own, cli, f"the {self.name} family's {command} takes no such option")
+            run = own[name]
+            value = run.option.check(value, cli)
+            if run.instance is not None:
+                instance = run.instance(instance, value)
+            elif run.problem is not None:
+                require(problem in (None, run.problem), cli, f"chooses problem {run.problem!r}, "
+                        f"but --problem {problem} was given")
+                problem = run.problem
+            else:
+                fields[run.simulator_field] = value
+        return Setup(instance, problem, fields)
 
     # --- heuristics ---------------------------------------------------------
     def heuristic(self, name: str, field_name: str = "--heuristic") -> Heuristic:
@@ -326,5 +417,24 @@ def family_of(obj: Any) -> Family:
     return FAMILIES[name]
 
 
-__all__ = ["FAMILIES", "DemoPart", "Family", "GeneratorSpec", "Heuristic", "Option", "family_of",
-           "solution_error"]
+def run_options(command: str) -> dict[str, Option]:
+    """Every registered family's run options of ``command``, by name (the CLI adds each once)."""
+    out: dict[str, Option] = {}
+    for family in FAMILIES.values():
+        for run in family.run_options:
+            if command in run.commands:
+                out.setdefault(run.option.name, run.option)
+    return out
+
+
+def exports() -> dict[str, list[str]]:
+    """Export format -> the families that have it."""
+    out: dict[str, list[str]] = {}
+    for family in FAMILIES.values():
+        for name in family.exports:
+            out.setdefault(name, []).append(family.name)
+    return out
+
+
+__all__ = ["FAMILIES", "DemoPart", "Family", "GeneratorSpec", "Heuristic", "Option", "RunOption", "Setup",
+           "exports", "family_of", "run_options", "solution_error"]
