@@ -1,0 +1,257 @@
+"""The two exact problems of the slack family, their methods, and what the methods share.
+
+Canon et al. 2011 (Sections 3.3, 4, 5.1) as read in ``readings/slack.md``:
+
+* ``slack``: minimum reference makespan ``C_max`` subject, at the instance's
+  ``beta``, to the relaxed slack rule ``d_i^k >= beta max_{j in pi(i,k)} p_j``
+  and the last-period rule ``e_i^k <= C_max`` for every used interval
+  (slack.md 2.2-2.3: the last-period rule holds at every ``beta``; ``beta = 0``
+  is not the plain problem). Infeasible when ``lambda = 0`` (slack.md 2.4).
+  Methods ``cpsat`` (:mod:`.cpsat`) and ``milp`` (:mod:`.milp`, small cases).
+* ``plain``: scheduling with unavailability periods, neither rule: a job runs
+  inside one availability period (no spanning, no migration) or on a free
+  machine or after a machine's last interval (:mod:`volsched.instances.slack`:
+  a machine is available for ever after it, so the plain problem always has a
+  schedule). Same methods.
+
+Every method returns a :class:`~volsched.solvers.MethodOutcome`;
+:func:`volsched.solvers.finish` verifies it with :mod:`.verify` (which shares
+no code with the models) and sets the status. Each outcome's ``info`` carries
+``combinatorial_bound``, the beta-independent lower bound of :mod:`.bound`
+where that module is present, beside the method's own ``lower_bound``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import importlib
+import time
+from collections.abc import Callable
+
+from volsched.instances.slack import SlackInstance
+
+from ..problem import MethodOutcome, Metric, Problem, backend
+from .verify import verify_plain, verify_slack
+
+#: The two problems; ``slack`` is the family's default.
+NAMES = ("slack", "plain")
+
+
+# --- schedules from bin contents ------------------------------------------------------------------
+
+def schedule_of(instance: SlackInstance, contents: dict) -> list[list[int]]:
+    """The verifier's ``schedule`` (``[[machine, start], ...]`` in job order) from bin contents.
+
+    ``contents = {"intervals": {table row: [jobs]}, "open": {(machine, start): [jobs]}}``; each
+    bin's jobs run back to back from its start in non-increasing ``p`` (Section 3.3, compact).
+    """
+    table = instance.table
+    sched: list = [None] * instance.n
+    segments = [(int(table["machine"][r]), int(table["start"][r]), jobs)
+                for r, jobs in contents["intervals"].items()]
+    segments += [(i, start, jobs) for (i, start), jobs in contents["open"].items()]
+    for i, start, jobs in segments:
+        clock = start
+        for j in sorted(jobs, key=lambda j: (-int(instance.p[j]), j)):
+            sched[j] = [i, clock]
+            clock += int(instance.p[j])
+    assert all(s is not None for s in sched), "a job is in no bin"
+    return sched
+
+
+def makespan_of(instance: SlackInstance, contents: dict) -> int:
+    """``max_j C_j`` of the compact schedule of ``contents``."""
+    sched = schedule_of(instance, contents)
+    return max(t + int(p) for (_, t), p in zip(sched, instance.p, strict=True))
+
+
+def _fits_slack(a: int, p: int, num: int, den: int) -> bool:
+    return den * (a - p) >= num * p
+
+
+# --- greedy upper bounds and simple lower bounds ------------------------------------------------
+
+def greedy(instance: SlackInstance, problem: str) -> dict | None:
+    """A feasible schedule's bin contents (``None`` for slack with ``lambda = 0``).
+
+    slack: LPT on the free machines (no interval used, so both rules hold);
+    plain: jobs in LPT order, each where it ends earliest (an interval with
+    room, a tail, a free machine).
+    """
+    order = sorted(range(instance.n), key=lambda j: (-int(instance.p[j]), j))
+    if problem == "slack":
+        if instance.lam == 0:
+            return None
+        heap = [(0, i) for i in instance.free]
+        out: dict = {(i, 0): [] for i in instance.free}
+        for j in order:
+            load, i = heapq.heappop(heap)
+            out[(i, 0)].append(j)
+            heapq.heappush(heap, (load + int(instance.p[j]), i))
+        return {"intervals": {}, "open": {k: v for k, v in out.items() if v}}
+    table = instance.table
+    bins = [[int(table["start"][r]), int(table["a"][r]), 0, ("r", r)] for r in range(len(table["a"]))]
+    bins += [[int(row[-1, 1]) if len(row) else 0, None, 0, ("o", i)]
+             for i, row in enumerate(instance.machines)]
+    bins.sort(key=lambda b: b[0])
+    contents: dict = {"intervals": {}, "open": {}}
+    for j in order:
+        pj = int(instance.p[j])
+        best = None
+        for b in bins:
+            if best is not None and b[0] >= best[0]:
+                break
+            if b[1] is None or b[2] + pj <= b[1]:
+                end = b[0] + b[2] + pj
+                if best is None or end < best[0]:
+                    best = (end, b)
+        b = best[1]
+        b[2] += pj
+        kind, key = b[3]
+        if kind == "r":
+            contents["intervals"].setdefault(key, []).append(j)
+        else:
+            contents["open"].setdefault((key, b[0]), []).append(j)
+    return contents
+
+
+def simple_lower_bound(instance: SlackInstance, problem: str) -> int:
+    """``max_j`` of the earliest date job ``j`` alone can end by, under the problem's rules.
+
+    slack: ``p_j`` on a free machine, or ``e_i^k`` of an interval it fits
+    (``C_max >= e_i^k`` by the last-period rule); plain: ``p_j`` on a free
+    machine, ``e_i^{k-1} + p_j`` in an interval with ``a_i^k >= p_j``, or the
+    tail's start plus ``p_j``.
+    """
+    table = instance.table
+    num, den = instance.beta_ratio
+    a, e, start = (table[k].tolist() for k in ("a", "e", "start"))
+    tails = [int(row[-1, 1]) for row in instance.machines if len(row)]
+    best = 0
+    for pj in sorted({int(v) for v in instance.p}):
+        if problem == "slack":
+            options = [ek for ak, ek in zip(a, e, strict=True) if _fits_slack(ak, pj, num, den)]
+            if instance.lam:
+                options.append(pj)
+        else:
+            options = [sk + pj for ak, sk in zip(a, start, strict=True) if ak >= pj]
+            options += [t + pj for t in tails] + ([pj] if instance.lam else [])
+        if options:
+            best = max(best, min(options))
+    return best
+
+
+def combinatorial_bound(instance: SlackInstance) -> float | None:
+    """The beta-independent lower bound of :mod:`.bound` (``None`` if that module is absent)."""
+    try:
+        module = importlib.import_module(f"{__package__}.bound")
+    except ImportError:
+        return None
+    fn = getattr(module, "lower_bound", None)
+    return None if fn is None else fn(instance)
+
+
+def infeasible_reason(instance: SlackInstance, problem: str) -> str | None:
+    """Why ``problem`` has no schedule on ``instance`` (``None`` if it has one)."""
+    if problem != "slack" or instance.lam > 0:
+        return None
+    reason = ("no free machine (lambda = 0): the job ending at C_max lies in an interval whose "
+              "unavailability ends after C_max, so the last-period rule fails at every beta "
+              "(Section 4 after Theorem 1; slack.md 2.4)")
+    a = instance.table["a"]
+    longest = int(instance.p.max())
+    if not len(a) or longest > int(a.max()):
+        reason += (f"; moreover job {int(instance.p.argmax())} (p = {longest}) is longer than every "
+                   "availability period")
+    return reason
+
+
+# --- methods ----------------------------------------------------------------------------------------
+
+def _outcome(instance: SlackInstance, problem: str, contents: dict | None, value, bound, proven: bool,
+             info: dict) -> MethodOutcome:
+    info = {**info, "combinatorial_bound": combinatorial_bound(instance)}
+    if contents is None:
+        return MethodOutcome(None, None, bound, proven, info)
+    solution = {"schedule": schedule_of(instance, contents)}
+    if problem == "slack":
+        solution["beta"] = instance.beta
+    return MethodOutcome(solution, value, bound, proven, info)
+
+
+def _method(problem: str, run: Callable) -> Callable:
+    def method(instance: SlackInstance, time_limit: float | None, seed: int) -> MethodOutcome:
+        reason = infeasible_reason(instance, problem)
+        if reason is not None:
+            return _outcome(instance, problem, None, None, None, True, {"reason": reason})
+        return run(instance, problem, time_limit, seed)
+
+    return method
+
+
+def _two_phase(instance: SlackInstance, problem: str, time_limit: float | None, seed: int,
+               workers: int = 2) -> MethodOutcome:
+    """CP-SAT at the lower bound, then over ``[lo + 1, hi - 1]`` (:mod:`.cpsat`)."""
+    solve_at = backend(f"{__package__}.cpsat", "solve_at", "ortools")
+    started = time.perf_counter()
+    best = greedy(instance, problem)
+    hi = makespan_of(instance, best)
+    lo = simple_lower_bound(instance, problem)
+    comb = combinatorial_bound(instance)
+    if comb is not None:
+        lo = max(lo, int(-(-comb // 1)))
+    info: dict = {"lower_bound": lo, "greedy_makespan": hi, "phases": []}
+    if lo >= hi:
+        return _outcome(instance, problem, best, hi, hi, True, info)
+    first_limit = None if time_limit is None else time_limit / 2
+    status, contents, value, bound, phase = solve_at(instance, problem, lo, lo, first_limit, seed, workers,
+                                                     time.perf_counter())
+    info["phases"].append(phase)
+    if status in ("optimal", "feasible"):
+        return _outcome(instance, problem, contents, value, lo, True, info)
+    if status == "unknown":
+        return _outcome(instance, problem, best, hi, lo, False, info)
+    lo += 1
+    if lo >= hi:
+        return _outcome(instance, problem, best, hi, hi, True, info)
+    status, contents, value, bound, phase = solve_at(instance, problem, lo, hi - 1, time_limit, seed, workers,
+                                                     started)
+    info["phases"].append(phase)
+    if status == "infeasible":
+        return _outcome(instance, problem, best, hi, hi, True, info)
+    if status == "unknown":
+        return _outcome(instance, problem, best, hi, lo, False, info)
+    return _outcome(instance, problem, contents, value, bound, status == "optimal", info)
+
+
+def _milp(instance: SlackInstance, problem: str, time_limit: float | None, seed: int) -> MethodOutcome:
+    solve_milp = backend(f"{__package__}.milp", "solve_milp", "pulp")
+    best = greedy(instance, problem)
+    hi = makespan_of(instance, best)
+    contents, value, bound, proven, info = solve_milp(instance, problem, hi, time_limit)
+    if contents is None:
+        contents = best
+    value = makespan_of(instance, contents)
+    return _outcome(instance, problem, contents, value, bound, proven, {**info, "greedy_makespan": hi})
+
+
+def _verify_slack(instance: SlackInstance, solution: dict) -> int:
+    return verify_slack(instance, solution)
+
+
+def _verify_plain(instance: SlackInstance, solution: dict) -> int:
+    return verify_plain(instance, solution)
+
+
+_METRICS = (Metric("makespan", "min", "reference makespan C_max = max_j C_j (Section 3.3)"),
+            Metric("stability", "min", "disturbed makespan / the schedule's own reference makespan (3.3)"),
+            Metric("disturbed_makespan", None, "makespan of the disturbed execution (Section 3.2)"))
+
+PROBLEMS: dict[str, Problem] = {
+    "slack": Problem(name="slack", sense="min",
+                     methods={"cpsat": _method("slack", _two_phase), "milp": _method("slack", _milp)},
+                     verify=_verify_slack, metrics=_METRICS),
+    "plain": Problem(name="plain", sense="min",
+                     methods={"cpsat": _method("plain", _two_phase), "milp": _method("plain", _milp)},
+                     verify=_verify_plain, metrics=_METRICS[:1]),
+}
