@@ -35,7 +35,8 @@ from ..problem import MethodOutcome, Metric, Problem, backend
 from ..result import Infeasible, reject_unless
 from .bnb import solve_bnb
 from .full import MAX_CELLS, solve_full
-from .iterations import Iteration, schedule_of, solve_iterations
+from .horizon import reading
+from .iterations import CPSAT_MAX_SIZE, Iteration, schedule_of, solve_iterations
 from .iterations_brute import iterations_brute
 from .offline_brute import solve_brute
 from .offline_inf import solve_offline_inf
@@ -213,12 +214,15 @@ PROBLEMS: dict[str, Problem] = {
         metrics=(Metric("completion_slots", "min", "slots until one iteration completes"),)),
     "iterations": Problem(
         name="iterations", sense="min",
-        methods={"chain": _iterations_chain, "cpsat": _iterations_cpsat, "brute": _iterations_brute},
+        methods={"chain": reading(_iterations_chain),
+                 "cpsat": reading(_iterations_cpsat, lambda i: CPSAT_MAX_SIZE // (i.p * i.K)),
+                 "brute": reading(_iterations_brute)},
         verify=_verify_iterations, describe=_describe_schedule,
         verify_partial=lambda instance, solution: _replay_partial(instance, solution, False),
         metrics=(Metric("makespan", "min", "slots until K iterations complete, communication relaxed"),)),
     "full": Problem(
-        name="full", sense="min", methods={"greedy": _full_greedy, "cpsat": _full_cpsat},
+        name="full", sense="min",
+        methods={"greedy": reading(_full_greedy), "cpsat": reading(_full_cpsat, lambda i: MAX_CELLS // i.p)},
         verify=_verify_full, describe=_describe_schedule, verify_partial=_full_partial,
         choose=lambda instance: "cpsat" if instance.p * instance.horizon <= MAX_CELLS else "greedy",
         metrics=(Metric("makespan", "min", "slots until K iterations complete (Section III)"),

@@ -1,0 +1,80 @@
+"""The schedule problems read an extendable instance's realization as far as the answer needs (issue 15)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from volsched.families import FAMILIES
+from volsched.instances.coupled import generate_markov
+from volsched.solvers.coupled import horizon
+from volsched.solvers.coupled.horizon import cut
+
+FAMILY = FAMILIES["coupled"]
+SCHEDULE_METHODS = [(p, m) for p in ("iterations", "full") for m in FAMILY.problems[p].methods]
+
+
+def _short(seed: int):
+    """Ten stored slots, while four iterations of workload 3 (plus communication) need more."""
+    return dataclasses.replace(generate_markov(5, 10, 3, seed, 3), K=4, T_prog=2, T_data=1, n_com=2)
+
+
+@pytest.mark.parametrize(("problem", "method"), SCHEDULE_METHODS)
+@pytest.mark.parametrize("seed", range(3))
+def test_the_answer_reads_beyond_the_stored_slots_and_verifies_on_the_original(problem, method, seed):
+    instance = _short(seed)
+    result = FAMILY.solve(instance, problem=problem, method=method, time_limit=30)
+    assert result.verified
+    assert result.objective > instance.horizon
+    assert result.info["slots_read"] >= result.objective
+    _, value = FAMILY.verify(instance, result.solution)  # the replay reads the realization
+    assert value == result.objective
+
+
+@pytest.mark.parametrize(("problem", "method"), [(p, m) for p, m in SCHEDULE_METHODS
+                                                 if (p, m) != ("full", "greedy")])
+@pytest.mark.parametrize("seed", range(3))
+def test_reading_further_does_not_change_the_optimum(problem, method, seed):
+    instance = _short(seed)
+    result = FAMILY.solve(instance, problem=problem, method=method, time_limit=30)
+    assert result.status.value == "optimal"
+    further = cut(instance, 2 * result.info["slots_read"])  # stored slots only, twice as many
+    again = FAMILY.solve(further, problem=problem, method=method, time_limit=30)
+    assert again.status.value == "optimal"
+    assert again.objective == result.objective
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_full_greedy_is_bracketed_by_the_exact_optimum(seed):
+    instance = _short(seed)
+    exact = FAMILY.solve(instance, problem="full", method="cpsat", time_limit=30)
+    greedy = FAMILY.solve(instance, problem="full", method="greedy", time_limit=30)
+    assert greedy.bound <= exact.objective <= greedy.objective
+
+
+def test_a_stored_matrix_alone_is_still_read_only_to_its_horizon():
+    instance = cut(_short(0), 10)
+    assert not instance.extendable
+    result = FAMILY.solve(instance, problem="iterations", method="chain")
+    assert result.status.value == "infeasible"
+    assert result.bound == instance.horizon + 1
+    assert "slots_read" not in result.info
+
+
+def test_infeasible_only_at_the_cap(monkeypatch):
+    monkeypatch.setattr(horizon, "PAPER_CAP", 11)
+    result = FAMILY.solve(_short(0), problem="iterations", method="chain")
+    assert result.status.value == "infeasible"
+    assert result.info["slots_read"] == 11
+    assert "the paper's cap" in result.info["reason"]
+
+
+def test_an_attempt_that_would_overrun_the_time_limit_is_not_started(monkeypatch):
+    monkeypatch.setattr(horizon, "GROWTH", 1e12)
+    instance = _short(0)
+    result = FAMILY.solve(instance, problem="iterations", method="chain", time_limit=5)
+    assert result.status.value == "unknown"
+    assert result.bound == instance.horizon + 1  # proven of the stored slots, true of the realization
+    assert result.info["slots_read"] == instance.horizon
+    assert "overrun the time limit" in result.info["stopped"]
