@@ -1,0 +1,81 @@
+"""The optimal prescient schedule (Kondo, Chien, Casanova 2007, Section 3.4).
+
+One problem, ``makespan``: the earliest completion of the application's
+``T`` tasks, in seconds from its submission, by a scheduler that knows the
+host and CPU traces in advance (it never meets a failure, has no heartbeat
+delay, and starts a task only where it completes inside one availability
+interval). Two methods:
+
+* ``greedy`` (:mod:`.greedy`): the paper's greedy, vectorised. Optimal, with
+  its proof, for identical tasks (the paper's case); for non-identical sizes
+  a heuristic (largest task first), reported ``feasible`` with a lower bound
+  (the optimum with every task at the smallest size).
+* ``cpsat`` (:mod:`.cpsat`): a bin-packing model over candidate makespans,
+  exact for any sizes on small instances.
+
+Every schedule is re-checked by :mod:`.verify`, which also replays heuristic
+runs (attempts that fail or are cancelled, replicas); its docstring defines
+the schedule format. :mod:`.simgrid` exports an instance and a schedule for
+SimGrid, the independent oracle of the tests.
+"""
+
+from __future__ import annotations
+
+from volsched.instances.prescient import FAMILY, PrescientInstance
+
+from ..problem import MethodOutcome, Metric, Problem, backend
+from ..problem import solve as solve_problem
+from ..result import SolveResult
+from .greedy import attempts_of, greedy_schedule, identical_optimum
+from .verify import describe, verify_solution
+
+
+def _solution(schedule: dict) -> dict:
+    return {"makespan": schedule["makespan"], "attempts": attempts_of(schedule)}
+
+
+def _greedy(instance: PrescientInstance, time_limit: float | None, seed: int) -> MethodOutcome:
+    if instance.identical:
+        best = identical_optimum(instance)
+        if best is None:
+            return MethodOutcome(None, None, None, True, {"reason": "the traces cannot hold T tasks"})
+        return MethodOutcome(_solution(best), best["makespan"], best["makespan"], True,
+                             {"trace_read_until": best["horizon"]})
+    smallest = instance.with_tasks(instance.n_tasks, float(instance.task_minutes.min()))
+    low = identical_optimum(smallest)
+    if low is None:
+        return MethodOutcome(None, None, None, True,
+                             {"reason": "the traces cannot hold T tasks even of the smallest size"})
+    found = greedy_schedule(instance)
+    if found is None:
+        return MethodOutcome(None, None, low["makespan"], False,
+                             {"reason": "the greedy placed not every task"})
+    return MethodOutcome(_solution(found), found["makespan"], low["makespan"], False,
+                         {"bound": "the optimum with every task at the smallest size"})
+
+
+def _cpsat(instance: PrescientInstance, time_limit: float | None, seed: int) -> MethodOutcome:
+    solve_cpsat = backend(f"{__package__}.cpsat", "solve_cpsat", "ortools")
+    schedule, makespan, bound, proven, info = solve_cpsat(instance, time_limit, seed)
+    if schedule is None:
+        return MethodOutcome(None, None, bound, proven, info)
+    schedule["makespan"] = makespan
+    return MethodOutcome(_solution(schedule), makespan, bound, proven, info)
+
+
+METHODS = {"greedy": _greedy, "cpsat": _cpsat}
+
+PROBLEMS = {
+    "makespan": Problem(
+        name="makespan", sense="min", methods=METHODS, verify=verify_solution, describe=describe,
+        metrics=(Metric("makespan", "min", "seconds from the submission to the last task's completion"),)),
+}
+
+
+def solve(instance: PrescientInstance, method: str = "greedy", time_limit: float | None = None,
+          seed: int | None = None, problem: str | None = None) -> SolveResult:
+    """The prescient optimum of ``instance`` (status ``optimal`` with a proof)."""
+    return solve_problem(FAMILY, PROBLEMS, instance, problem, method, time_limit, seed)
+
+
+__all__ = ["METHODS", "PROBLEMS", "solve", "verify_solution"]

@@ -1,0 +1,280 @@
+"""The prescient greedy of Kondo, Chien, Casanova (2007), Section 3.4, vectorised.
+
+"First, it determines the soonest time that each host would complete a task,
+by looking at the future availability traces and scheduling the task as soon
+as the host is available. Then, it selects the host that completes the task
+the soonest, and it repeats this process until all tasks have been
+completed." It knows host and CPU availability, never meets a failure and has
+no heartbeat delay; a task must finish inside one availability interval
+(reading 2.4-2.5), so the work a host accumulates restarts at every host-down
+(and, without suspension, at every run of share 0: UCB).
+
+Optimality for identical tasks
+------------------------------
+The paper states it and defers the proof to the authors' technical report
+[28] (Kondo and Casanova, UCSD CS2004-0796); it is not in this paper. A short
+exchange argument, for ``T`` tasks of ``W`` operations each:
+
+1. *Left-shifting.* The work a host can deliver over ``[s, t]`` inside one
+   availability interval is non-decreasing in ``t`` and non-increasing in
+   ``s``. So in any feasible schedule, moving each attempt on a host to start
+   at the previous completion on that host, or at the start of its interval,
+   makes no completion later and keeps every task inside its interval. The
+   completions of a left-shifted host, in its interval ``I``, are the instants
+   at which its work since the start of ``I`` reaches ``W, 2W, ...``: host
+   ``h`` has a fixed sequence ``c_h1 < c_h2 < ...`` of *back-to-back
+   completions* that does not depend on the other hosts (an interval whose
+   work is below ``W`` adds none).
+2. *Counting.* A left-shifted feasible schedule completes at most ``j``
+   tasks on host ``h`` by ``c_hj`` and fewer before ``c_h1`` ... exactly: by
+   any time ``t`` host ``h`` completes at most ``n_h(t) = #{j : c_hj <= t}``
+   tasks (by 1., its ``i``-th completion is no earlier than ``c_hi``). So the
+   makespan ``C`` of any schedule satisfies ``sum_h n_h(C) >= T``: it is at
+   least the ``T``-th smallest of all the ``c_hj``.
+3. *Exchange.* The greedy takes, at every step, the smallest not yet used
+   ``c_hj`` (each host's next completion is its next back-to-back one), so it
+   takes the ``T`` smallest: its makespan is that bound. Any optimal schedule
+   that uses a completion later than the ``T``-th smallest can exchange that
+   task for an unused earlier back-to-back slot without delaying anything
+   else, which is the greedy's choice.
+
+Hence the optimum is the ``T``-th smallest back-to-back completion over all
+hosts, and :func:`identical_optimum` computes exactly that, reading the traces
+only as far as needed: a horizon ``H`` from the submission, doubled until the
+hosts' completions by ``H`` number at least ``T``.
+
+Non-identical tasks
+-------------------
+The problem is then strongly NP-hard (it contains makespan minimisation on
+identical machines); :func:`greedy_schedule` is only a heuristic there: tasks
+in decreasing size (LPT order, our choice; the paper has one size), each to
+the host where it would complete soonest. The CP-SAT model
+(:mod:`.cpsat`) is the exact method.
+
+Implementation
+--------------
+:class:`Pieces` is this module's own reading of the traces between the
+submission ``t0`` and ``H`` (it shares no code with
+:class:`volsched.instances.prescient.WorkProfile`, which :mod:`.cpsat` uses,
+so that the two methods check each other): the up intervals clipped to
+``[t0, H)``, cut at the CPU runs (found by a vectorised bisection in each
+host's runs, never a pass over the whole week), give pieces of constant rate;
+a piece's work is in *reference seconds* (seconds on a dedicated 1.5 GHz
+host: ``clock / 1500 * share * duration``), in which the paper's round
+figures sum exactly. Consecutive pieces of one interval (without suspension:
+between zero-share runs) form a *group*, whose work is accumulated by one
+global ``cumsum``; each group's back-to-back completions are one
+``searchsorted`` of ``base + j W`` in it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from volsched.instances.prescient import REF_CLOCK_MHZ
+
+#: The first horizon is this many times a host's ceil(T / N) tasks at its mean dedicated speed.
+_FIRST_SPAN_FACTOR = 2.0
+
+
+def _last_at_most(values, lo: np.ndarray, hi: np.ndarray, x: np.ndarray, strict: bool) -> np.ndarray:
+    """Per query, the last ``j`` in ``[lo, hi)`` with ``values[j] <= x`` (``< x`` if ``strict``).
+
+    A vectorised bisection over all queries at once: ``values[lo] <= x`` is
+    assumed (a host's first CPU run starts at 0).
+    """
+    lo = lo.copy()
+    hi = hi.copy()
+    while True:
+        open_ = hi - lo > 1
+        if not open_.any():
+            return lo
+        mid = (lo + hi) // 2
+        v = values[np.minimum(mid, len(values) - 1)]
+        go = open_ & ((v < x) if strict else (v <= x))
+        lo = np.where(go, mid, lo)
+        hi = np.where(open_ & ~go, mid, hi)
+
+
+class Pieces:
+    """Constant-rate pieces of every host's availability over ``[t0, until)``, grouped.
+
+    Attributes
+    ----------
+    host, start, end, rate : arrays, one entry per piece (rate in reference seconds per second)
+    cum : float array
+        Work (reference seconds) accumulated over all pieces up to each piece's end.
+    g_first, g_last : int arrays
+        First and last piece of each group (a group: one availability interval, restarted work).
+    g_host, g_start, g_end, g_base, g_work : arrays
+        Its host, start, end, the ``cum`` before it and the work it delivers.
+    """
+
+    def __init__(self, instance, t0: float, until: float):
+        n = instance.n_hosts
+        speed = np.asarray(instance.clock_mhz, dtype=float) / REF_CLOCK_MHZ
+        up_host = np.repeat(np.arange(n), np.diff(instance.up_ptr))
+        sel = (instance.up_end > t0) & (instance.up_start < until)
+        a = np.maximum(instance.up_start[sel], t0)
+        b = np.minimum(instance.up_end[sel], until)
+        ih = up_host[sel]
+        period = instance.period
+
+        def times(j):
+            return instance.cpu_index[j] * period
+
+        values = _LazyTimes(instance.cpu_index, period)
+        lo, hi = instance.cpu_ptr[ih], instance.cpu_ptr[ih + 1]
+        j_lo = _last_at_most(values, lo, hi, a, strict=False)
+        j_hi = _last_at_most(values, lo, hi, b, strict=True)
+        count = j_hi - j_lo + 1
+        iv = np.repeat(np.arange(len(a)), count)
+        offset = np.concatenate([[0], np.cumsum(count)[:-1]])
+        run = j_lo[iv] + (np.arange(int(count.sum())) - offset[iv])
+        host = ih[iv]
+        nxt = run + 1
+        has_next = nxt < instance.cpu_ptr[host + 1]
+        start = np.maximum(times(run), a[iv])
+        next_time = times(np.minimum(nxt, len(instance.cpu_index) - 1))
+        end = np.minimum(np.where(has_next, next_time, np.inf), b[iv])
+        share = instance.cpu_share[run]
+        if instance.suspension:
+            key = iv
+        else:
+            zeros = np.cumsum(share == 0)
+            keep = share > 0
+            key = iv * (len(zeros) + 1) + zeros
+            iv, host, start, end, share, key = (x[keep] for x in (iv, host, start, end, share, key))
+        rate = speed[host] * share
+        work = rate * (end - start)
+        self.host, self.start, self.end, self.rate = host, start, end, rate
+        self.cum = np.cumsum(work)
+        m = len(key)
+        first = np.ones(m, dtype=bool)
+        first[1:] = key[1:] != key[:-1]
+        self.g_first = np.flatnonzero(first)
+        self.g_last = np.append(self.g_first[1:] - 1, m - 1) if m else np.zeros(0, np.int64)
+        self.g_host = host[self.g_first]
+        self.g_start = start[self.g_first]
+        self.g_end = end[self.g_last]
+        self.g_base = self.cum[self.g_first] - work[self.g_first]
+        self.g_work = self.cum[self.g_last] - self.g_base
+        self.t0, self.until = float(t0), float(until)
+
+    def times_at(self, groups: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """When the accumulated work of ``groups`` first reaches ``targets`` (``<= `` their end)."""
+        j = np.searchsorted(self.cum, targets, side="left")
+        j = np.clip(j, self.g_first[groups], self.g_last[groups])
+        before = self.cum[j] - self.rate[j] * (self.end[j] - self.start[j])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = self.start[j] + (targets - before) / self.rate[j]
+        return np.minimum(np.where(self.rate[j] > 0, t, self.start[j]), self.end[j])
+
+
+class _LazyTimes:
+    """``cpu_index[j] * period`` on demand, so that a bisection never converts a whole week of runs."""
+
+    def __init__(self, index: np.ndarray, period: float):
+        self.index, self.period = index, period
+
+    def __len__(self):
+        return len(self.index)
+
+    def __getitem__(self, j):
+        return self.index[j] * self.period
+
+
+def back_to_back(pieces: Pieces, work: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every host's back-to-back completions of tasks of ``work`` reference seconds in ``pieces``.
+
+    Returns ``(group, j, time)``: completion ``j`` (1-based) of group ``group``, at ``time``.
+    """
+    k = np.floor(pieces.g_work / work).astype(np.int64)
+    k = np.maximum(k, 0)
+    groups = np.repeat(np.arange(len(k)), k)
+    offset = np.concatenate([[0], np.cumsum(k)[:-1]])
+    j = np.arange(int(k.sum())) - offset[groups] + 1
+    targets = np.minimum(pieces.g_base[groups] + j * work, pieces.g_base[groups] + pieces.g_work[groups])
+    return groups, j, pieces.times_at(groups, targets)
+
+
+def identical_optimum(instance) -> dict | None:
+    """The optimal schedule of ``T`` identical tasks (module docstring); ``None``: the traces cannot hold it.
+
+    Returns
+    -------
+    dict
+        ``makespan`` (seconds from submission), ``host``, ``start``, ``end``
+        (arrays over the ``T`` tasks, in completion order) and ``horizon``
+        (how far the traces were read).
+    """
+    t0, T = float(instance.start), instance.n_tasks
+    work = float(instance.task_minutes[0]) * 60.0
+    mean_speed = float(np.mean(instance.clock_mhz)) / REF_CLOCK_MHZ
+    span = _FIRST_SPAN_FACTOR * math.ceil(T / instance.n_hosts) * work / mean_speed + instance.period
+    end = float(instance.horizon)
+    while True:
+        until = min(t0 + span, end)
+        pieces = Pieces(instance, t0, until)
+        groups, j, times = back_to_back(pieces, work)
+        if len(times) >= T:
+            break
+        if until >= end:
+            return None
+        span *= 2.0
+    pick = np.argpartition(times, T - 1)[:T] if len(times) > T else np.arange(len(times))
+    pick = pick[np.lexsort((j[pick], times[pick]))]
+    g, jj, done = groups[pick], j[pick], times[pick]
+    prev = pieces.times_at(g, pieces.g_base[g] + (jj - 1) * work)
+    begin = np.where(jj == 1, pieces.g_start[g], prev)
+    return {"makespan": float(done[-1]) - t0, "host": pieces.g_host[g], "start": begin, "end": done,
+            "horizon": until}
+
+
+def greedy_schedule(instance) -> dict | None:
+    """Section 3.4's rule for any task sizes: largest task first, to the host that completes it soonest.
+
+    One step per task over all availability groups of the whole trace (a
+    heuristic for non-identical sizes; for identical ones it reproduces
+    :func:`identical_optimum`). Returns the same fields, tasks in their own
+    order, or ``None`` if a task fits nowhere.
+    """
+    t0 = float(instance.start)
+    pieces = Pieces(instance, t0, float(instance.horizon))
+    n_tasks = instance.n_tasks
+    sizes = np.asarray(instance.task_minutes, dtype=float) * 60.0
+    ready = np.full(instance.n_hosts, t0)
+    host = np.zeros(n_tasks, dtype=np.int64)
+    begin = np.zeros(n_tasks)
+    done = np.zeros(n_tasks)
+    span = (pieces.until - t0) + 1.0
+    keys = pieces.host * span + (pieces.start - t0)
+    for task in np.argsort(-sizes, kind="stable"):
+        r = ready[pieces.g_host]
+        s = np.maximum(pieces.g_start, r)
+        alive = s < pieces.g_end
+        j = np.searchsorted(keys, pieces.g_host * span + (s - t0), side="right") - 1
+        j = np.clip(j, pieces.g_first, pieces.g_last)
+        before = pieces.cum[j] - pieces.rate[j] * (pieces.end[j] - pieces.start[j])
+        c0 = before + pieces.rate[j] * np.clip(s - pieces.start[j], 0.0, pieces.end[j] - pieces.start[j])
+        target = c0 + sizes[task]
+        fits = alive & (target <= pieces.g_base + pieces.g_work)
+        if not fits.any():
+            return None
+        cand = np.flatnonzero(fits)
+        when = pieces.times_at(cand, target[cand])
+        best = int(np.argmin(when))
+        g = cand[best]
+        host[task], begin[task], done[task] = pieces.g_host[g], s[g], when[best]
+        ready[pieces.g_host[g]] = when[best]
+    return {"makespan": float(done.max()) - t0, "host": host, "start": begin, "end": done,
+            "horizon": pieces.until}
+
+
+def attempts_of(schedule: dict) -> list[dict]:
+    """The verifier's schedule format (:mod:`.verify`): one completed attempt per task."""
+    return [{"task": i, "host": int(h), "start": float(s), "end": float(e), "outcome": "completed"}
+            for i, (h, s, e) in enumerate(zip(schedule["host"].tolist(), schedule["start"].tolist(),
+                                              schedule["end"].tolist(), strict=True))]
