@@ -1,0 +1,640 @@
+"""The trace-driven simulator of the prescient family: the server of Section 2.1, event by event.
+
+Kondo, Chien, Casanova, "Scheduling Task Parallel Applications for Rapid
+Application Turnaround on Enterprise Desktop Grids" (J. Grid Computing 2007),
+Section 2.1; ``../shared/readings/prescient.md`` items 1.5-1.9, 4.1-4.12, 5.
+
+The server model
+----------------
+* **The ready queue.** "When a host becomes available for executing an
+  application task it sends a notification to the server. The server maintains
+  a queue of available hosts, the 'ready queue', and may choose to send a task
+  to one of them at any given time" (2.1). A host joins the queue when it comes
+  up and again when its task completes or is cancelled (reading 1.9a); it is in
+  the queue while it is up and idle, whatever its CPU share (1.9b: a task given
+  to a host whose CPU is busy starts suspended). Its place in the queue is the
+  time it joined (the submission time for a host already up then) and, among
+  hosts that joined at the same instant, a draw from the run's seeded
+  generator (reading 4.1: "ties broken randomly").
+* **Dispatch** costs nothing (1.9c): a task sent at ``t`` starts at ``t``.
+* **Execution** (2.1, 3.1). A task runs at ``110.7e6 * clock / 1500 MHz *
+  share(t)`` operations per second, is suspended while the share is 0 ("the
+  task is suspended and can be resumed on the same host at a later time",
+  never a failure) and fails when its host goes down ("the application task
+  fails and must be restarted from scratch"). Its completion instant is read
+  from the instance's cumulative available work of the availability interval it
+  started in (restarted at every host-down, reading 2.5), by ``searchsorted``.
+  Without suspension (UCB) a share of 0 ends the interval as a host-down would
+  (the instance's effective intervals).
+* **Failure detection: the next heartbeat tick.** "While an application task is
+  running on a host, the host sends a 'heart-beat' to the server every minute;
+  in the worst case it takes 1 minute before a server determines that a task
+  has been terminated" (2.1). The paper gives only the worst case (reading
+  1.7). Here the heartbeats of an attempt started at ``s`` are due at ``s +
+  60 k`` (``k >= 1``); the server learns of a failure at ``f`` at the first tick
+  strictly after it, :func:`detection_time` ``= s + 60 (floor((f - s) / 60) +
+  1)``, a delay in ``(0, 60]`` s. Every part of the family that needs the
+  server's knowledge uses this function. Until then the server believes the
+  attempt is running; the host itself may come back up sooner and join the
+  ready queue (a new notification), and the heartbeat still decides when the
+  server gives up on the old attempt.
+* **Restarts** (reading 1.6). A failed original returns to the queue of tasks
+  when the failure is detected and any ready host may take it, the same host
+  included once it is back up. "When the original task instance fails, a new
+  corresponding instance is placed in the primary queue; however, if a replica
+  fails, nothing more is done" (7.2): a failed replica is never restarted by the
+  server (REP-PROB may still decide to replicate its task again, by its own
+  rule).
+* **Cancellation** (reading 4.11c; the paper does not say). When an instance of
+  a task completes, the server cancels the task's other running instances at
+  that instant; their hosts join the ready queue at once. An instance whose host
+  has already gone down keeps its outcome ``failed``.
+* **Originals and replicas** (Section 6): "We refer to the first task instance
+  created as the *original* and the replicated task instances as *replicas*."
+  An instance sent for a task that waits in the primary queue (never started,
+  or its original failed) is an original; any other instance is a replica.
+
+Metrics (Section 3.4, 6; reading 5)
+-----------------------------------
+* ``makespan``: seconds from the submission to the last task's first
+  completion (reading 1.8: PRI-CR-WAIT's initial wait counts).
+* ``waste``: ``100 x`` the number of replica instances sent, failed and
+  cancelled ones included, ``/ T`` ("the percent of tasks replicated (including
+  those that fail)", Section 6; the paper's example has a "waste of 300%").
+  Re-issued originals are not replicas.
+* ``laggers``: the tasks completed after ``Q3 + 1 x IQR`` of the task
+  completion times, failed executions excluded ("We choose an intermediate IQR
+  factor of 1", 3.4). A diagnostic: "When comparing our heuristics we do not
+  consider the number of laggings".
+
+A policy sees a :class:`Platform` (what is known before the run: clock rates,
+the task size, the previous weekday's :class:`~.history.History`) and, at each
+decision, an :class:`Observation` of the server's state at ``t``; it never sees
+the instance or the traces after ``t``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from volsched.instances.prescient import PrescientInstance, WorkProfile, ops_per_second
+
+from .history import History
+
+#: The heartbeat period (Section 2.1: "every minute"), seconds.
+HEARTBEAT = 60.0
+#: The lagger threshold's IQR factor (Section 3.4: "We choose an intermediate IQR factor of 1").
+IQR_FACTOR = 1.0
+OUTCOMES = ("completed", "failed", "cancelled")
+
+
+def detection_time(start: float, failure: float, heartbeat: float = HEARTBEAT) -> float:
+    """When the server learns that the attempt started at ``start`` died at ``failure``.
+
+    The first heartbeat tick ``start + k heartbeat`` (``k >= 1``) strictly after
+    ``failure``: the delay is in ``(0, heartbeat]`` (module docstring).
+    """
+    return start + heartbeat * (math.floor((failure - start) / heartbeat) + 1)
+
+
+def laggers(completions: np.ndarray, factor: float = IQR_FACTOR) -> int:
+    """Completions after ``Q3 + factor x IQR`` of ``completions`` (Section 3.4), numpy's linear quantiles."""
+    c = np.asarray(completions, dtype=float)
+    if c.size == 0:
+        return 0
+    q1, q3 = np.percentile(c, [25.0, 75.0])
+    return int(np.count_nonzero(c > q3 + factor * (q3 - q1)))
+
+
+@dataclass(frozen=True)
+class Platform:
+    """What a policy may know before the run: everything but the traces (Sections 2.1, 4-6).
+
+    Attributes
+    ----------
+    N, T : int
+        Hosts and tasks.
+    s : float
+        A task's size in operations (the mean size when the tasks differ; the
+        paper's tasks are identical).
+    clock : ndarray
+        Clock rates, MHz.
+    speed : ndarray
+        Dedicated speeds, operations per second (``110.7e6 x clock / 1500``).
+    submission : float
+        The application's submission time on the trace clock.
+    history : History
+        Statistics of the previous weekday (PRI-HISTORY, EXCL-PRED's ``r``, REP-PROB).
+    """
+
+    N: int
+    T: int
+    s: float
+    clock: np.ndarray
+    speed: np.ndarray
+    submission: float
+    history: History
+
+    @classmethod
+    def of(cls, instance: PrescientInstance) -> Platform:
+        ops = instance.task_ops
+        return cls(N=instance.n_hosts, T=instance.n_tasks, s=float(ops.mean()),
+                   clock=_frozen(np.asarray(instance.clock_mhz, dtype=float)),
+                   speed=_frozen(ops_per_second(instance.clock_mhz)), submission=float(instance.start),
+                   history=History.of(instance, float(ops.mean())))
+
+
+@dataclass(frozen=True)
+class Observation:
+    """The server's state at ``t`` as a policy sees it (read-only arrays).
+
+    Attributes
+    ----------
+    t : float
+    platform : Platform
+    ready : ndarray of int
+        The ready queue: idle hosts that are up, in order of arrival (ties: the seeded draw).
+    primary : ndarray of int
+        Tasks waiting for an original instance, in the order they entered the queue.
+    done : ndarray of bool, shape (T,)
+    original : ndarray of int, shape (T,)
+        Host of each task's running original as the server knows it, ``-1`` if none.
+    original_start : ndarray of float, shape (T,)
+        Its start (``nan`` if none).
+    replicas : ndarray of int, shape (T,)
+        Running replicas of each task as the server knows them.
+    replicas_sent : ndarray of int, shape (T,)
+        Replicas sent so far for each task.
+    completions : ndarray of float
+        Task completion instants so far, in order.
+    live_task, live_host : ndarray of int
+    live_start : ndarray of float
+        Every instance the server believes running (failures not yet detected included).
+    memory : dict
+        The policy's own state for this run (empty at the start).
+    """
+
+    t: float
+    platform: Platform
+    ready: np.ndarray
+    primary: np.ndarray
+    done: np.ndarray
+    original: np.ndarray
+    original_start: np.ndarray
+    replicas: np.ndarray
+    replicas_sent: np.ndarray
+    completions: np.ndarray
+    live_task: np.ndarray
+    live_host: np.ndarray
+    live_start: np.ndarray
+    memory: dict
+
+    @property
+    def completed(self) -> int:
+        return int(self.completions.shape[0])
+
+    @property
+    def remaining(self) -> int:
+        """Tasks not completed."""
+        return self.platform.T - self.completed
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """Send an instance of ``task`` to ``host``: its original (it waits in the primary queue) or a replica."""
+
+    host: int
+    task: int
+    replica: bool = False
+
+
+@runtime_checkable
+class PrescientPolicy(Protocol):
+    """An on-line policy of Sections 4-6.
+
+    ``decide`` returns the assignments to make now and the next instant it
+    wants to be asked even if nothing happens (``None``: no such instant); at
+    that instant it is asked even when no host is ready (its timers, such as a
+    timeout, then fire on time). ``replicates``: it may send replicas, so it is
+    asked whenever a host is ready and a task is unfinished, not only when the
+    primary queue is not empty.
+    """
+
+    name: str
+    replicates: bool
+
+    def decide(self, observation: Observation,
+               rng: np.random.Generator) -> tuple[list[Assignment], float | None]: ...
+
+
+@dataclass
+class Run:
+    """A finished simulation: the attempts (the verifier's schedule) and the metrics."""
+
+    attempts: list[dict]
+    makespan: float | None
+    waste: float
+    laggers: int
+    completions: np.ndarray
+    decisions: int
+    events: int
+
+    @property
+    def failed(self) -> bool:
+        """The traces ended before every task completed."""
+        return self.makespan is None
+
+    @property
+    def metrics(self) -> dict[str, Any]:
+        return {"makespan": self.makespan, "waste": self.waste, "laggers": self.laggers}
+
+
+# Event kinds, in the order they are handled at one instant: a longer trace first (its hosts'
+# intervals are then known), completions (a host that completes at t is ready at t), hosts
+# coming up, detections, wake-ups.
+_GROW, _COMPLETE, _UP, _DETECT, _WAKE = 0, 1, 2, 3, 4
+_RUNNING, _COMPLETED, _FAILED, _CANCELLED = 0, 1, 2, 3
+_OUTCOME = {_COMPLETED: "completed", _FAILED: "failed", _CANCELLED: "cancelled"}
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _view(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.setflags(write=False)
+    return v
+
+
+class Physics:
+    """The traces as the simulator reads them: effective availability intervals and their work.
+
+    A :class:`~volsched.instances.prescient.WorkProfile` built over ``[start,
+    start + span]`` only, doubled whenever the run reaches its end: a run lasts
+    hours, a trace may last a week (issue 16, Speed: "read only as far into the
+    traces as the answer needs"). Interval ``k`` of host ``h`` is the host's
+    ``k``-th effective interval, the same in every profile that contains it.
+    """
+
+    FIRST_SPAN = 4 * 3600.0
+
+    def __init__(self, instance: PrescientInstance, span: float = FIRST_SPAN):
+        self.instance = instance
+        self.span = float(span)
+        self._build()
+
+    def _build(self) -> None:
+        inst = self.instance
+        until = inst.start + self.span
+        if until >= inst.horizon:
+            self.profile, self.until = WorkProfile(inst), math.inf
+        else:
+            self.profile, self.until = WorkProfile(inst, until), until
+        p = self.profile
+        self.iv_start, self.iv_end, self.iv_ptr = p.iv_start, p.iv_end, p.iv_ptr
+
+    def grow(self) -> None:
+        """Read twice as far into the traces."""
+        self.span *= 2.0
+        self._build()
+
+    def count(self, h: int) -> int:
+        """Effective intervals of ``h`` known so far."""
+        return int(self.iv_ptr[h + 1] - self.iv_ptr[h])
+
+    def bounds(self, h: int, k: int) -> tuple[float, float]:
+        i = int(self.iv_ptr[h]) + k
+        return float(self.iv_start[i]), float(self.iv_end[i])
+
+    def first_after(self, h: int, t: float) -> int:
+        """Local index of ``h``'s first interval ending after ``t`` (``count(h)`` if none is known)."""
+        lo, hi = int(self.iv_ptr[h]), int(self.iv_ptr[h + 1])
+        return int(np.searchsorted(self.iv_end[lo:hi], t, side="right"))
+
+    def finish(self, hosts: np.ndarray, ks: np.ndarray, t: float,
+               works: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Ends and outcomes of ``works`` operations started at ``t`` in intervals ``ks`` of ``hosts``.
+
+        Returns ``(end, completes)``: the completion instant, or the interval's
+        end (the host-down) when the work does not fit before it.
+        """
+        while True:
+            g = self.iv_ptr[hosts] + ks
+            if not np.any(self.iv_end[g] >= self.until):
+                break
+            self.grow()
+        done, _, chosen = self.profile.earliest_completion(hosts, np.full(hosts.shape, t), works)
+        completes = chosen == g
+        return np.where(completes, done, self.iv_end[g]), completes
+
+
+class _Instances:
+    """Growable columns of the task instances sent in a run."""
+
+    def __init__(self, capacity: int):
+        self.n = 0
+        self.task = np.zeros(capacity, dtype=np.int64)
+        self.host = np.zeros(capacity, dtype=np.int64)
+        self.start = np.zeros(capacity)
+        self.end = np.zeros(capacity)
+        self.fails = np.zeros(capacity, dtype=bool)
+        self.replica = np.zeros(capacity, dtype=bool)
+        self.state = np.zeros(capacity, dtype=np.int8)
+
+    def add(self, task, host, start, end, fails, replica) -> np.ndarray:
+        m = len(task)
+        while self.n + m > self.task.shape[0]:
+            for name in ("task", "host", "start", "end", "fails", "replica", "state"):
+                a = getattr(self, name)
+                setattr(self, name, np.concatenate([a, np.zeros_like(a)]))
+        ids = np.arange(self.n, self.n + m)
+        self.task[ids], self.host[ids], self.start[ids] = task, host, start
+        self.end[ids], self.fails[ids], self.replica[ids] = end, fails, replica
+        self.state[ids] = _RUNNING
+        self.n += m
+        return ids
+
+
+def simulate(instance: PrescientInstance, policy: PrescientPolicy, rng: np.random.Generator,
+             platform: Platform | None = None, physics: Physics | None = None) -> Run:
+    """Run ``policy`` on ``instance``'s traces from its submission until every task completes.
+
+    Event-driven (module docstring): hosts coming up, completions, detected
+    failures and the policy's own wake-up instants; the policy is asked after
+    the events of each instant when a host is ready and it has something to
+    place (a task in the primary queue or, for a replicating policy, an
+    unfinished task), and at the instants it asked to be woken at.
+
+    Parameters
+    ----------
+    instance : PrescientInstance
+    policy : PrescientPolicy
+    rng : numpy.random.Generator
+        The ready queue's tie-breaking draws and the policy's own draws.
+    platform, physics : optional
+        Built from ``instance`` when ``None``; they depend on the instance only,
+        so a caller running many policies on one instance may share them.
+
+    Returns
+    -------
+    Run
+        ``makespan`` is ``None`` when the traces end first.
+    """
+    platform = Platform.of(instance) if platform is None else platform
+    physics = Physics(instance) if physics is None else physics
+    n, n_tasks, t0 = platform.N, platform.T, platform.submission
+    work = instance.task_ops
+
+    interval = np.full(n, -1, dtype=np.int64)   # current (or last) interval of each host
+    up_from = np.full(n, math.inf)
+    up_until = np.full(n, -math.inf)
+    idle = np.zeros(n, dtype=bool)
+    arrival = np.full(n, math.inf)
+    tie = np.zeros(n)
+    running_on = np.full(n, -1, dtype=np.int64)  # the instance physically on each host
+    waiting: set[int] = set()                    # hosts whose next interval lies beyond the profile
+
+    done = np.zeros(n_tasks, dtype=bool)
+    original = np.full(n_tasks, -1, dtype=np.int64)
+    original_start = np.full(n_tasks, math.nan)
+    replicas = np.zeros(n_tasks, dtype=np.int64)
+    replicas_sent = np.zeros(n_tasks, dtype=np.int64)
+    completions = np.zeros(n_tasks)
+    primary: dict[int, None] = dict.fromkeys(range(n_tasks))
+    live: dict[int, None] = {}                   # instances the server believes running
+    by_task: dict[int, list[int]] = {}
+    inst = _Instances(2 * n_tasks + 16)
+    n_done = 0
+
+    events: list[tuple[float, int, int, int]] = []
+    seq = 0
+
+    def push(t: float, kind: int, item: int) -> None:
+        nonlocal seq
+        heapq.heappush(events, (t, kind, seq, item))
+        seq += 1
+
+    def join(h: int, t: float) -> None:
+        idle[h] = True
+        arrival[h] = t
+        tie[h] = rng.random()
+
+    def schedule_next(h: int, k: int) -> None:
+        """Push host ``h``'s interval ``k`` coming up, or wait for a longer profile."""
+        if k < physics.count(h):
+            push(physics.bounds(h, k)[0], _UP, k * n + h)
+        elif math.isfinite(physics.until):
+            waiting.add(h)
+
+    def come_up(h: int, k: int, t: float) -> None:
+        interval[h] = k
+        up_from[h], up_until[h] = physics.bounds(h, k)
+        join(h, t)
+        schedule_next(h, k + 1)
+
+    def refresh() -> None:
+        """After the profile grew: current intervals' true ends, hosts whose next interval is now known."""
+        on = np.flatnonzero(interval >= 0)
+        g = physics.iv_ptr[on] + interval[on]
+        up_until[on] = physics.iv_end[g]
+        for h in sorted(waiting):
+            waiting.discard(h)
+            schedule_next(h, int(interval[h]) + 1 if interval[h] >= 0 else physics.first_after(h, t0))
+        if math.isfinite(physics.until):
+            push(physics.until, _GROW, 0)
+
+    for h in range(n):
+        k = physics.first_after(h, t0)
+        if k < physics.count(h) and physics.bounds(h, k)[0] <= t0:
+            come_up(h, k, t0)
+        else:
+            schedule_next(h, k)
+    if math.isfinite(physics.until):
+        push(physics.until, _GROW, 0)
+
+    def finish_task(i: int, t: float) -> None:
+        nonlocal n_done
+        task = int(inst.task[i])
+        done[task] = True
+        completions[n_done] = t
+        n_done += 1
+        primary.pop(task, None)
+        for j in by_task.pop(task, ()):
+            live.pop(j, None)
+            if j == i or inst.state[j] != _RUNNING:
+                continue
+            if inst.fails[j] and inst.end[j] <= t:
+                continue   # its host went down before: it failed, undetected yet
+            inst.state[j] = _CANCELLED
+            inst.end[j] = t
+            hj = int(inst.host[j])
+            running_on[hj] = -1
+            join(hj, t)
+        original[task] = -1
+        original_start[task] = math.nan
+        replicas[task] = 0
+
+    def dispatch(assignments: list[Assignment], t: float) -> None:
+        hosts = np.fromiter((a.host for a in assignments), dtype=np.int64, count=len(assignments))
+        tasks = np.fromiter((a.task for a in assignments), dtype=np.int64, count=len(assignments))
+        rep = np.fromiter((a.replica for a in assignments), dtype=bool, count=len(assignments))
+        before = physics.until
+        end, completes = physics.finish(hosts, interval[hosts], t, work[tasks])
+        if physics.until != before:
+            refresh()
+        ids = inst.add(tasks, hosts, t, end, ~completes, rep)
+        for i, h, task, r, e, c in zip(ids.tolist(), hosts.tolist(), tasks.tolist(), rep.tolist(),
+                                       end.tolist(), completes.tolist(), strict=True):
+            idle[h] = False
+            running_on[h] = i
+            live[i] = None
+            by_task.setdefault(task, []).append(i)
+            if r:
+                replicas[task] += 1
+                replicas_sent[task] += 1
+            else:
+                primary.pop(task)
+                original[task] = h
+                original_start[task] = t
+            if c:
+                push(e, _COMPLETE, i)
+            else:
+                push(detection_time(t, e), _DETECT, i)
+
+    decisions = n_events = 0
+    wakes: set[float] = set()
+    memory: dict = {}
+    empty_i, empty_f = _frozen(np.zeros(0, dtype=np.int64)), _frozen(np.zeros(0))
+    t = t0
+    woke = False
+    while n_done < n_tasks and events:
+        t = events[0][0]
+        while events and events[0][0] == t:
+            _, kind, _, item = heapq.heappop(events)
+            n_events += 1
+            if kind == _COMPLETE:
+                if inst.state[item] == _RUNNING:
+                    inst.state[item] = _COMPLETED
+                    h = int(inst.host[item])
+                    running_on[h] = -1
+                    finish_task(item, t)
+                    join(h, t)
+            elif kind == _UP:
+                h, k = item % n, item // n
+                j = int(running_on[h])
+                if j >= 0:
+                    inst.state[j] = _FAILED   # it died when the host went down
+                    running_on[h] = -1
+                come_up(h, k, t)
+            elif kind == _DETECT:
+                if item in live:
+                    del live[item]
+                    task = int(inst.task[item])
+                    inst.state[item] = _FAILED
+                    if running_on[inst.host[item]] == item:
+                        running_on[inst.host[item]] = -1
+                    by_task[task].remove(item)
+                    if inst.replica[item]:
+                        replicas[task] -= 1
+                    else:
+                        original[task] = -1
+                        original_start[task] = math.nan
+                        primary[task] = None
+            elif kind == _GROW:
+                if t >= physics.until:
+                    physics.grow()
+                    refresh()
+            else:
+                woke = True
+                wakes.discard(t)
+        if n_done == n_tasks:
+            break
+        ready_mask = idle & (up_from <= t) & (up_until > t)
+        if not woke and not ((primary or policy.replicates) and ready_mask.any()):
+            continue
+        woke = False
+        ready = np.flatnonzero(ready_mask)
+        ready = ready[np.lexsort((tie[ready], arrival[ready]))]
+        if live:
+            ids = np.fromiter(live, dtype=np.int64, count=len(live))
+            lt, lh, ls = inst.task[ids], inst.host[ids], inst.start[ids]
+        else:
+            lt, lh, ls = empty_i, empty_i, empty_f
+        obs = Observation(
+            t=t, platform=platform, ready=_frozen(ready),
+            primary=_frozen(np.fromiter(primary, dtype=np.int64, count=len(primary))),
+            done=_view(done), original=_view(original), original_start=_view(original_start),
+            replicas=_view(replicas), replicas_sent=_view(replicas_sent),
+            completions=_view(completions[:n_done]), live_task=_frozen(lt), live_host=_frozen(lh),
+            live_start=_frozen(ls), memory=memory)
+        assignments, wake = policy.decide(obs, rng)
+        decisions += 1
+        if assignments:
+            _check(assignments, ready_mask, done, primary, policy.name, t)
+            dispatch(assignments, t)
+        if wake is not None and t < wake < math.inf and wake not in wakes:
+            wakes.add(wake)
+            push(wake, _WAKE, -1)
+
+    attempts = []
+    for i in range(inst.n):
+        state = int(inst.state[i])
+        if state == _RUNNING:
+            # Unresolved when the run stopped: every completion was handled, so its host went down.
+            state = _FAILED
+        attempts.append({"task": int(inst.task[i]), "host": int(inst.host[i]), "start": float(inst.start[i]),
+                         "end": float(inst.end[i]), "outcome": _OUTCOME[state],
+                         "replica": bool(inst.replica[i])})
+    finished = n_done == n_tasks
+    comp = completions[:n_done].copy()
+    return Run(attempts=attempts, makespan=float(comp.max() - t0) if finished else None,
+               waste=100.0 * int(inst.replica[:inst.n].sum()) / n_tasks, laggers=laggers(comp - t0),
+               completions=comp, decisions=decisions, events=n_events)
+
+
+def _check(assignments, ready_mask, done, primary, name, t) -> None:
+    """A policy's assignments must use distinct ready hosts and unfinished tasks (else: the policy's bug)."""
+    hosts = set()
+    sent = set()   # originals of this decision: their tasks may be replicated in it too
+    for a in assignments:
+        if not (0 <= a.host < len(ready_mask)) or not ready_mask[a.host] or a.host in hosts:
+            raise ValueError(f"{name} at t={t}: host {a.host} is not ready or is used twice")
+        hosts.add(a.host)
+        if not (0 <= a.task < len(done)) or done[a.task]:
+            raise ValueError(f"{name} at t={t}: task {a.task} does not exist or is completed")
+        waiting = a.task in primary and a.task not in sent
+        if a.replica == waiting:
+            raise ValueError(f"{name} at t={t}: task {a.task} " + (
+                "waits for its original, not a replica" if a.replica else "has a running original"))
+        if not a.replica:
+            sent.add(a.task)
+
+
+@dataclass(frozen=True)
+class PrescientSimulator:
+    """:class:`~volsched.heuristics.base.Simulator` of the prescient family: :func:`simulate`.
+
+    The solution is ``{"makespan", "attempts"}`` in the format of the
+    family's verifier (each attempt also says whether it was a ``replica``;
+    ``makespan`` is left out when the traces ended first); the metrics are
+    ``makespan``, ``waste`` and ``laggers``.
+    """
+
+    def run(self, instance: PrescientInstance, policy: PrescientPolicy,
+            rng: np.random.Generator) -> tuple[dict, dict[str, Any]]:
+        result = simulate(instance, policy, rng)
+        solution: dict[str, Any] = {"attempts": result.attempts}
+        if result.makespan is not None:
+            solution["makespan"] = result.makespan
+        return solution, result.metrics
+
+
+__all__ = ["HEARTBEAT", "IQR_FACTOR", "Assignment", "Observation", "Physics", "Platform", "PrescientPolicy",
+           "PrescientSimulator", "Run", "detection_time", "laggers", "simulate"]
