@@ -77,6 +77,33 @@ class ExactHost:
                     return s0, done
         return None
 
+    def available_until(self, t: Fraction) -> Fraction | None:
+        """When the availability containing ``t`` ends (its interval's end or a zero run), or ``None``."""
+        for a, b in reversed(self.intervals):
+            if a <= t < b:
+                if not self.suspension:
+                    if self._share_at(t) == 0:
+                        return None
+                    later = [rt for j, rt in enumerate(self.run_time)
+                             if t < rt < b and self.run_share[j] == 0]
+                    return min(later, default=b)
+                return b
+        return None
+
+    def next_available(self, t: Fraction) -> Fraction | None:
+        """The first instant ``>= t`` at which a task may start here."""
+        points = [t] + [a for a, _ in self.intervals if a > t] + [rt for rt in self.run_time if rt > t]
+        for p in sorted(points):
+            if self.available_until(p) is not None:
+                return p
+        return None
+
+    def attempt(self, s: Fraction, work: Fraction) -> tuple[Fraction, str]:
+        """``(end, outcome)`` of an attempt started at ``s``: its completion, or the kill."""
+        stop = self.available_until(s)
+        done = self.finish_in(s, stop, work)
+        return (done, "completed") if done is not None else (stop, "failed")
+
     def _share_at(self, t: Fraction) -> Fraction:
         j = max(i for i, rt in enumerate(self.run_time) if rt <= t)
         return self.run_share[j]
@@ -112,6 +139,46 @@ def brute_force(instance: PrescientInstance) -> tuple[Fraction, list] | None:
                 if best is None or span < best[0]:
                     best = (span, rows)
     return best
+
+
+def random_run(instance: PrescientInstance, rng: np.random.Generator, replicas: float = 0.3) -> dict | None:
+    """A random heuristic-like run in the verifier's format, computed exactly.
+
+    Tasks go, in random order, to random hosts as soon as those are available;
+    a failed attempt's task goes to another random host; with probability
+    ``replicas`` a task also gets a replica, and whichever instance ends second
+    is cancelled at the first one's completion if it is still running.
+    Returns ``None`` if the traces run out.
+    """
+    hosts = [ExactHost(instance, h) for h in range(instance.n_hosts)]
+    t0 = Fraction(float(instance.start))
+    ready = [t0] * len(hosts)
+    attempts = []
+    for task in rng.permutation(instance.n_tasks).tolist():
+        work = Fraction(float(instance.task_minutes[task])) * 60 * OPS
+        runs = []
+        for _ in range(2 if rng.random() < replicas else 1):
+            for _ in range(50):
+                h = int(rng.integers(len(hosts)))
+                s = hosts[h].next_available(ready[h])
+                if s is None:
+                    continue
+                end, outcome = hosts[h].attempt(s, work)
+                ready[h] = end
+                runs.append([task, h, s, end, outcome])
+                if outcome == "completed":
+                    break
+            else:
+                return None
+        done = min(r[3] for r in runs if r[4] == "completed")
+        runs = [r for r in runs if r[2] <= done]
+        for r in runs:
+            if r[3] > done:
+                r[3], r[4] = done, "cancelled"
+                ready[r[1]] = done
+        attempts += runs
+    return {"attempts": [{"task": t, "host": h, "start": float(s), "end": float(e), "outcome": o}
+                         for t, h, s, e, o in attempts]}
 
 
 def random_instance(rng: np.random.Generator, hosts: int = 3, tasks: int = 3, identical: bool = True,
