@@ -51,8 +51,8 @@ from typing import Any
 
 import numpy as np
 
-from .errors import MAX_FIELD_INT, InputError, is_int, is_number, require
-from .io import envelope, unwrap
+from ..errors import MAX_FIELD_INT, InputError, is_int, is_number, require
+from ..io import envelope, unwrap
 
 FAMILY = "slack"
 #: Most intervals (all machines together) an instance may hold.
@@ -138,6 +138,10 @@ class SlackInstance:
         Processing times ``p_j >= 1``.
     beta : float
         Share of the slack rule, in [0, 1] (Section 5.1).
+    target : int, optional
+        The makespan threshold of a decision instance: the 3-PARTITION
+        reduction's instances (:mod:`.generators`) are YES iff the slack
+        optimum at ``beta = 1`` is at most ``target``. ``None`` otherwise.
     """
 
     machines: tuple
@@ -145,6 +149,7 @@ class SlackInstance:
     beta: float = 1.0
     name: str = FAMILY
     params: dict = field(default_factory=dict)
+    target: int | None = None
 
     def __post_init__(self):
         require(isinstance(self.machines, (list, tuple)), "machines",
@@ -157,6 +162,11 @@ class SlackInstance:
         object.__setattr__(self, "machines", machines)
         object.__setattr__(self, "p", _jobs(self.p, "p"))
         object.__setattr__(self, "beta", check_beta(self.beta))
+        if self.target is not None:
+            target = self.target.item() if isinstance(self.target, np.generic) else self.target
+            require(is_int(target) and 1 <= target <= MAX_FIELD_INT, "target",
+                    f"must be a positive integer (at most {MAX_FIELD_INT}) or absent, got {target!r}")
+            object.__setattr__(self, "target", int(target))
         require(isinstance(self.name, str), "name", "must be a string")
         require(isinstance(self.params, dict), "params", "must be an object")
 
@@ -275,15 +285,18 @@ class SlackInstance:
             "p": self.p.tolist(),
             "beta": self.beta,
         }
+        if self.target is not None:
+            data["target"] = self.target
         return envelope(FAMILY, self.name, self.params, data)
 
     @classmethod
     def from_json(cls, obj: Any) -> SlackInstance:
-        data = unwrap(obj, FAMILY, ("machines", "p"), optional=("beta",))
+        data = unwrap(obj, FAMILY, ("machines", "p"), optional=("beta", "target"))
         return cls(
             machines=data["machines"],
             p=data["p"],
             beta=data.get("beta", 1.0),
+            target=data.get("target"),
             name=obj.get("name", FAMILY),
             params=obj.get("params", {}),
         )
