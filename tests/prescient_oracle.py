@@ -171,7 +171,7 @@ def random_run(instance: PrescientInstance, rng: np.random.Generator, replicas: 
             else:
                 return None
         done = min(r[3] for r in runs if r[4] == "completed")
-        runs = [r for r in runs if r[2] <= done]
+        runs = [r for r in runs if r[2] < done]
         for r in runs:
             if r[3] > done:
                 r[3], r[4] = done, "cancelled"

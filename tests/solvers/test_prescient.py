@@ -165,3 +165,18 @@ def test_oracle_is_exact_on_the_hand_case():
     inst = build([1500.0, 3000.0], [[(0, 1000)], [(0, 500), (600, 2000)]], tasks=5)
     assert brute_force(inst)[0] == Fraction(600)
     assert math.isfinite(float(brute_force(inst)[0]))
+
+
+def test_export_writes_platform_and_profiles(tmp_path):
+    from volsched.solvers.prescient.simgrid import ZERO_SPEED, export_simgrid
+
+    inst = build([1500.0, 3000.0], [[(0, 200), (200, 1000)], [(700, 2000)]],
+                 cpu=[[(0, 1.0), (10, 0.0), (20, 1.0)], [(0, 0.5)]], tasks=1, start=100.0)
+    files = {p.name for p in export_simgrid(inst, tmp_path)}
+    assert files == {"platform.xml", "h0.speed", "h0.state", "h1.speed", "h1.state", "volsched-simgrid.json"}
+    # Dates from the submission (100): host 0 goes down and up at 100 (touching intervals), host 1 is down
+    # until 600; the share is 0 from the submission to 200, written as ZERO_SPEED.
+    assert (tmp_path / "h0.state").read_text().split("\n")[:4] == ["0.0 1", "100.0 0", "100.0 1", "900.0 0"]
+    assert (tmp_path / "h1.state").read_text().split("\n")[:3] == ["0.0 0", "600.0 1", "1900.0 0"]
+    assert (tmp_path / "h0.speed").read_text().split("\n")[:2] == [f"0.0 {ZERO_SPEED!r}", "100.0 1.0"]
+    assert 'speed="221400000.0f"' in (tmp_path / "platform.xml").read_text()
