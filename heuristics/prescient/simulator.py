@@ -458,6 +458,7 @@ def simulate(instance: PrescientInstance, policy: PrescientPolicy, rng: np.rando
             schedule_next(h, k)
     if math.isfinite(physics.until):
         push(physics.until, _GROW, 0)
+    push(t0, _WAKE, -1)   # the submission: the first decision
 
     def finish_task(i: int, t: float) -> None:
         nonlocal n_done
