@@ -33,11 +33,13 @@ load(P)``. A class whose patterns are too many to enumerate falls back to a
 per-bin count model (``z_{b,t}`` jobs of size ``t`` in bin ``b``, leader
 booleans ``h_{b,t}``: ``load_b + (a - floor(a - beta v_t)) h_{b,t} <= a``).
 
-**Search.** ``lo`` is a combinatorial lower bound, ``hi`` a greedy schedule's
-makespan. First the model at ``T = lo`` (its pruning is strongest there: on
-3-PARTITION instances it is the exact-cover model); if it is infeasible,
-``lo + 1 <= C_max``, and the model at ``T = hi - 1`` minimises ``C``; if that
-one is infeasible, ``hi`` is optimal.
+**Search** (:func:`volsched.solvers.slack.problems._galloping`): ``lo`` is a
+combinatorial lower bound, ``hi`` a greedy schedule's makespan; the model is
+solved at targets ``T = lo, lo + d, lo + 3d, ...`` (``d`` the shortest job,
+doubling) up to ``hi - 1``, each minimising ``C`` over ``[lo, T]``. The first
+target with a schedule gives the optimum; each infeasible one raises ``lo`` to
+``T + 1``. Small targets keep the pruning strong: on 3-PARTITION instances the
+model at ``T = lo`` is the exact-cover model of the triples.
 """
 
 from __future__ import annotations

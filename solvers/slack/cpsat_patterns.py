@@ -210,8 +210,8 @@ class TooMany(Exception):  # noqa: N818 - a signal to switch models, not an erro
     """The enumeration passed :data:`MAX_NODES` or :data:`MAX_PATTERNS`."""
 
 
-def enumerate_patterns(st: Structure, c: BinClass, max_nodes: int = MAX_NODES,
-                       max_patterns: int = MAX_PATTERNS) -> list[tuple[tuple[tuple[int, int], ...], int]]:
+def enumerate_patterns(st: Structure, c: BinClass, max_nodes: int | None = None,
+                       max_patterns: int | None = None) -> list[tuple[tuple[tuple[int, int], ...], int]]:
     """Every non-empty pattern of class ``c`` that passes the pruning: ``[((type, count), ...), load]``.
 
     A depth-first search over the types in decreasing size; the first type
@@ -225,6 +225,8 @@ def enumerate_patterns(st: Structure, c: BinClass, max_nodes: int = MAX_NODES,
     TooMany
         Past ``max_nodes`` nodes or ``max_patterns`` patterns.
     """
+    max_nodes = MAX_NODES if max_nodes is None else max_nodes
+    max_patterns = MAX_PATTERNS if max_patterns is None else max_patterns
     sizes, counts, need = st.sizes, st.counts, c.need
     q = len(sizes)
     forced = set(st.forced)

@@ -141,14 +141,14 @@ def simple_lower_bound(instance: SlackInstance, problem: str) -> int:
     return best
 
 
-def combinatorial_bound(instance: SlackInstance) -> float | None:
-    """The beta-independent lower bound of :mod:`.bound` (``None`` if that module is absent)."""
+def combinatorial_bound(instance: SlackInstance, problem: str = "plain") -> int | None:
+    """The lower bound of :mod:`.bound` (``None`` if absent); ``"plain"``: the beta-independent one."""
     try:
         module = importlib.import_module(f"{__package__}.bound")
     except ImportError:
         return None
     fn = getattr(module, "lower_bound", None)
-    return None if fn is None else fn(instance)
+    return None if fn is None else fn(instance, problem)
 
 
 def infeasible_reason(instance: SlackInstance, problem: str) -> str | None:
@@ -189,39 +189,40 @@ def _method(problem: str, run: Callable) -> Callable:
     return method
 
 
-def _two_phase(instance: SlackInstance, problem: str, time_limit: float | None, seed: int,
+def _galloping(instance: SlackInstance, problem: str, time_limit: float | None, seed: int,
                workers: int = 2) -> MethodOutcome:
-    """CP-SAT at the lower bound, then over ``[lo + 1, hi - 1]`` (:mod:`.cpsat`)."""
+    """CP-SAT at targets ``lo, lo + d, lo + 3d, ...`` up to ``hi - 1`` (:mod:`.cpsat`).
+
+    ``lo`` is the larger of :func:`simple_lower_bound` and :mod:`.bound`'s bound
+    for the problem, ``hi`` the :func:`greedy` makespan, ``d`` the shortest job,
+    doubling at each step. A target ``T`` minimises ``C`` over ``[lo, T]``: when
+    it has a schedule its optimum is the optimum (every ``C < lo`` is excluded);
+    when it has none, ``lo = T + 1``. A small target keeps the pattern pruning
+    strong (forced jobs fill the free machines, little room is left).
+    """
     solve_at = backend(f"{__package__}.cpsat", "solve_at", "ortools")
     started = time.perf_counter()
     best = greedy(instance, problem)
     hi = makespan_of(instance, best)
     lo = simple_lower_bound(instance, problem)
-    comb = combinatorial_bound(instance)
-    if comb is not None:
-        lo = max(lo, int(-(-comb // 1)))
+    own = combinatorial_bound(instance, problem)
+    lo = lo if own is None else max(lo, int(own))
     info: dict = {"lower_bound": lo, "greedy_makespan": hi, "phases": []}
-    if lo >= hi:
-        return _outcome(instance, problem, best, hi, hi, True, info)
-    first_limit = None if time_limit is None else time_limit / 2
-    status, contents, value, bound, phase = solve_at(instance, problem, lo, lo, first_limit, seed, workers,
-                                                     time.perf_counter())
-    info["phases"].append(phase)
-    if status in ("optimal", "feasible"):
-        return _outcome(instance, problem, contents, value, lo, True, info)
-    if status == "unknown":
-        return _outcome(instance, problem, best, hi, lo, False, info)
-    lo += 1
-    if lo >= hi:
-        return _outcome(instance, problem, best, hi, hi, True, info)
-    status, contents, value, bound, phase = solve_at(instance, problem, lo, hi - 1, time_limit, seed, workers,
-                                                     started)
-    info["phases"].append(phase)
-    if status == "infeasible":
-        return _outcome(instance, problem, best, hi, hi, True, info)
-    if status == "unknown":
-        return _outcome(instance, problem, best, hi, lo, False, info)
-    return _outcome(instance, problem, contents, value, bound, status == "optimal", info)
+    step = int(instance.p.min())
+    target = lo
+    while lo < hi:
+        target = min(target, hi - 1)
+        status, contents, value, bound, phase = solve_at(instance, problem, lo, target, time_limit, seed,
+                                                         workers, started)
+        info["phases"].append(phase)
+        if status == "unknown":
+            return _outcome(instance, problem, best, hi, lo, False, info)
+        if status != "infeasible":
+            return _outcome(instance, problem, contents, value, bound, status == "optimal", info)
+        lo = target + 1
+        target += step
+        step *= 2
+    return _outcome(instance, problem, best, hi, hi, True, info)
 
 
 def _milp(instance: SlackInstance, problem: str, time_limit: float | None, seed: int) -> MethodOutcome:
@@ -249,9 +250,9 @@ _METRICS = (Metric("makespan", "min", "reference makespan C_max = max_j C_j (Sec
 
 PROBLEMS: dict[str, Problem] = {
     "slack": Problem(name="slack", sense="min",
-                     methods={"cpsat": _method("slack", _two_phase), "milp": _method("slack", _milp)},
+                     methods={"cpsat": _method("slack", _galloping), "milp": _method("slack", _milp)},
                      verify=_verify_slack, metrics=_METRICS),
     "plain": Problem(name="plain", sense="min",
-                     methods={"cpsat": _method("plain", _two_phase), "milp": _method("plain", _milp)},
+                     methods={"cpsat": _method("plain", _galloping), "milp": _method("plain", _milp)},
                      verify=_verify_plain, metrics=_METRICS[:1]),
 }

@@ -1,0 +1,205 @@
+"""Exact slack-family methods (problems ``slack`` and ``plain``) against brute force, each other,
+hand-derived optima and the 3-PARTITION construction of Theorem 1 (slack.md 4.3).
+
+Every semantic test runs against every method the registry lists.
+"""
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from registry_helpers import registered_methods
+from slack_oracle import brute, falkenauer, random_instance, three_partition
+
+from volsched.instances.slack import SlackInstance
+from volsched.solvers import SolveStatus
+from volsched.solvers.slack import PROBLEMS, cpsat_patterns, solve
+from volsched.solvers.slack.cpsat import solve_at
+from volsched.solvers.slack.problems import schedule_of
+from volsched.solvers.slack.verify import verify_slack
+
+SLACK = registered_methods("slack", "slack")
+PLAIN = registered_methods("slack", "plain")
+BOTH = [("slack", m) for m in SLACK] + [("plain", m) for m in PLAIN]
+FALKENAUER = Path("/work/shared/data/falkenauer_t")
+
+
+def _value(result):
+    """The optimum a result proves, ``None`` for a proven ``infeasible``; fails on anything else."""
+    if result.status == SolveStatus.INFEASIBLE:
+        return None
+    assert result.status == SolveStatus.OPTIMAL, (result.status, result.info)
+    assert result.verified
+    assert result.bound == result.objective
+    return int(result.objective)
+
+
+def test_registry_has_both_problems_and_methods():
+    assert set(PROBLEMS) == {"slack", "plain"}
+    assert "cpsat" in SLACK and "milp" in SLACK and SLACK == PLAIN
+
+
+# --- brute force -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("problem", "method"), BOTH)
+def test_brute_force_on_tiny_random_instances(problem, method):
+    nontrivial = 0
+    for seed in range(150):
+        inst = random_instance(np.random.default_rng(seed), n_max=5, free_min=int(seed % 4 != 0))
+        expected = brute(inst, problem)
+        result = solve(inst, method=method, problem=problem)
+        assert _value(result) == expected, (seed, inst.to_json(), result.info)
+        schedule = result.solution.get("schedule") or []
+        if any(len(inst.machines[i]) and t < int(inst.machines[i][-1][1]) for i, t in schedule):
+            nontrivial += 1
+    assert nontrivial >= 10  # the instances do put jobs in intervals
+
+
+def test_count_model_fallback_agrees_with_brute_force(monkeypatch):
+    monkeypatch.setattr(cpsat_patterns, "MAX_NODES", 0)
+    for seed in range(40):
+        inst = random_instance(np.random.default_rng(100 + seed), n_max=5, free_min=1)
+        for problem in ("slack", "plain"):
+            result = solve(inst, method="cpsat", problem=problem)
+            assert _value(result) == brute(inst, problem), (seed, problem, inst.to_json())
+            for phase in result.info["phases"]:
+                assert phase.get("patterns", 0) == 0
+
+
+# --- cross-method agreement ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("problem", ["slack", "plain"])
+def test_methods_agree_on_seeded_random_instances(problem):
+    methods = registered_methods("slack", problem)
+    for seed in range(25):
+        inst = random_instance(np.random.default_rng(2000 + seed), n_max=11, machines_max=4, intervals_max=3,
+                               p_max=10, a_max=20, free_min=1, betas=(0.0, 0.1, 0.5, 0.7, 1.0))
+        values = {m: _value(solve(inst, method=m, problem=problem, time_limit=60)) for m in methods}
+        assert len(set(values.values())) == 1, (seed, values, inst.to_json())
+
+
+# --- hand-derived optima ---------------------------------------------------------------------------
+
+def _inst(machines, p, beta=1.0):
+    return SlackInstance(machines=machines, p=p, beta=beta)
+
+
+@pytest.mark.parametrize(("problem", "method"), BOTH)
+def test_last_period_rule_needs_the_makespan_on_a_free_machine(problem, method):
+    # One interval [0, 10) closed at e = 11 and a free machine; jobs 10, 10. Slack: a job in the
+    # interval needs C_max >= 11 but the free machine then ends at 10, so both go to the free
+    # machine (20). Plain: one each, 10.
+    inst = _inst([[[10, 11]], []], [10, 10], beta=0.0)
+    assert _value(solve(inst, method=method, problem=problem)) == (20 if problem == "slack" else 10)
+
+
+@pytest.mark.parametrize("method", SLACK)
+def test_line7_example_of_the_reading(method):
+    # slack.md 6.1 in integers: a = 5, e = 6, jobs 6 and 5, beta = 0: 5 in the interval, 6 free.
+    inst = _inst([[[5, 6]], []], [6, 5], beta=0.0)
+    assert _value(solve(inst, method=method, problem="slack")) == 6
+
+
+@pytest.mark.parametrize("method", SLACK)
+@pytest.mark.parametrize(("beta", "expected"), [(0.0, 30), (0.25, 30), (0.3, 38), (1.0, 38)])
+def test_slack_rule_scales_with_beta(method, beta, expected):
+    # slack.md 6 (line 8 example): a = 10, e = 11, jobs 8 and 30. Job 8 fits the interval iff
+    # 10 - 8 >= beta * 8, i.e. beta <= 1/4 (read as a decimal: 0.25 fits exactly, 0.3 does not).
+    inst = _inst([[[10, 11]], []], [8, 30], beta=beta)
+    assert _value(solve(inst, method=method, problem="slack")) == expected
+
+
+@pytest.mark.parametrize(("problem", "method"), BOTH)
+def test_no_free_machine(problem, method):
+    inst = _inst([[[5, 6]], [[4, 9]]], [3, 2])
+    result = solve(inst, method=method, problem=problem)
+    if problem == "slack":
+        assert result.status == SolveStatus.INFEASIBLE
+        assert "lambda = 0" in result.info["reason"]
+        assert result.objective is None
+    else:
+        assert _value(result) == 3  # 3 in [0, 5) on machine 0, 2 in [0, 4) on machine 1
+
+
+@pytest.mark.parametrize(("problem", "method"), BOTH)
+def test_job_longer_than_every_availability_without_free_machine(problem, method):
+    inst = _inst([[[5, 6], [9, 12]]], [7, 1])
+    result = solve(inst, method=method, problem=problem)
+    if problem == "slack":
+        assert result.status == SolveStatus.INFEASIBLE
+        assert "longer than every availability period" in result.info["reason"]
+    else:
+        assert _value(result) == 19  # the 7 waits for the tail after 12; the 1 goes in [0, 5)
+
+
+@pytest.mark.parametrize(("problem", "method"), BOTH)
+def test_combinatorial_bound_reported(problem, method):
+    inst = _inst([[[5, 6]], []], [3, 4])
+    result = solve(inst, method=method, problem=problem)
+    assert "combinatorial_bound" in result.info
+
+
+# --- 3-PARTITION (Theorem 1, completed as in slack.md 4.3) -----------------------------------------
+
+YES = [4, 4, 4, 4, 5, 5]   # B = 13: {4, 4, 5} twice
+NO = [4, 4, 4, 4, 4, 6]    # no triple sums to 13
+TARGET = 3 * 13 + 2 + 1
+
+
+@pytest.mark.parametrize("method", SLACK)
+def test_three_partition_yes_reaches_the_target(method):
+    inst = three_partition(YES, 13, later=0)
+    assert brute(inst, "slack") == TARGET
+    assert _value(solve(inst, method=method, problem="slack")) == TARGET
+
+
+@pytest.mark.parametrize("method", SLACK)
+def test_three_partition_no_is_above_the_target(method):
+    inst = three_partition(NO, 13, later=0)
+    expected = brute(inst, "slack")
+    assert expected > TARGET
+    assert _value(solve(inst, method=method, problem="slack")) == expected
+
+
+@pytest.mark.parametrize("method", SLACK)
+def test_three_partition_no_becomes_feasible_below_beta_one(method):
+    # slack.md 4.3: at beta = 0.9 two B+1 jobs fit one interval (0.9 * 14 <= 13), the reduction breaks.
+    inst = three_partition(NO, 13, later=0, beta=0.9)
+    assert brute(inst, "slack") == TARGET
+    assert _value(solve(inst, method=method, problem="slack")) == TARGET
+
+
+@pytest.mark.parametrize("method", SLACK)
+def test_planted_no_instance_at_falkenauer_scale(method):
+    # B = 1003 and every element = 1 (mod 3): three elements never sum to B = 1 (mod 3). m = 3.
+    elements = [334] * 8 + [337]
+    assert sum(elements) == 3 * 1003
+    inst = three_partition(elements, 1003)
+    target = 3 * 1003 + 3
+    result = solve(inst, method=method, problem="slack", time_limit=120)
+    assert _value(result) > target
+
+
+@pytest.mark.skipif(not FALKENAUER.is_dir(), reason="the Falkenauer T files are not in ../shared/data")
+def test_falkenauer_t60_reaches_its_target():
+    # cpsat only: the compact MILP is for small cases (its speed is not this test's subject).
+    inst, target = falkenauer(FALKENAUER / "Falkenauer_t60_00.txt")
+    result = solve(inst, method="cpsat", problem="slack")
+    assert _value(result) == target
+
+
+@pytest.mark.skipif(not FALKENAUER.is_dir(), reason="the Falkenauer T files are not in ../shared/data")
+def test_falkenauer_t60_perturbed_is_proven_infeasible_at_the_target():
+    # One element + 1: the elements sum to m B + 1, more than the m intervals can take beside their
+    # B+1 jobs, and the free machine is full with the filler: no schedule reaches the target.
+    inst, target = falkenauer(FALKENAUER / "Falkenauer_t60_00.txt")
+    p = inst.p.copy()
+    p[0] += 1
+    bumped = SlackInstance(machines=inst.machines, p=p, beta=1.0)
+    status, contents, _, bound, _ = solve_at(bumped, "slack", target, target, 60, 0, 2, time.perf_counter())
+    assert status == "infeasible" and contents is None and bound == target + 1
+    # the unperturbed instance at the same target: a schedule, verified
+    status, contents, value, _, _ = solve_at(inst, "slack", target, target, 60, 0, 2, time.perf_counter())
+    assert status == "optimal" and value == target
+    assert verify_slack(inst, {"schedule": schedule_of(inst, contents)}) == target
