@@ -403,15 +403,13 @@ class RepProb:
         """``P(c <= D)`` of instances started at ``starts`` on ``hosts`` (Equation 1)."""
         p = obs.platform
         hist = p.history
-        x = p.s / p.speed[hosts]
-        slack = D - starts - x
+        slack = D - starts - p.s / p.speed[hosts]
         length = hist.L[hosts]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            attempts = np.where(length > 0, np.floor(slack / np.where(length > 0, length, 1.0)) + 1, np.inf)
-        attempts = np.where(slack >= 0, attempts, 0.0)
-        prob = hist.p[hosts]
-        with np.errstate(invalid="ignore"):
-            fail = np.where(attempts > 0, np.power(1.0 - prob, np.where(attempts > 0, attempts, 1.0)), 1.0)
+        attempts = np.full(slack.shape, np.inf)   # L = 0: the host never failed, any number of attempts
+        finite = length > 0
+        attempts[finite] = np.floor(slack[finite] / length[finite]) + 1
+        attempts[slack < 0] = 0.0
+        fail = (1.0 - hist.p[hosts]) ** attempts   # 0 ** inf = 0, x ** 0 = 1, 1 ** inf = 1
         return 1.0 - fail
 
     def horizon(self, obs: Observation) -> float:
@@ -430,42 +428,38 @@ class RepProb:
         p.history.require(self.name)
         D = self.horizon(obs)
         t = obs.t
-        timeouts: dict[int, float] = obs.memory.setdefault("timeouts", {})
-        fail = np.ones(p.T)
-        if len(obs.live_task):
-            np.multiply.at(fail, obs.live_task, 1.0 - self.success(obs, obs.live_host, obs.live_start, D))
-        unassigned = set(obs.primary.tolist())
-        queue = []
-        for task in np.flatnonzero(~obs.done).tolist():
-            prob = 1.0 - fail[task]
-            if task in unassigned:
-                rank = 0
-            elif timeouts.get(task, math.inf) <= t:
-                rank = 1
-            elif prob <= self.threshold:
-                rank = 2
-            else:
-                continue
-            queue.append((rank, prob, task))
-        heapq.heapify(queue)
+        timeouts = obs.memory.get("timeouts")
+        if timeouts is None:
+            timeouts = obs.memory["timeouts"] = np.full(p.T, math.inf)
         ready = obs.ready
-        host_p = self.success(obs, ready, np.full(len(ready), t), D)
-        order = np.lexsort((np.arange(len(ready)), -p.clock[ready], -host_p))
-        out = []
-        for i in order.tolist():
-            if not queue:
-                break
-            _, _, task = heapq.heappop(queue)
-            out.append(Assignment(int(ready[i]), task, task not in unassigned))
-            unassigned.discard(task)
-            timeouts[task] = D
-            fail[task] *= 1.0 - host_p[i]
-            if 1.0 - fail[task] <= self.threshold:
-                heapq.heappush(queue, (2, 1.0 - fail[task], task))
-        for task in [task for task in timeouts if obs.done[task]]:
-            del timeouts[task]
-        pending = [at for at in timeouts.values() if at > t]
-        return out, (min(pending) if pending else None)
+        out: list[Assignment] = []
+        if len(ready):
+            fail = np.ones(p.T)
+            if len(obs.live_task):
+                np.multiply.at(fail, obs.live_task, 1.0 - self.success(obs, obs.live_host, obs.live_start, D))
+            unassigned = np.zeros(p.T, dtype=bool)
+            unassigned[obs.primary] = True
+            open_ = np.flatnonzero(~obs.done)
+            prob = 1.0 - fail[open_]
+            rank = np.where(unassigned[open_], 0, np.where(timeouts[open_] <= t, 1,
+                                                           np.where(prob <= self.threshold, 2, 3)))
+            keep = rank < 3
+            queue = list(zip(rank[keep].tolist(), prob[keep].tolist(), open_[keep].tolist(), strict=True))
+            heapq.heapify(queue)
+            host_p = self.success(obs, ready, np.full(len(ready), t), D)
+            order = np.lexsort((np.arange(len(ready)), -p.clock[ready], -host_p))
+            for i in order.tolist():
+                if not queue:
+                    break
+                _, _, task = heapq.heappop(queue)
+                out.append(Assignment(int(ready[i]), task, not unassigned[task]))
+                unassigned[task] = False
+                timeouts[task] = D
+                fail[task] *= 1.0 - host_p[i]
+                if 1.0 - fail[task] <= self.threshold:
+                    heapq.heappush(queue, (2, 1.0 - fail[task], task))
+        pending = timeouts[(timeouts > t) & ~obs.done]
+        return out, (float(pending.min()) if pending.size else None)
 
 
 #: The twelve heuristics of Sections 4-6 by the paper's names.

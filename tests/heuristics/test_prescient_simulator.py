@@ -127,3 +127,28 @@ def test_simulator_protocol_returns_the_verifiers_schedule():
     solution, metrics = PrescientSimulator().run(inst, FCFS, np.random.default_rng(3))
     assert set(metrics) == {"makespan", "waste", "laggers"}
     assert verify_solution(inst, solution) == pytest.approx(metrics["makespan"])
+
+
+@pytest.mark.parametrize("suspension", [True, False])
+def test_one_task_path_agrees_with_the_batch_search(suspension):
+    # Physics.finish_one (two searchsorted in one interval) against WorkProfile.earliest_completion.
+    from prescient_sim_helpers import random_instance
+
+    from volsched.heuristics.prescient import Physics
+
+    rng = np.random.default_rng(4)
+    for seed in range(6):
+        inst = random_instance(seed, hosts=5, suspension=suspension, zero_share=0.3)
+        physics = Physics(inst, span=3600.0)
+        for _ in range(60):
+            h = int(rng.integers(inst.n_hosts))
+            k = int(rng.integers(physics.count(h)))
+            a, b = physics.bounds(h, k)
+            t = float(rng.uniform(a, min(b, physics.until)))
+            if t >= min(b, physics.until):
+                continue
+            work = float(rng.choice([10.0, 60.0, 600.0, 3600.0])) * 110.7e6
+            one = physics.finish_one(h, k, t, work)
+            batch = physics.finish(np.array([h, h]), np.array([k, k]), t, np.array([work, work]))
+            assert one[1] == bool(batch[1][0])
+            assert one[0] == pytest.approx(float(batch[0][0]), abs=1e-6)
