@@ -53,18 +53,24 @@ the host where it would complete soonest. The CP-SAT model
 
 Implementation
 --------------
-:class:`Pieces` is this module's own reading of the traces between the
-submission ``t0`` and ``H`` (it shares no code with
-:class:`volsched.instances.prescient.WorkProfile`, which :mod:`.cpsat` uses,
-so that the two methods check each other): the up intervals clipped to
-``[t0, H)``, cut at the CPU runs (found by a vectorised bisection in each
-host's runs, never a pass over the whole week), give pieces of constant rate;
-a piece's work is in *reference seconds* (seconds on a dedicated 1.5 GHz
-host: ``clock / 1500 * share * duration``), in which the paper's round
-figures sum exactly. Consecutive pieces of one interval (without suspension:
-between zero-share runs) form a *group*, whose work is accumulated by one
-global ``cumsum``; each group's back-to-back completions are one
-``searchsorted`` of ``base + j W`` in it.
+:func:`identical_optimum` walks, in compiled code (:mod:`._greedy_kernel`),
+the CPU runs that overlap each up interval clipped to ``[t0, H)`` (the first
+run found by bisection in its host's runs, never a pass over the whole week),
+in *reference seconds* (seconds on a dedicated 1.5 GHz host: ``clock / 1500 *
+share * duration``, in which the paper's round figures sum exactly): work
+accumulates from the interval's start and restarts at each completion (and,
+without suspension, after each run of share 0); one pass writes every completion with its start
+into room bounded by the work at share 1, and ``np.argpartition`` takes the
+``T`` smallest. No array per piece of trace is built, so memory is the
+output's. A horizon too short is extended (by the shortfall, at least 1.5
+times) and walked again.
+
+:class:`Pieces` is a second, numpy reading of the same traces (constant-rate
+pieces of every interval, accumulated by one global ``cumsum``, completions
+by ``searchsorted``), used by :func:`greedy_schedule`; the tests check the
+two readings against each other and against an exact brute force. Neither
+shares code with :class:`volsched.instances.prescient.WorkProfile`, which
+:mod:`.cpsat` uses, so that the two methods check each other.
 """
 
 from __future__ import annotations
@@ -200,6 +206,13 @@ def back_to_back(pieces: Pieces, work: float) -> tuple[np.ndarray, np.ndarray, n
     return groups, j, pieces.times_at(groups, targets)
 
 
+def _clipped_intervals(instance, t0: float, until: float):
+    """The up intervals that overlap ``[t0, until)``, clipped to it: starts, ends, hosts."""
+    host = np.repeat(np.arange(instance.n_hosts), np.diff(instance.up_ptr))
+    sel = (instance.up_end > t0) & (instance.up_start < until)
+    return np.maximum(instance.up_start[sel], t0), np.minimum(instance.up_end[sel], until), host[sel]
+
+
 def identical_optimum(instance) -> dict | None:
     """The optimal schedule of ``T`` identical tasks (module docstring); ``None``: the traces cannot hold it.
 
@@ -210,26 +223,38 @@ def identical_optimum(instance) -> dict | None:
         (arrays over the ``T`` tasks, in completion order) and ``horizon``
         (how far the traces were read).
     """
+    from . import _greedy_kernel as kernel
+
     t0, T = float(instance.start), instance.n_tasks
     work = float(instance.task_minutes[0]) * 60.0
-    mean_speed = float(np.mean(instance.clock_mhz)) / REF_CLOCK_MHZ
+    speed = np.asarray(instance.clock_mhz, dtype=float) / REF_CLOCK_MHZ
+    mean_speed = float(np.mean(speed))
     span = _FIRST_SPAN_FACTOR * math.ceil(T / instance.n_hosts) * work / mean_speed + instance.period
     end = float(instance.horizon)
+    index, share, ptr = instance.cpu_index, instance.cpu_share, instance.cpu_ptr
+    period, suspension = float(instance.period), bool(instance.suspension)
     while True:
         until = min(t0 + span, end)
-        pieces = Pieces(instance, t0, until)
-        groups, j, times = back_to_back(pieces, work)
-        if len(times) >= T:
+        a, b, h = _clipped_intervals(instance, t0, until)
+        room = np.floor(speed[h] * (b - a) / work).astype(np.int64) + 1
+        offset = np.concatenate([[0], np.cumsum(room)[:-1]])
+        begin, done = np.empty(int(room.sum())), np.empty(int(room.sum()))
+        counts = kernel.fill(a, b, ptr[h], ptr[h + 1], index, share, period, speed[h], work, suspension,
+                             offset, begin, done)
+        total = int(counts.sum())
+        if total >= T:
             break
         if until >= end:
             return None
-        span *= 2.0
-    pick = np.argpartition(times, T - 1)[:T] if len(times) > T else np.arange(len(times))
-    pick = pick[np.lexsort((j[pick], times[pick]))]
-    g, jj, done = groups[pick], j[pick], times[pick]
-    prev = pieces.times_at(g, pieces.g_base[g] + (jj - 1) * work)
-    begin = np.where(jj == 1, pieces.g_start[g], prev)
-    return {"makespan": float(done[-1]) - t0, "host": pieces.g_host[g], "start": begin, "end": done,
+        # Completions grow about linearly with the span once every host has started: aim past T.
+        span *= min(8.0, max(1.5, 1.3 * T / max(total, 1)))
+    iv = np.repeat(np.arange(len(counts)), counts)
+    at = offset[iv] + (np.arange(total) - np.concatenate([[0], np.cumsum(counts)[:-1]])[iv])
+    begin, done = begin[at], done[at]
+    pick = np.argpartition(done, T - 1)[:T] if total > T else np.arange(total)
+    pick = pick[np.argsort(done[pick], kind="stable")]
+    host = h[iv][pick]
+    return {"makespan": float(done[pick[-1]]) - t0, "host": host, "start": begin[pick], "end": done[pick],
             "horizon": until}
 
 
