@@ -130,9 +130,10 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
     lower_bounds = {"iterations": relaxed[-1].completion + 1, "communication": trivial_bound(instance),
                     "transfers": transfer_bound(instance), "data_chain": chain[-1] + 1}
     lower = max(lower_bounds.values())
-    schedule = greedy_full(instance)
+    schedule = greedy_full(instance, None if time_limit is None else begin + time_limit)
     upper = None if schedule is None else schedule["completions"][-1] + 1
     source = None if schedule is None else "greedy"
+    late = schedule is None and time_limit is not None and time.perf_counter() - begin > time_limit
     ran, proven_infeasible = "not requested (method greedy)", False
     if model and (upper is None or upper > lower):
         left = None if time_limit is None else time_limit - (time.perf_counter() - begin)
@@ -151,6 +152,8 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
     elif model:
         ran = "not needed: the greedy schedule meets the lower bound"
     info = {"model": ran, "source": source}
+    if late and upper is None:
+        info["stopped"] = "the greedy schedule was stopped by the time limit"
     witness = {"lower_bounds": lower_bounds, "source": source, "model": ran}
     if proven_infeasible:
         return MethodOutcome(witness, None, None, True, info)

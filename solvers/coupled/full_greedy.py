@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import time
 
 import numpy as np
 
@@ -57,11 +58,21 @@ def _water_fill(chosen, w, cap, m: int, p: int) -> np.ndarray | None:
     return x
 
 
-def greedy_full(instance: CoupledInstance) -> dict | None:
+def _next(mask: np.ndarray) -> np.ndarray:
+    """``out[q, t]``: the first slot ``>= t`` where ``mask[q]`` holds (``H`` if none), for ``t = 0..H``."""
+    rows, horizon = mask.shape
+    out = np.full((rows, horizon + 1), horizon, dtype=np.int64)
+    out[:, :-1] = np.where(mask, np.arange(horizon), horizon)
+    np.minimum.accumulate(out[:, ::-1], axis=1, out=out[:, ::-1])
+    return out
+
+
+def greedy_full(instance: CoupledInstance, deadline: float | None = None) -> dict | None:
     """A schedule of ``K`` iterations in the format of :mod:`.replay`, or ``None`` if none was found.
 
     ``None`` does not prove infeasibility. Once the replay accepts it, its
-    makespan is an upper bound on the optimum.
+    makespan is an upper bound on the optimum. With ``deadline`` (a
+    ``time.perf_counter()`` value) it gives up, with ``None``, once that has passed.
     """
     p, horizon, m, big_k = instance.p, instance.horizon, instance.m, instance.K
     avail, w, n_com = instance.availability, instance.w, instance.n_com
@@ -70,15 +81,12 @@ def greedy_full(instance: CoupledInstance) -> dict | None:
     cap = [int(min(mu, m)) for mu in instance.mu]
     # next_down[q, t]: first DOWN slot of q at or after t (H if none); next_rise[t]: first slot
     # after t where some processor becomes UP.
-    next_down = np.full((p, horizon + 1), horizon, dtype=np.int64)
-    next_off = np.full((p, horizon + 1), horizon, dtype=np.int64)  # first slot not UP
+    next_down = _next(avail == DOWN)
+    next_off = _next(~up)  # first slot not UP
+    rises = np.zeros((1, horizon), dtype=bool)
+    rises[0, 1:] = (up[:, 1:] & ~up[:, :-1]).any(axis=0)
     next_rise = np.full(horizon + 1, horizon, dtype=np.int64)
-    rises = np.zeros(horizon, dtype=bool)
-    rises[1:] = (up[:, 1:] & ~up[:, :-1]).any(axis=0)
-    for t in range(horizon - 1, -1, -1):
-        next_down[:, t] = np.where(avail[:, t] == DOWN, t, next_down[:, t + 1])
-        next_off[:, t] = np.where(up[:, t], next_off[:, t + 1], t)
-        next_rise[t] = t + 1 if t + 1 < horizon and rises[t + 1] else next_rise[t + 1]
+    next_rise[:-1] = _next(rises)[0, 1:]
 
     filled: dict[tuple[int, ...], np.ndarray | None] = {}
 
@@ -166,6 +174,8 @@ def greedy_full(instance: CoupledInstance) -> dict | None:
     current = np.zeros(p, dtype=np.int64)  # allocation in force (all zero: idle or none yet)
     t0 = 0
     while len(completions) < big_k and t0 < horizon:
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
         best, best_t, first_fail, last_fail, longest = None, horizon, horizon, -1, None
         for x in candidates(t0, prog):
             done, fail, _ = attempt(x, t0, prog, best_t)
@@ -205,9 +215,10 @@ def greedy_full(instance: CoupledInstance) -> dict | None:
         t0 = best_t + 1
     if len(completions) < big_k:
         return None
+    codes = np.frombuffer(LETTERS.encode(), dtype=np.uint8)
     return {
         "configurations": configurations,
-        "communication": ["".join(LETTERS[v] for v in row).rstrip(LETTERS[0]) for row in comm],
+        "communication": [codes[row].tobytes().decode().rstrip(LETTERS[0]) for row in comm],
         "completions": completions,
     }
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import pytest
 
 from volsched.families import FAMILIES
 from volsched.instances.coupled import generate_markov
+from volsched.solvers.coupled import full as full_module
 from volsched.solvers.coupled import horizon
+from volsched.solvers.coupled.full_greedy import greedy_full
 from volsched.solvers.coupled.horizon import cut
 
 FAMILY = FAMILIES["coupled"]
@@ -78,3 +81,17 @@ def test_an_attempt_that_would_overrun_the_time_limit_is_not_started(monkeypatch
     assert result.bound == instance.horizon + 1  # proven of the stored slots, true of the realization
     assert result.info["slots_read"] == instance.horizon
     assert "overrun the time limit" in result.info["stopped"]
+
+
+def test_the_greedy_gives_up_at_its_deadline():
+    instance = cut(_short(1), 160)
+    assert greedy_full(instance) is not None
+    assert greedy_full(instance, deadline=time.perf_counter() - 1) is None
+
+
+def test_full_greedy_past_its_time_limit_keeps_its_bounds(monkeypatch):
+    monkeypatch.setattr(full_module, "greedy_full", lambda instance, deadline: time.sleep(0.02))
+    out = full_module.solve_full(cut(_short(1), 160), 0.01, 0, model=False)
+    assert out.objective is None and not out.proven
+    assert out.bound > 10  # the lower bounds computed before the greedy
+    assert "stopped by the time limit" in out.info["stopped"]
