@@ -182,11 +182,13 @@ def random_run(instance: PrescientInstance, rng: np.random.Generator, replicas: 
 
 
 def random_instance(rng: np.random.Generator, hosts: int = 3, tasks: int = 3, identical: bool = True,
-                    suspension: bool = True, nice: bool = False) -> PrescientInstance:
+                    suspension: bool = True, nice: bool = False, history: bool = False) -> PrescientInstance:
     """A tiny random instance: 1-3 up intervals a host in an hour, CPU runs with shares 0 among them.
 
     ``nice``: clocks, shares, times and sizes from small round sets, so that
-    exact fits (a task ending exactly at a host-down) happen.
+    exact fits (a task ending exactly at a host-down) happen. ``history``: the
+    traces before the submission (at 300 s or later) are the history window
+    that some heuristics read.
     """
     period = 10.0
     clock, up, cpu = [], [], []
@@ -210,8 +212,11 @@ def random_instance(rng: np.random.Generator, hosts: int = 3, tasks: int = 3, id
         sizes = [float(v) for v in (rng.choice([1.0, 2.0, 3.0, 5.0], size=tasks) if nice
                                     else rng.uniform(0.5, 6.0, size=tasks))]
     start = float(rng.choice([0.0, 300.0])) if nice else float(rng.uniform(0, 600))
+    if history:
+        start = max(start, 300.0)
     return PrescientInstance.build(clock, up, cpu=cpu, task_minutes=sizes, period=period, start=start,
-                                   horizon=3700.0, suspension=suspension)
+                                   horizon=3700.0, suspension=suspension,
+                                   history=(0.0, start) if history else None)
 
 
 def as_float(value: Fraction) -> float:

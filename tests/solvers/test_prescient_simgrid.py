@@ -118,3 +118,29 @@ def test_heuristic_runs_replay_identically(seed, tmp_path):
     inst, sched = _first(900 + seed, make)
     verify_solution(inst, sched)
     assert_same(inst, sched, replay(inst, sched, tmp_path))
+
+
+def _heuristics():
+    from volsched.heuristics.prescient import HEURISTICS
+
+    return HEURISTICS
+
+
+@pytest.mark.parametrize("name", list(_heuristics()))
+def test_heuristic_simulator_runs_replay_identically(name, tmp_path):
+    # The heuristics' own simulator (its failures, restarts, replicas and cancellations) against SimGrid,
+    # on the first seeded random instance with history on which the run completes and sees a failure.
+    from volsched.heuristics.prescient import PrescientSimulator
+
+    policy = _heuristics()[name]
+
+    def make(rng):
+        inst = random_instance(rng, hosts=4, tasks=int(rng.integers(2, 5)), suspension=bool(rng.integers(3)),
+                               history=True)
+        sched, _ = PrescientSimulator().run(inst, policy, np.random.default_rng(1))
+        ok = "makespan" in sched and any(a["outcome"] == "failed" for a in sched["attempts"])
+        return (inst, sched) if ok else None
+
+    inst, sched = _first(1300, make)
+    assert verify_solution(inst, sched) == pytest.approx(sched["makespan"], abs=1e-6)
+    assert_same(inst, sched, replay(inst, sched, tmp_path))
