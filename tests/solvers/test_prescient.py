@@ -10,6 +10,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from prescient_oracle import brute_force, random_instance
 
 from volsched.instances.errors import InputError
@@ -180,3 +182,49 @@ def test_export_writes_platform_and_profiles(tmp_path):
     assert (tmp_path / "h1.state").read_text().split("\n")[:3] == ["0.0 0", "600.0 1", "1900.0 0"]
     assert (tmp_path / "h0.speed").read_text().split("\n")[:2] == [f"0.0 {ZERO_SPEED!r}", "100.0 1.0"]
     assert 'speed="221400000.0f"' in (tmp_path / "platform.xml").read_text()
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_greedy_and_cpsat_agree_beyond_brute_force(seed):
+    rng = np.random.default_rng(3000 + seed)
+    inst = random_instance(rng, hosts=int(rng.integers(4, 8)), tasks=int(rng.integers(6, 16)),
+                           suspension=bool(seed % 3), nice=seed % 2 == 0)
+    g, c = solve(inst, "greedy"), solve(inst, "cpsat")
+    assert g.status is c.status
+    if g.objective is not None:
+        assert g.status is SolveStatus.OPTIMAL
+        assert c.objective == pytest.approx(g.objective, rel=1e-9, abs=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), suspension=st.booleans())
+def test_invariants_of_the_optimum(seed, suspension):
+    rng = np.random.default_rng(seed)
+    inst = random_instance(rng, hosts=int(rng.integers(1, 5)), tasks=int(rng.integers(1, 8)),
+                           suspension=suspension)
+    best = identical_optimum(inst)
+    # Twice the clock rates or half the work: the same time per task, the same completions.
+    fast = identical_optimum(inst.replace(clock_mhz=inst.clock_mhz * 2.0))
+    half = identical_optimum(inst.replace(task_minutes=inst.task_minutes / 2.0))
+    assert (fast is None) == (half is None)
+    if fast is not None:
+        assert fast["makespan"] == pytest.approx(half["makespan"], rel=1e-9, abs=1e-6)
+        assert best is None or fast["makespan"] <= best["makespan"] + 1e-9
+    if best is None:
+        return
+    # One more task never finishes sooner; one host fewer never helps.
+    more = identical_optimum(inst.with_tasks(inst.n_tasks + 1, float(inst.task_minutes[0])))
+    assert more is None or more["makespan"] >= best["makespan"] - 1e-9
+    if inst.n_hosts > 1:
+        keep = np.flatnonzero(np.arange(inst.n_hosts) != int(rng.integers(inst.n_hosts)))
+        ups = [inst.intervals(h) for h in keep]
+        cpu = [[(int(i), float(v)) for i, v in zip(*inst.cpu_runs(h), strict=True)] for h in keep]
+        fewer = PrescientInstance.build(inst.clock_mhz[keep], ups, cpu=cpu,
+                                        task_minutes=inst.task_minutes, period=inst.period,
+                                        start=inst.start, horizon=inst.horizon, suspension=inst.suspension)
+        worse = identical_optimum(fewer)
+        assert worse is None or worse["makespan"] >= best["makespan"] - 1e-9
+    # On each host the optimum runs back to back: a task starts where the previous one ended or later.
+    for h in set(best["host"].tolist()):
+        mine = np.flatnonzero(best["host"] == h)
+        assert np.all(best["start"][mine][1:] >= best["end"][mine][:-1] - 1e-9)
