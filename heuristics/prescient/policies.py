@@ -228,7 +228,7 @@ class ExclPred:
         if mem.get("reverted"):
             return True
         p = obs.platform
-        back = REVERT_FRACTION * p.s / float(np.mean(p.speed))
+        back = REVERT_FRACTION * p.s / p.mean_speed
         now = obs.completed // p.N
         for k in range(mem.get("epoch", 0), now + 1):
             at = _epoch_prediction(obs, k) - back
@@ -246,7 +246,7 @@ class ExclPred:
         theta = prediction(obs)
         p = obs.platform
         ready = obs.ready[obs.t + p.s / p.speed[obs.ready] <= theta]
-        return by_clock(obs, ready), theta - REVERT_FRACTION * p.s / float(np.mean(p.speed))
+        return by_clock(obs, ready), theta - REVERT_FRACTION * p.s / p.mean_speed
 
     def decide(self, obs: Observation, rng: np.random.Generator):
         hosts, wake = self.hosts(obs)
@@ -319,20 +319,22 @@ class ExclPredTO(ExclPred):
     def decide(self, obs: Observation, rng: np.random.Generator):
         hosts, wake = self.hosts(obs)
         mem = obs.memory
-        timeouts: dict[int, tuple[float, float]] = mem.setdefault("timeouts", {})
+        T = obs.platform.T
+        if "timeout" not in mem:
+            # Per task: the start of the original that has a timer, and when it fires (inf: none).
+            mem["timer_start"], mem["timeout"] = np.full(T, np.nan), np.full(T, np.inf)
+        start, timeout = mem["timer_start"], mem["timeout"]
         secondary: list[tuple[float, int]] = mem.setdefault("secondary", [])
         t = obs.t
         out = pair(obs.primary, hosts)
         theta = prediction(obs)
-        for task, (start, _) in list(timeouts.items()):
-            if obs.done[task] or obs.original_start[task] != start:
-                del timeouts[task]   # completed, or that original failed
+        armed = np.isfinite(timeout)
+        timeout[armed & (obs.done | (obs.original_start != start))] = np.inf   # completed, or it failed
         for a in out:
-            timeouts[a.task] = (t, theta)
-        for task, (_, at) in list(timeouts.items()):
-            if at <= t:
-                del timeouts[task]
-                secondary.append((at, task))
+            start[a.task], timeout[a.task] = t, theta
+        fired = np.flatnonzero(timeout <= t)
+        secondary += zip(timeout[fired].tolist(), fired.tolist(), strict=True)
+        timeout[fired] = np.inf
         secondary.sort()
         placed = {a.task for a in out}
         spare = list(hosts[len(out):])
@@ -345,9 +347,9 @@ class ExclPredTO(ExclPred):
             else:
                 keep.append((at, task))
         mem["secondary"] = keep
-        pending = [at for _, at in timeouts.values() if at > t]
-        if pending:
-            wake = min(pending) if wake is None else min(wake, min(pending))
+        nxt = float(timeout.min())
+        if nxt < np.inf:
+            wake = nxt if wake is None else min(wake, nxt)
         return out, wake
 
 

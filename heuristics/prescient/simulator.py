@@ -128,6 +128,8 @@ class Platform:
         Dedicated speeds, operations per second (``110.7e6 x clock / 1500``).
     submission : float
         The application's submission time on the trace clock.
+    mean_speed : float
+        The dedicated speed of a host of the mean clock rate (EXCL-PRED's "meanops", reading 4.9).
     history : History
         Statistics of the previous weekday (PRI-HISTORY, EXCL-PRED's ``r``, REP-PROB).
     """
@@ -138,6 +140,7 @@ class Platform:
     clock: np.ndarray
     speed: np.ndarray
     submission: float
+    mean_speed: float
     history: History
 
     @classmethod
@@ -146,6 +149,7 @@ class Platform:
         return cls(N=instance.n_hosts, T=instance.n_tasks, s=float(ops.mean()),
                    clock=_frozen(np.asarray(instance.clock_mhz, dtype=float)),
                    speed=_frozen(ops_per_second(instance.clock_mhz)), submission=float(instance.start),
+                   mean_speed=float(ops_per_second(float(np.mean(instance.clock_mhz)))),
                    history=History.of(instance, float(ops.mean())))
 
 
