@@ -12,36 +12,37 @@ no heartbeat delay; a task must finish inside one availability interval
 Optimality for identical tasks
 ------------------------------
 The paper states it and defers the proof to the authors' technical report
-[28] (Kondo and Casanova, UCSD CS2004-0796); it is not in this paper. A short
-exchange argument, for ``T`` tasks of ``W`` operations each:
+[28] (Kondo and Casanova, UCSD CS2004-0796); it is not in this paper. Our own
+short proof, for ``T`` tasks of ``W`` operations each:
 
-1. *Left-shifting.* The work a host can deliver over ``[s, t]`` inside one
-   availability interval is non-decreasing in ``t`` and non-increasing in
-   ``s``. So in any feasible schedule, moving each attempt on a host to start
-   at the previous completion on that host, or at the start of its interval,
-   makes no completion later and keeps every task inside its interval. The
-   completions of a left-shifted host, in its interval ``I``, are the instants
-   at which its work since the start of ``I`` reaches ``W, 2W, ...``: host
-   ``h`` has a fixed sequence ``c_h1 < c_h2 < ...`` of *back-to-back
-   completions* that does not depend on the other hosts (an interval whose
-   work is below ``W`` adds none).
-2. *Counting.* A left-shifted feasible schedule completes at most ``j``
-   tasks on host ``h`` by ``c_hj`` and fewer before ``c_h1`` ... exactly: by
-   any time ``t`` host ``h`` completes at most ``n_h(t) = #{j : c_hj <= t}``
-   tasks (by 1., its ``i``-th completion is no earlier than ``c_hi``). So the
-   makespan ``C`` of any schedule satisfies ``sum_h n_h(C) >= T``: it is at
-   least the ``T``-th smallest of all the ``c_hj``.
-3. *Exchange.* The greedy takes, at every step, the smallest not yet used
-   ``c_hj`` (each host's next completion is its next back-to-back one), so it
-   takes the ``T`` smallest: its makespan is that bound. Any optimal schedule
-   that uses a completion later than the ``T``-th smallest can exchange that
-   task for an unused earlier back-to-back slot without delaying anything
-   else, which is the greedy's choice.
+1. *One host.* Let ``E_h(r)`` be the earliest completion, on host ``h``, of a
+   task started at or after ``r`` (in the first availability interval, from
+   ``max(r, its start)``, that can finish it). The work a host delivers over
+   ``[s, t]`` inside one interval grows with ``t`` and shrinks with ``s``, so
+   ``E_h`` is non-decreasing. Host ``h``'s *back-to-back completions* are
+   ``c_h1 = E_h(t0)``, ``c_h(i+1) = E_h(c_hi)``: a fixed increasing sequence
+   that does not depend on the other hosts.
+2. *Rank by rank.* In any feasible schedule, the ``i``-th completion on host
+   ``h`` is at least ``c_hi``: by induction, its task starts after the
+   ``(i-1)``-th completion ``>= c_h(i-1)`` and completes inside one interval,
+   so no earlier than ``E_h(c_h(i-1)) = c_hi``.
+3. *Exchange.* Take an optimal schedule. Give each host's ``i``-th task the
+   back-to-back slot ``c_hi`` instead (no later, by 2., and feasible: the
+   slots of one host do not overlap). Then, while some used slot is later than
+   an unused slot ``c_gj`` whose predecessors ``c_g1 .. c_g(j-1)`` are all
+   used, move the task of the latest used slot of its host there: no
+   completion gets later, and the used slots stay prefixes of each host's
+   sequence. This ends with the ``T`` smallest ``c_hi`` over all hosts, with
+   a makespan no larger: the ``T``-th smallest is optimal.
+4. *The greedy.* At every step it gives a task to the host whose next
+   completion is soonest, and a host's next completion is its next
+   back-to-back one: it takes the ``T`` smallest ``c_hi``.
 
 Hence the optimum is the ``T``-th smallest back-to-back completion over all
 hosts, and :func:`identical_optimum` computes exactly that, reading the traces
-only as far as needed: a horizon ``H`` from the submission, doubled until the
-hosts' completions by ``H`` number at least ``T``.
+only as far as needed: a horizon ``H`` from the submission, extended until
+the hosts' completions by ``H`` number at least ``T`` (a completion counted
+by ``H`` is final: it depends on the traces before it only).
 
 Non-identical tasks
 -------------------
