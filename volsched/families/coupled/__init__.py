@@ -95,8 +95,9 @@ GENERATORS = {g.name: g for g in (
 
 #: ``casanova2013``: the Section VII-A experiment, 6,000 realizations (2 x 3 x 10 (m, n_com, w_min)
 #: x 10 scenarios x 10 trials): the 17 heuristics of Section VI on each (cap 10^6 slots), the
-#: ``iterations`` optimum (a lower bound) and the ``full`` bounds and greedy schedule on the stored
-#: 2,000 slots. ``-smoke``: 8 realizations. ``-conditional``: the same space with the heuristics
+#: ``iterations`` optimum (a lower bound) and the ``full`` bounds and greedy schedule, both on the
+#: realization as far as they need (:mod:`volsched.solvers.coupled.horizon`). ``-smoke``: 8
+#: realizations. ``-conditional``: the same space with the heuristics
 #: built on the conditional E^(S)(W) (reading 2.4; report it with ``--reference "IE[conditional]"``).
 PRESETS = {
     "casanova2013": [{
