@@ -30,10 +30,11 @@ short proof, for ``T`` tasks of ``W`` operations each:
    back-to-back slot ``c_hi`` instead (no later, by 2., and feasible: the
    slots of one host do not overlap). Then, while some used slot is later than
    an unused slot ``c_gj`` whose predecessors ``c_g1 .. c_g(j-1)`` are all
-   used, move the task of the latest used slot of its host there: no
-   completion gets later, and the used slots stay prefixes of each host's
-   sequence. This ends with the ``T`` smallest ``c_hi`` over all hosts, with
-   a makespan no larger: the ``T``-th smallest is optimal.
+   used, move the task of the latest used slot overall (the last of its
+   host's used prefix) there: the makespan does not grow, the used slots stay
+   prefixes of each host's sequence, and their sum decreases. This ends
+   with the ``T`` smallest ``c_hi`` over all hosts, with a makespan no
+   larger: the ``T``-th smallest is optimal.
 4. *The greedy.* At every step it gives a task to the host whose next
    completion is soonest, and a host's next completion is its next
    back-to-back one: it takes the ``T`` smallest ``c_hi``.
