@@ -30,8 +30,10 @@ def _first_run(cpu_index, lo, hi, period, t):
 
 @njit(cache=True, nogil=True)
 def _walk(a, b, j, j_end, cpu_index, cpu_share, period, speed, work, suspension, out_start, out_end, pos,
-          write):
-    """Back-to-back completions inside ``[a, b)`` from run ``j``; returns the next output position."""
+          limit):
+    """Back-to-back completions inside ``[a, b)`` from run ``j``, written from ``pos`` but never at or
+    past ``limit``; returns the position after the last one (which may pass ``limit``: the caller's
+    room was too small)."""
     t = a
     begin = a
     acc = 0.0
@@ -48,7 +50,7 @@ def _walk(a, b, j, j_end, cpu_index, cpu_share, period, speed, work, suspension,
                 t = t + (work - acc) / rate
                 if t > seg_end:
                     t = seg_end
-                if write:
+                if pos < limit:
                     out_start[pos] = begin
                     out_end[pos] = t
                 pos += 1
@@ -62,16 +64,17 @@ def _walk(a, b, j, j_end, cpu_index, cpu_share, period, speed, work, suspension,
 
 @njit(cache=True, nogil=True)
 def fill(iv_a, iv_b, iv_lo, iv_hi, cpu_index, cpu_share, period, iv_speed, work, suspension, offset,
-         out_start, out_end):
+         room, out_start, out_end):
     """Write each interval's completions (starts and ends) from ``offset[i]`` on; returns their counts.
 
-    ``offset`` must leave room for each interval's completions: at most
-    ``speed * (b - a) / work`` of them (a share is at most 1).
+    ``room[i]`` entries from ``offset[i]`` are interval ``i``'s: at most
+    ``speed * (b - a) / work`` completions fit (a share is at most 1); a count
+    above ``room[i]`` (never seen) is returned as such and the caller refuses it.
     """
     n = iv_a.shape[0]
     counts = np.zeros(n, dtype=np.int64)
     for i in range(n):
         j = _first_run(cpu_index, iv_lo[i], iv_hi[i], period, iv_a[i])
         counts[i] = _walk(iv_a[i], iv_b[i], j, iv_hi[i], cpu_index, cpu_share, period, iv_speed[i], work,
-                          suspension, out_start, out_end, offset[i], True) - offset[i]
+                          suspension, out_start, out_end, offset[i], offset[i] + room[i]) - offset[i]
     return counts

@@ -242,7 +242,9 @@ def identical_optimum(instance) -> dict | None:
         offset = np.concatenate([[0], np.cumsum(room)[:-1]])
         begin, done = np.empty(int(room.sum())), np.empty(int(room.sum()))
         counts = kernel.fill(a, b, ptr[h], ptr[h + 1], index, share, period, speed[h], work, suspension,
-                             offset, begin, done)
+                             offset, room, begin, done)
+        if np.any(counts > room):  # pragma: no cover - the bound is the work at share 1
+            raise AssertionError("identical_optimum: more completions than the work at share 1 allows")
         total = int(counts.sum())
         if total >= T:
             break
