@@ -65,12 +65,14 @@ import numpy as np
 
 from volsched.instances.errors import is_int, is_number
 
-from ..result import reject_unless
+from ..result import Infeasible, reject_unless
 
 #: Two instants closer than this (seconds) are the same instant for the verifier.
 TIME_TOL = 1e-6
 OUTCOMES = ("completed", "failed", "cancelled")
 _FIRST_WINDOW = 64
+#: Runs walked in Python before the numpy windows (most attempts end within a few runs).
+_SCALAR_RUNS = 8
 
 
 class HostView(NamedTuple):
@@ -114,13 +116,23 @@ def completion_time(host: HostView, start: float, work: float) -> float:
     """The first instant ``t >= start`` at which ``work`` operations are done on ``host``.
 
     Ignores host-downs and, without suspension, zero shares (the caller
-    compares the result with the attempt's end of availability). The CPU runs
-    are walked in windows of growing length, each summed by ``numpy``: run
-    ``j`` contributes ``speed * share[j] * (its end - max(start, its start))``.
+    compares the result with the attempt's end of availability). Run ``j``
+    contributes ``speed * share[j] * (its end - max(start, its start))``: the
+    first :data:`_SCALAR_RUNS` runs are walked one by one, the rest in numpy
+    windows of growing length.
     """
     n = len(host.run_time)
     k = max(int(np.searchsorted(host.run_time, start, side="right")) - 1, 0)
-    done, width = 0.0, _FIRST_WINDOW
+    done = 0.0
+    for j in range(k, min(n, k + _SCALAR_RUNS)):
+        begin = max(float(host.run_time[j]), start)
+        finish = float(host.run_time[j + 1]) if j + 1 < n else math.inf
+        rate = host.speed * float(host.run_share[j])
+        if rate > 0:
+            if done + rate * (finish - begin) >= work:
+                return begin + (work - done) / rate
+            done += rate * (finish - begin)
+    k, width = min(n, k + _SCALAR_RUNS), _FIRST_WINDOW
     while k < n:
         stop = min(n, k + width)
         begin = np.maximum(host.run_time[k:stop], start)
@@ -160,23 +172,35 @@ def availability_end(host: HostView, t: float) -> float | None:
     return end
 
 
+def _int_in(value, high: int) -> bool:
+    return (type(value) is int or is_int(value)) and 0 <= value < high
+
+
+def _time(value) -> bool:
+    return (type(value) is float and math.isfinite(value)) or is_number(value)
+
+
 def _attempt(raw, index: int, n_tasks: int, n_hosts: int, submission: float) -> tuple:
+    """One attempt's fields, checked (messages built only on failure: this runs per attempt)."""
     where = f"attempts[{index}]"
-    reject_unless(isinstance(raw, dict), where, f"must be an object, got {type(raw).__name__}")
+    if not isinstance(raw, dict):
+        raise Infeasible(f"{where}: must be an object, got {type(raw).__name__}")
     for key in ("task", "host", "start", "end", "outcome"):
-        reject_unless(key in raw, f"{where}.{key}", "missing")
-    task, host, start, end, outcome = (raw[k] for k in ("task", "host", "start", "end", "outcome"))
-    reject_unless(is_int(task) and 0 <= task < n_tasks, f"{where}.task",
-                  f"must be an integer in [0, {n_tasks}), got {task!r}")
-    reject_unless(is_int(host) and 0 <= host < n_hosts, f"{where}.host",
-                  f"must be an integer in [0, {n_hosts}), got {host!r}")
-    reject_unless(is_number(start) and start >= submission - TIME_TOL, f"{where}.start",
-                  f"must be a finite number of seconds, at or after the submission {submission!r}, "
-                  f"got {start!r}")
-    reject_unless(is_number(end) and end >= start, f"{where}.end",
-                  f"must be a finite number of seconds at or after start {start!r}, got {end!r}")
-    reject_unless(outcome in OUTCOMES, f"{where}.outcome",
-                  f"must be one of {list(OUTCOMES)}, got {outcome!r}")
+        if key not in raw:
+            raise Infeasible(f"{where}.{key}: missing")
+    task, host, start, end, outcome = raw["task"], raw["host"], raw["start"], raw["end"], raw["outcome"]
+    if not _int_in(task, n_tasks):
+        raise Infeasible(f"{where}.task: must be an integer in [0, {n_tasks}), got {task!r}")
+    if not _int_in(host, n_hosts):
+        raise Infeasible(f"{where}.host: must be an integer in [0, {n_hosts}), got {host!r}")
+    if not (_time(start) and start >= submission - TIME_TOL):
+        raise Infeasible(f"{where}.start: must be a finite number of seconds, at or after the submission "
+                         f"{submission!r}, got {start!r}")
+    if not (_time(end) and end >= start):
+        raise Infeasible(f"{where}.end: must be a finite number of seconds at or after start {start!r}, "
+                         f"got {end!r}")
+    if outcome not in OUTCOMES:
+        raise Infeasible(f"{where}.outcome: must be one of {list(OUTCOMES)}, got {outcome!r}")
     return int(task), int(host), float(start), float(end), outcome
 
 
@@ -201,44 +225,48 @@ def replay(hosts: list[HostView], work: np.ndarray, submission: float, attempts)
     n_tasks = len(work)
     reject_unless(isinstance(attempts, list), "attempts", "must be a list of attempts")
     parsed = [_attempt(a, i, n_tasks, len(hosts), submission) for i, a in enumerate(attempts)]
-    first = np.full(n_tasks, math.inf)
+    first = [math.inf] * n_tasks
+    tol = TIME_TOL
     for i, (task, h, start, end, outcome) in enumerate(parsed):
         host = hosts[h]
-        where = f"attempts[{i}]"
         down = availability_end(host, start)
-        reject_unless(down is not None, f"{where}.start", f"host {h} is not available at {start!r}")
+        if down is None:
+            raise Infeasible(f"attempts[{i}].start: host {h} is not available at {start!r}")
         done = completion_time(host, start, float(work[task]))
-        tol = TIME_TOL
         if outcome == "completed":
-            reject_unless(done <= down + tol, f"{where}.outcome",
-                          f"task {task} cannot complete on host {h} from {start!r}: the host goes down at "
-                          f"{down!r}, the work would be done at {done!r}")
-            reject_unless(abs(end - done) <= tol, f"{where}.end",
-                          f"task {task} started at {start!r} on host {h} completes at {done!r}, not {end!r}")
+            if not done <= down + tol:
+                raise Infeasible(f"attempts[{i}].outcome: task {task} cannot complete on host {h} from "
+                                 f"{start!r}: the host goes down at {down!r}, the work would be done at "
+                                 f"{done!r}")
+            if not abs(end - done) <= tol:
+                raise Infeasible(f"attempts[{i}].end: task {task} started at {start!r} on host {h} completes "
+                                 f"at {done!r}, not {end!r}")
             first[task] = min(first[task], end)
         elif outcome == "failed":
-            reject_unless(done >= down - tol, f"{where}.outcome",
-                          f"task {task} completes at {done!r} on host {h}, before the host goes down "
-                          f"at {down!r}")
-            reject_unless(abs(end - down) <= tol, f"{where}.end",
-                          f"host {h} goes down at {down!r}, not {end!r}")
-        else:
-            reject_unless(end <= min(done, down) + tol, f"{where}.end",
-                          f"cancelled at {end!r}, after the attempt ended by itself at {min(done, down)!r}")
+            if not done >= down - tol:
+                raise Infeasible(f"attempts[{i}].outcome: task {task} completes at {done!r} on host {h}, "
+                                 f"before the host goes down at {down!r}")
+            if not abs(end - down) <= tol:
+                raise Infeasible(f"attempts[{i}].end: host {h} goes down at {down!r}, not {end!r}")
+        elif not end <= min(done, down) + tol:
+            raise Infeasible(f"attempts[{i}].end: cancelled at {end!r}, after the attempt ended by itself "
+                             f"at {min(done, down)!r}")
     by_host: dict[int, list[tuple[float, float, int]]] = {}
     for i, (_, h, start, end, _) in enumerate(parsed):
         by_host.setdefault(h, []).append((start, end, i))
     for h, runs in by_host.items():
         runs.sort()
         for (_, end0, i0), (start1, _, i1) in zip(runs, runs[1:], strict=False):
-            reject_unless(start1 >= end0 - TIME_TOL, f"attempts[{i1}].start",
-                          f"host {h} still runs attempts[{i0}] until {end0!r} (one task at a time)")
+            if not start1 >= end0 - tol:
+                raise Infeasible(f"attempts[{i1}].start: host {h} still runs attempts[{i0}] until {end0!r} "
+                                 "(one task at a time)")
+    first = np.array(first)
     missing = np.flatnonzero(~np.isfinite(first))
     reject_unless(len(missing) == 0, f"task {int(missing[0]) if len(missing) else 0}",
                   "has no completed attempt")
     for i, (task, _, start, _, _) in enumerate(parsed):
-        reject_unless(start <= first[task] + TIME_TOL, f"attempts[{i}].start",
-                      f"task {task} already completed at {first[task]!r}")
+        if not start <= first[task] + tol:
+            raise Infeasible(f"attempts[{i}].start: task {task} already completed at {first[task]!r}")
     return first
 
 
