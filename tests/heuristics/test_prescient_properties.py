@@ -98,3 +98,27 @@ def test_the_future_does_change_the_run():
     runs = [simulate(changed_after(inst, tau, k), HEURISTICS["FCFS"], np.random.default_rng(1))
             for k in range(3)]
     assert any(r.attempts != base.attempts for r in runs)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_reading_the_traces_in_short_windows_changes_nothing(name):
+    # The trace profile grows by doubling from the submission; start it at 5 minutes so that
+    # hosts wait for their next interval, idle hosts sit in cut intervals and dispatches grow it.
+    from volsched.heuristics.prescient import Physics
+
+    for seed in (2, 5):
+        inst = random_instance(seed, hosts=7, tasks=18, minutes=6.0, suspension=seed % 2 == 0)
+        whole = simulate(inst, HEURISTICS[name], np.random.default_rng(seed))
+        short = simulate(inst, HEURISTICS[name], np.random.default_rng(seed),
+                         physics=Physics(inst, span=300.0))
+        assert short.attempts == whole.attempts
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_tasks_of_different_sizes_verify(name):
+    inst = random_instance(8, hosts=6, tasks=10, minutes=4.0)
+    sizes = np.random.default_rng(8).choice([1.0, 4.0, 9.0], size=inst.n_tasks)
+    inst = inst.replace(task_minutes=sizes)
+    run = simulate(inst, HEURISTICS[name], np.random.default_rng(0))
+    assert verify_solution(inst, {"attempts": run.attempts, "makespan": run.makespan}) == \
+        pytest.approx(run.makespan, abs=1e-6)
