@@ -46,7 +46,7 @@ def _greedy(instance: PrescientInstance, time_limit: float | None, seed: int) ->
     if low is None:
         return MethodOutcome(None, None, None, True,
                              {"reason": "the traces cannot hold T tasks even of the smallest size"})
-    found = greedy_schedule(instance)
+    found = greedy_schedule(instance, span=2.0 * (low["horizon"] - float(instance.start)))
     if found is None:
         return MethodOutcome(None, None, low["makespan"], False,
                              {"reason": "the greedy placed not every task"})

@@ -262,16 +262,28 @@ def identical_optimum(instance) -> dict | None:
             "horizon": until}
 
 
-def greedy_schedule(instance) -> dict | None:
+def greedy_schedule(instance, span: float | None = None) -> dict | None:
     """Section 3.4's rule for any task sizes: largest task first, to the host that completes it soonest.
 
-    One step per task over all availability groups of the whole trace (a
+    One step per task over the availability groups of ``[t0, t0 + span)`` (a
     heuristic for non-identical sizes; for identical ones it reproduces
-    :func:`identical_optimum`). Returns the same fields, tasks in their own
-    order, or ``None`` if a task fits nowhere.
+    :func:`identical_optimum`). A completion found inside the span is final,
+    so when a task fits nowhere in it the whole run starts again on twice the
+    span, until the trace's end: the answer is the whole trace's. Returns the
+    same fields, tasks in their own order, or ``None`` if a task fits nowhere.
     """
-    t0 = float(instance.start)
-    pieces = Pieces(instance, t0, float(instance.horizon))
+    t0, end = float(instance.start), float(instance.horizon)
+    span = end - t0 if span is None else span
+    while True:
+        until = min(t0 + span, end)
+        found = _greedy_until(instance, t0, until)
+        if found is not None or until >= end:
+            return found
+        span *= 2.0
+
+
+def _greedy_until(instance, t0: float, until: float) -> dict | None:
+    pieces = Pieces(instance, t0, until)
     n_tasks = instance.n_tasks
     sizes = np.asarray(instance.task_minutes, dtype=float) * 60.0
     ready = np.full(instance.n_hosts, t0)

@@ -228,3 +228,15 @@ def test_invariants_of_the_optimum(seed, suspension):
     for h in set(best["host"].tolist()):
         mine = np.flatnonzero(best["host"] == h)
         assert np.all(best["start"][mine][1:] >= best["end"][mine][:-1] - 1e-9)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_greedy_on_a_short_span_is_the_whole_trace_greedy(seed):
+    rng = np.random.default_rng(7000 + seed)
+    inst = random_instance(rng, hosts=int(rng.integers(1, 5)), tasks=int(rng.integers(1, 8)), identical=False,
+                           suspension=bool(seed % 2))
+    whole, short = greedy_schedule(inst), greedy_schedule(inst, span=60.0)
+    assert (whole is None) == (short is None)
+    if whole is not None:
+        assert short["makespan"] == whole["makespan"]
+        assert short["host"].tolist() == whole["host"].tolist()
