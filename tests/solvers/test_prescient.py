@@ -238,5 +238,5 @@ def test_greedy_on_a_short_span_is_the_whole_trace_greedy(seed):
     whole, short = greedy_schedule(inst), greedy_schedule(inst, span=60.0)
     assert (whole is None) == (short is None)
     if whole is not None:
-        assert short["makespan"] == whole["makespan"]
+        assert short["makespan"] == pytest.approx(whole["makespan"], rel=1e-12)  # cumsums over other spans
         assert short["host"].tolist() == whole["host"].tolist()
