@@ -66,6 +66,8 @@ Metrics (Section 3.4, 6; reading 5)
   completion times, failed executions excluded ("We choose an intermediate IQR
   factor of 1", 3.4). A diagnostic: "When comparing our heuristics we do not
   consider the number of laggings".
+* ``failed``: the traces ended before every task completed (then ``makespan``
+  is ``None``; the schedule holds the attempts made).
 
 A policy sees a :class:`Platform` (what is known before the run: clock rates,
 the task size, the previous weekday's :class:`~.history.History`) and, at each
@@ -255,7 +257,8 @@ class Run:
 
     @property
     def metrics(self) -> dict[str, Any]:
-        return {"makespan": self.makespan, "waste": self.waste, "laggers": self.laggers}
+        return {"makespan": self.makespan, "waste": self.waste, "laggers": self.laggers,
+                "failed": self.failed}
 
 
 # Event kinds, in the order they are handled at one instant: a longer trace first (its hosts'
@@ -657,7 +660,9 @@ class PrescientSimulator:
     The solution is ``{"makespan", "attempts"}`` in the format of the
     family's verifier (each attempt also says whether it was a ``replica``;
     ``makespan`` is left out when the traces ended first); the metrics are
-    ``makespan``, ``waste`` and ``laggers``.
+    ``makespan`` (``None`` when the traces ended first), ``waste``, ``laggers``
+    and ``failed`` (the traces ended first; the coupled family's convention,
+    whose failed runs the problem's partial verifier checks).
     """
 
     def run(self, instance: PrescientInstance, policy: PrescientPolicy,
