@@ -51,17 +51,35 @@ from ortools.sat.python import cp_model
 from volsched.instances.slack import SlackInstance
 
 from ..cpsat import run_cpsat
-from .cpsat_patterns import Structure, TooMany, build, enumerate_patterns
+from .cpsat_patterns import OutOfTime, Structure, TooMany, build, enumerate_patterns
+
+#: Most integer variables the per-bin count fallback may create (bins x sizes); beyond, the
+#: target is left ``unknown`` and the method keeps its best schedule.
+MAX_COUNT_VARS = 200_000
+
+
+class TooLarge(Exception):  # noqa: N818 - a signal, not an error
+    """The count fallback would pass :data:`MAX_COUNT_VARS`."""
 
 
 def _remaining(time_limit: float | None, started: float) -> float | None:
     return None if time_limit is None else max(1e-3, time_limit - (time.perf_counter() - started))
 
 
-def _model(st: Structure, lo: int, use_patterns: bool = True) -> tuple[cp_model.CpModel, dict]:
-    """The CP-SAT model at ``st.target`` with ``lo <= C <= st.target``; ``parts`` to read a solution."""
-    model = cp_model.CpModel()
+def _model(st: Structure, lo: int, deadline: float | None = None) -> tuple[cp_model.CpModel, dict]:
+    """The CP-SAT model at ``st.target`` with ``lo <= C <= st.target``; ``parts`` to read a solution.
+
+    Raises
+    ------
+    OutOfTime
+        The pattern enumeration passed ``deadline``.
+    TooLarge
+        A class needs the count fallback and it would pass :data:`MAX_COUNT_VARS`.
+    """
     q = len(st.sizes)
+    if len(st.open) * q > MAX_COUNT_VARS:
+        raise TooLarge
+    model = cp_model.CpModel()
     sizes, counts = st.sizes, st.counts
     slack = st.problem == "slack"
     c_var = model.new_int_var(lo, st.target, "C")
@@ -69,12 +87,12 @@ def _model(st: Structure, lo: int, use_patterns: bool = True) -> tuple[cp_model.
     parts = {"C": c_var, "classes": [], "open": []}
     for ci, c in enumerate(st.classes):
         must = any(r > 0 for r in c.need) or c.min_load > 0
-        pats = None
-        if use_patterns:
-            try:
-                pats = enumerate_patterns(st, c)
-            except TooMany:
-                pats = None
+        try:
+            pats = enumerate_patterns(st, c, deadline=deadline)
+        except TooMany:
+            pats = None
+            if c.m * len(sizes) > MAX_COUNT_VARS:
+                raise TooLarge from None
         used = None
         if slack and c.e > lo:
             used = model.new_bool_var(f"used{ci}")
@@ -200,7 +218,16 @@ def solve_at(instance: SlackInstance, problem: str, lo: int, target: int, time_l
     if st.infeasible is not None:
         info["reason"] = st.infeasible
         return "infeasible", None, None, target + 1, info
-    model, parts = _model(st, lo)
+    deadline = None if time_limit is None else started + time_limit
+    try:
+        model, parts = _model(st, lo, deadline)
+    except OutOfTime:
+        info["reason"] = "the time limit passed while enumerating patterns"
+        return "unknown", None, None, lo, info
+    except TooLarge:
+        info["reason"] = (f"the open bins' or a class's count model (its patterns are too many to "
+                          f"enumerate) would pass {MAX_COUNT_VARS} variables")
+        return "unknown", None, None, lo, info
     kinds = [k for k, _, _ in parts["classes"]]
     info["patterns"] = sum(len(d) for k, d, _ in parts["classes"] if k == "patterns")
     info["count_model_classes"] = kinds.count("bins")

@@ -49,6 +49,7 @@ to ``B`` beside a ``B+1`` job, the exact-cover model of the pitfall.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,9 +58,9 @@ from volsched.instances.slack import SlackInstance
 
 #: Most DFS nodes the pattern enumeration visits before giving up (the caller then uses the
 #: per-bin count model).
-MAX_NODES = 2_000_000
-#: Most patterns handed to the pattern model.
-MAX_PATTERNS = 200_000
+MAX_NODES = 1_000_000
+#: Most patterns handed to the pattern model (beyond, CP-SAT rarely closes the model anyway).
+MAX_PATTERNS = 50_000
 
 
 @dataclass
@@ -210,8 +211,13 @@ class TooMany(Exception):  # noqa: N818 - a signal to switch models, not an erro
     """The enumeration passed :data:`MAX_NODES` or :data:`MAX_PATTERNS`."""
 
 
+class OutOfTime(Exception):  # noqa: N818 - a signal, not an error
+    """The enumeration passed its deadline (a ``time.perf_counter()`` reading)."""
+
+
 def enumerate_patterns(st: Structure, c: BinClass, max_nodes: int | None = None,
-                       max_patterns: int | None = None) -> list[tuple[tuple[tuple[int, int], ...], int]]:
+                       max_patterns: int | None = None, deadline: float | None = None,
+                       ) -> list[tuple[tuple[tuple[int, int], ...], int]]:
     """Every non-empty pattern of class ``c`` that passes the pruning: ``[((type, count), ...), load]``.
 
     A depth-first search over the types in decreasing size; the first type
@@ -224,6 +230,8 @@ def enumerate_patterns(st: Structure, c: BinClass, max_nodes: int | None = None,
     ------
     TooMany
         Past ``max_nodes`` nodes or ``max_patterns`` patterns.
+    OutOfTime
+        Past ``deadline``.
     """
     max_nodes = MAX_NODES if max_nodes is None else max_nodes
     max_patterns = MAX_PATTERNS if max_patterns is None else max_patterns
@@ -232,8 +240,10 @@ def enumerate_patterns(st: Structure, c: BinClass, max_nodes: int | None = None,
     forced = set(st.forced)
     smallest = sizes[-1]
     suffix = [0] * (q + 1)
+    need_after = [0] * (q + 1)  # max need[u] for u >= t
     for t in range(q - 1, -1, -1):
         suffix[t] = suffix[t + 1] + (0 if t in forced else sizes[t] * counts[t])
+        need_after[t] = max(need_after[t + 1], need[t])
     out: list = []
     nodes = 0
     chosen: list[tuple[int, int]] = []
@@ -244,7 +254,7 @@ def enumerate_patterns(st: Structure, c: BinClass, max_nodes: int | None = None,
 
     def dfs(t0: int, load: int, cap: int, taken: int) -> None:
         nonlocal nodes
-        if load > 0 and load >= c.min_load and all(need[u] <= taken for u in range(t0, q)):
+        if load > 0 and load >= c.min_load and need_after[t0] <= taken:
             out.append((tuple(chosen), load))
             if len(out) > max_patterns:
                 raise TooMany
@@ -264,6 +274,8 @@ def enumerate_patterns(st: Structure, c: BinClass, max_nodes: int | None = None,
                     nodes += 1
                     if nodes > max_nodes:
                         raise TooMany
+                    if deadline is not None and not nodes & 4095 and time.perf_counter() > deadline:
+                        raise OutOfTime
                     chosen.append((t, k))
                     dfs(t + 1, load + k * v, cap, taken + k)
                     chosen.pop()

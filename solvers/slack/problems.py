@@ -30,6 +30,7 @@ from collections.abc import Callable
 
 from volsched.instances.slack import SlackInstance
 
+from ..deadline import HardStop
 from ..problem import MethodOutcome, Metric, Problem, backend
 from .verify import verify_plain, verify_slack
 
@@ -210,18 +211,22 @@ def _galloping(instance: SlackInstance, problem: str, time_limit: float | None, 
     info: dict = {"lower_bound": lo, "greedy_makespan": hi, "phases": []}
     step = int(instance.p.min())
     target = lo
-    while lo < hi:
-        target = min(target, hi - 1)
-        status, contents, value, bound, phase = solve_at(instance, problem, lo, target, time_limit, seed,
-                                                         workers, started)
-        info["phases"].append(phase)
-        if status == "unknown":
-            return _outcome(instance, problem, best, hi, lo, False, info)
-        if status != "infeasible":
-            return _outcome(instance, problem, contents, value, bound, status == "optimal", info)
-        lo = target + 1
-        target += step
-        step *= 2
+    try:
+        while lo < hi:
+            target = min(target, hi - 1)
+            status, contents, value, bound, phase = solve_at(instance, problem, lo, target, time_limit, seed,
+                                                             workers, started)
+            info["phases"].append(phase)
+            if status == "unknown":
+                return _outcome(instance, problem, best, hi, lo, False, info)
+            if status != "infeasible":
+                return _outcome(instance, problem, contents, value, bound, status == "optimal", info)
+            lo = target + 1
+            target += step
+            step *= 2
+    except HardStop:  # the hard limit fired in Python (building a model): keep the greedy schedule
+        info["stopped"] = "hard time limit"
+        return _outcome(instance, problem, best, hi, lo, False, info)
     return _outcome(instance, problem, best, hi, hi, True, info)
 
 
