@@ -7,13 +7,15 @@ in its class's docstring.
 
 Every policy is an immutable object (``name``, ``replicates``); what it
 remembers during a run lives in the observation's ``memory``. A policy is asked
-at the instants when a host is ready and it has something to place, and it
+at the instants when a host is ready and it has something to place, and at the
+instants it asked to be woken at (PRI-CR-WAIT's end of wait, EXCL-PRED's
+revert, EXCL-PRED-TO's and REP-PROB's timeouts), even with no host ready; it
 sees only the server's state at that instant and what was known before the run
-(:class:`~.simulator.Platform`). Several rules refer to instants when the
-policy need not have been asked (EXCL-PRED's revert, EXCL-PRED-TO's timeouts,
-the re-predictions after every N completions); they are evaluated from the
-observed past (the completion instants), so they do not depend on when the
-policy is asked.
+(:class:`~.simulator.Platform`). The re-predictions "after every N tasks are
+completed" take the instant of the N-th completion from the observed completion
+instants, and EXCL-PRED checks each past prediction's revert instant against
+the interval that prediction was in force, so neither depends on when the
+policy happens to be asked.
 
 Common units: ``s`` is a task's size in operations; a host's dedicated speed
 is ``110.7e6 x clock / 1500 MHz`` operations per second (reading 1.4), so
