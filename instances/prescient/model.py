@@ -224,7 +224,8 @@ class PrescientInstance:
         bad = _first(~(np.isfinite(clock) & (clock > 0) & (clock <= MAX_CLOCK_MHZ)))
         if bad is not None:
             raise InputError(
-                f"clock_mhz[{bad}]: must be a clock rate in (0, {MAX_CLOCK_MHZ:g}] MHz, got {clock[bad]!r}"
+                f"clock_mhz[{bad}]: must be a clock rate in (0, {MAX_CLOCK_MHZ:g}] MHz, "
+                f"got {clock[bad].item()!r}"
             )
 
         s, e = _float_array(self.up_start, "up_start"), _float_array(self.up_end, "up_end")
@@ -239,7 +240,8 @@ class PrescientInstance:
         if bad is not None:
             h, k = _host_of(ptr, bad)
             raise InputError(
-                f"up[{h}][{k}][1]: an interval must end after it starts ({e[bad]!r} <= {s[bad]!r})"
+                f"up[{h}][{k}][1]: an interval must end after it starts "
+                f"({e[bad].item()!r} <= {s[bad].item()!r})"
             )
         same = np.ones(max(s.shape[0] - 1, 0), dtype=bool)
         same[ptr[1:-1] - 1] = False
@@ -248,8 +250,8 @@ class PrescientInstance:
             h, k = _host_of(ptr, bad + 1)
             kind = "unsorted" if s[bad + 1] < s[bad] else "overlapping"
             raise InputError(
-                f"up[{h}][{k}][0]: intervals {kind}: starts at {s[bad + 1]!r}, before the "
-                f"previous interval's end {e[bad]!r}"
+                f"up[{h}][{k}][0]: intervals {kind}: starts at {s[bad + 1].item()!r}, before the "
+                f"previous interval's end {e[bad].item()!r}"
             )
 
         period = self.period
@@ -284,7 +286,7 @@ class PrescientInstance:
         if bad is not None:
             h, k = _host_of(cptr, bad)
             raise InputError(
-                f"cpu[{h}][{k}][0]: must be a sample index in [0, {MAX_SAMPLE}], got {idx[bad]!r}"
+                f"cpu[{h}][{k}][0]: must be a sample index in [0, {MAX_SAMPLE}], got {idx[bad].item()!r}"
             )
         same = np.ones(max(idx.shape[0] - 1, 0), dtype=bool)
         same[cptr[1:-1] - 1] = False
@@ -293,12 +295,12 @@ class PrescientInstance:
             h, k = _host_of(cptr, bad + 1)
             raise InputError(
                 f"cpu[{h}][{k}][0]: CPU runs must start at strictly increasing samples, "
-                f"got {idx[bad + 1]!r} after {idx[bad]!r}"
+                f"got {idx[bad + 1].item()!r} after {idx[bad].item()!r}"
             )
         bad = _first(~((share >= 0) & (share <= 1)))
         if bad is not None:
             h, k = _host_of(cptr, bad)
-            raise InputError(f"cpu[{h}][{k}][1]: a CPU share must be in [0, 1], got {share[bad]!r}")
+            raise InputError(f"cpu[{h}][{k}][1]: a CPU share must be in [0, 1], got {share[bad].item()!r}")
 
         tasks = _float_array(self.task_minutes, "task_minutes")
         require(tasks.shape[0] >= 1, "tasks", "T = 0: an application needs at least one task")
@@ -306,7 +308,8 @@ class PrescientInstance:
         bad = _first(~(np.isfinite(tasks) & (tasks > 0) & (tasks <= MAX_TIME_S)))
         if bad is not None:
             raise InputError(
-                f"task_minutes[{bad}]: a task size must be a positive number of minutes, got {tasks[bad]!r}"
+                f"task_minutes[{bad}]: a task size must be a positive number of minutes, "
+                f"got {tasks[bad].item()!r}"
             )
 
         last_end = float(e.max())
@@ -634,7 +637,7 @@ def _check_times(values: np.ndarray, ptr: np.ndarray, name: str, col: int) -> No
     if bad is not None:
         h, k = _host_of(ptr, bad)
         raise InputError(
-            f"{name}[{h}][{k}][{col}]: must be a time in [0, {MAX_TIME_S:g}] s, got {values[bad]!r}"
+            f"{name}[{h}][{k}][{col}]: must be a time in [0, {MAX_TIME_S:g}] s, got {values[bad].item()!r}"
         )
 
 

@@ -224,6 +224,11 @@ class Family:
         Format -> ``export(instance, folder) -> [paths]`` (``volsched export
         FORMAT INSTANCE --out FOLDER``). It validates everything before it
         writes, and raises ``InputError`` for what it cannot export.
+    pick_generator : callable, optional
+        ``pick_generator(option names given) -> generator name``: lets
+        ``volsched generate`` choose among several generators by the options
+        given when ``--preset`` is absent (prescient: ``--fta`` or
+        ``--platform``); without it ``--preset`` is required.
     """
 
     name: str
@@ -237,6 +242,7 @@ class Family:
     plots: Callable[..., list] | None = None
     run_options: tuple[RunOption, ...] = ()
     exports: dict[str, Callable[..., list]] = field(default_factory=dict)
+    pick_generator: Callable[[set[str]], str | None] | None = None
 
     def __post_init__(self):
         for h in self.heuristics.values():
@@ -347,7 +353,8 @@ class Family:
     def add_generate_arguments(self, parser: argparse.ArgumentParser) -> None:
         """The ``volsched generate FAMILY`` options, built from the generator specs."""
         if len(self.generators) > 1:
-            parser.add_argument("--preset", choices=list(self.generators), required=True,
+            parser.add_argument("--preset", choices=list(self.generators),
+                                required=self.pick_generator is None,
                                 help="; ".join(f"{n}: {g.help}" for n, g in self.generators.items()))
         for name, o in self.options().items():
             users = {g.name: opt for g in self.generators.values() for opt in g.options if opt.name == name}
@@ -364,8 +371,11 @@ class Family:
 
     def generate_args(self, args: argparse.Namespace) -> Any:
         """Instance(s) from parsed ``generate`` options; an option the generator does not use is an error."""
-        spec = self.generator(getattr(args, "preset", None))
         given = {n: getattr(args, n) for n in self.options() if getattr(args, n, None) is not None}
+        preset = getattr(args, "preset", None)
+        if preset is None and self.pick_generator is not None:
+            preset = self.pick_generator(set(given))
+        spec = self.generator(preset)
         for name in given:
             require(any(o.name == name for o in spec.options), "--" + name.replace("_", "-"),
                     f"generator {spec.name!r} does not use it (its options: "
