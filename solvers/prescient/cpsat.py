@@ -106,8 +106,33 @@ class _Bins:
         return float(f) if int(k) == self.iv[b] else float(self.end[b])
 
 
+def list_schedule_end(instance, profile: WorkProfile) -> float:
+    """The last completion of a feasible schedule (largest task first, earliest completion), or ``inf``.
+
+    Built on the model's :meth:`WorkProfile.earliest_completion`; only an
+    upper bound for pruning the model (bins starting after it, candidates
+    above it).
+    """
+    hosts = np.arange(instance.n_hosts)
+    ready = np.full(instance.n_hosts, float(instance.start))
+    last = float(instance.start)
+    for w in sorted(np.asarray(instance.task_ops, dtype=float).tolist(), reverse=True):
+        finish, _, _ = profile.earliest_completion(hosts, ready, w)
+        h = int(np.argmin(finish))
+        if not math.isfinite(finish[h]):
+            return math.inf
+        ready[h] = finish[h]
+        last = max(last, float(finish[h]))
+    return last
+
+
 def solve_cpsat(instance, time_limit: float | None = None, seed: int = 0, workers: int = 2):
     """The optimum by the model above.
+
+    The model keeps only the bins that start before a feasible schedule's last
+    completion ``U`` (:func:`list_schedule_end`) and the candidates up to it
+    (with a relative slack of 1e-9 for rounding); should that ever leave it
+    infeasible, it is built again on every bin and candidate.
 
     Returns
     -------
@@ -120,24 +145,41 @@ def solve_cpsat(instance, time_limit: float | None = None, seed: int = 0, worker
     n_tasks = instance.n_tasks
     require(n_tasks <= MAX_TASKS, "--method", f"cpsat takes at most {MAX_TASKS} tasks, got {n_tasks} "
             "(use --method greedy)")
+    bins = _Bins(instance)
+    upper = list_schedule_end(instance, bins.profile)
+    if not math.isfinite(upper):
+        return _solve(instance, bins, math.inf, time_limit, seed, workers, started)
+    found = _solve(instance, bins, upper * (1 + 1e-9) + 1e-9, time_limit, seed, workers, started)
+    if found[0] is None and found[3]:  # pragma: no cover - the upper bound is feasible
+        return _solve(instance, bins, math.inf, time_limit, seed, workers, started)
+    found[4]["upper_bound_s"] = upper - float(instance.start)
+    return found
+
+
+def _solve(instance, bins: _Bins, upper: float, time_limit, seed, workers, started):
+    n_tasks = instance.n_tasks
     t0 = float(instance.start)
     ops = np.asarray(instance.task_ops, dtype=float)
     sizes = [int(round(v)) for v in ops.tolist()]
-    bins = _Bins(instance)
     floor_cap = [int(math.floor(c * (1 + CAP_RTOL))) for c in bins.full.tolist()]
-    useful = [b for b in range(len(floor_cap)) if floor_cap[b] >= min(sizes)]
+    useful = [b for b in range(len(floor_cap)) if floor_cap[b] >= min(sizes) and bins.start[b] < upper]
     info = {"bins": len(useful)}
     if not useful:
         return None, None, None, True, info
-    sums = _subset_sums(sizes, max(floor_cap))
+    sums = _subset_sums(sizes, max(floor_cap[b] for b in useful))
     cand = set()
     for b in useful:
         for s in sums:
             if s > floor_cap[b]:
                 break
-            cand.add(bins.finish(b, float(s)))
+            c = bins.finish(b, float(s))
+            if c > upper:
+                break
+            cand.add(c)
         require(len(cand) <= MAX_CANDIDATES, "--method",
                 f"cpsat would need more than {MAX_CANDIDATES} candidate makespans (use --method greedy)")
+    if not cand:
+        return None, None, None, True, info
     times = np.array(sorted(cand))
     info["candidates"] = len(times)
     caps_int = np.floor(bins.capacities(times) * (1 + CAP_RTOL)).astype(np.int64)  # (C, bins)
