@@ -29,7 +29,8 @@ A solution (of ``solve``, of a heuristic's simulation, or a user's file) is::
     the host-down instant counts);
   - ``"failed"``: the host went down before the work was done; ``end`` is
     that host-down instant (the physical end; when the server learns of it,
-    one heartbeat later at most, is the policy's business, not the schedule's);
+    one heartbeat later at most, is the policy's business, not the schedule's).
+    Without suspension (UCB), the start of a run of share 0 is a host-down;
   - ``"cancelled"``: the server stopped the attempt (e.g. a replica whose
     task completed elsewhere) at ``end``, no later than its completion or
     its host's failure would have been.
@@ -49,11 +50,12 @@ heuristic's initial wait counts). A claimed ``makespan`` must agree.
 
 Independence
 ------------
-This module shares no code with the methods (:mod:`.greedy`, :mod:`.cpsat`,
-:mod:`.work`): it reads the instance's intervals and share samples itself and
-walks each attempt's CPU-share samples forward from its start
-(:func:`completion_time`), in float arithmetic (the shares are real numbers),
-to within :data:`TIME_TOL` seconds.
+This module shares no code with the methods (:mod:`.greedy`, :mod:`.cpsat`)
+nor with the model's :class:`~volsched.instances.prescient.WorkProfile`: it
+reads the instance's intervals and CPU runs itself and walks each attempt's
+runs forward from its start (:func:`completion_time`), in float arithmetic
+(the shares are real numbers), to within :data:`TIME_TOL` seconds. About 30
+µs per attempt (``benchmarks/RESULTS.md``).
 """
 
 from __future__ import annotations
