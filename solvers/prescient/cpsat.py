@@ -31,8 +31,10 @@ bin ``b``, exactly one bin per task), ``u_c`` = "the makespan is at least
 minimising ``sum_c u_c`` (the candidate's index). Sizes are exact integers
 (operations, rounded to the nearest: a fraction of one of the paper's
 operations is about 1e-8 s), capacities their floor (with a relative slack of
-:data:`CAP_RTOL` for the rounding of ``F``, so that an exact fit stays one). CP-SAT's bound on the
-index is a bound on the makespan. ``F`` comes from the instance model's
+:data:`CAP_RTOL` for the rounding of ``F``, so that an exact fit stays one).
+CP-SAT's bound on the index is a bound on the makespan. Bins that start after
+a feasible schedule's last completion, and candidates above it, are left out
+(:func:`solve_cpsat`). ``F`` comes from the instance model's
 :class:`~volsched.instances.prescient.WorkProfile` (the greedy reads the
 traces its own way); the returned schedule is rebuilt back to back per bin
 and re-checked by :mod:`.verify`.
