@@ -152,3 +152,41 @@ def test_one_task_path_agrees_with_the_batch_search(suspension):
             batch = physics.finish(np.array([h, h]), np.array([k, k]), t, np.array([work, work]))
             assert one[1] == bool(batch[1][0])
             assert one[0] == pytest.approx(float(batch[0][0]), abs=1e-6)
+
+
+def whole_second_instance(seed, suspension=True):
+    """Distinct clocks 1500 k MHz (a 1-minute task in 60 / k s), integer bounds, shares 0 or 1."""
+    rng = np.random.default_rng(seed)
+    n = 6
+    ups, cpus = [], []
+    for _ in range(n):
+        t, iv = int(rng.integers(0, 200)), []
+        while t < 6000:
+            end = t + int(rng.integers(20, 900))
+            iv.append((t, end))
+            t = end + int(rng.integers(1, 200))
+        ups.append(iv)
+        k, runs = 0, []
+        while k < 700:
+            runs.append((k, float(rng.random() < 0.8)))
+            k += int(rng.integers(1, 12))
+        cpus.append(runs)
+    clocks = rng.permutation(np.arange(1, n + 1)) * 1500.0
+    return PrescientInstance.build(clocks, ups, tasks=14, task_minutes=1.0, cpu=cpus, period=10.0,
+                                   start=3000.0, history=(0.0, 3000.0), horizon=7000.0, suspension=suspension)
+
+
+@pytest.mark.parametrize("name", ["PRI-CR", "PRI-CR-WAIT", "PRI-HISTORY", "EXCL-S1", "EXCL-S.5", "EXCL-S.25"])
+@pytest.mark.parametrize("suspension", [True, False])
+def test_agrees_with_an_independent_per_second_loop_where_it_is_exact(name, suspension):
+    # tests/prescient_sim_oracle.py is the same server written as a time-stepped loop; on whole-second
+    # traces it is exact, and policies without random ties must then decide alike.
+    from prescient_sim_oracle import per_second
+
+    for seed in range(4):
+        inst = whole_second_instance(seed, suspension)
+        run = simulate(inst, HEURISTICS[name], np.random.default_rng(0))
+        sent = []
+        ref = per_second(inst, HEURISTICS[name], np.random.default_rng(0), 4000, sent)
+        assert ref == pytest.approx(run.makespan)
+        assert sent == [(a["task"], a["host"], pytest.approx(a["start"]), a["replica"]) for a in run.attempts]
