@@ -190,3 +190,29 @@ def test_agrees_with_an_independent_per_second_loop_where_it_is_exact(name, susp
         ref = per_second(inst, HEURISTICS[name], np.random.default_rng(0), 4000, sent)
         assert ref == pytest.approx(run.makespan)
         assert sent == [(a["task"], a["host"], pytest.approx(a["start"]), a["replica"]) for a in run.attempts]
+
+
+def test_a_policy_cannot_write_the_servers_state():
+    class Vandal:
+        name, replicates = "vandal", False
+
+        def decide(self, obs, rng):
+            for array in (obs.ready, obs.primary, obs.done, obs.original, obs.completions, obs.live_start):
+                with pytest.raises(ValueError):
+                    array[...] = 0
+            return [], None
+
+    simulate(build([1500.0], [[(0, 1000)]]), Vandal(), np.random.default_rng(0))
+
+
+def test_a_policy_must_place_originals_and_replicas_where_the_server_allows():
+    class Replicator:
+        name, replicates = "bad", False
+
+        def decide(self, obs, rng):
+            from volsched.heuristics.prescient import Assignment
+
+            return [Assignment(int(obs.ready[0]), int(obs.primary[0]), replica=True)], None
+
+    with pytest.raises(ValueError, match="waits for its original"):
+        simulate(build([1500.0], [[(0, 1000)]]), Replicator(), np.random.default_rng(0))
