@@ -182,13 +182,14 @@ def random_run(instance: PrescientInstance, rng: np.random.Generator, replicas: 
 
 
 def random_instance(rng: np.random.Generator, hosts: int = 3, tasks: int = 3, identical: bool = True,
-                    suspension: bool = True, nice: bool = False, history: bool = False) -> PrescientInstance:
+                    suspension: bool = True, nice: bool = False, history: bool = False,
+                    touching: bool = False) -> PrescientInstance:
     """A tiny random instance: 1-3 up intervals a host in an hour, CPU runs with shares 0 among them.
 
     ``nice``: clocks, shares, times and sizes from small round sets, so that
     exact fits (a task ending exactly at a host-down) happen. ``history``: the
     traces before the submission (at 300 s or later) are the history window
-    that some heuristics read.
+    that some heuristics read. ``touching``: consecutive up intervals touch.
     """
     period = 10.0
     clock, up, cpu = [], [], []
@@ -199,6 +200,8 @@ def random_instance(rng: np.random.Generator, hosts: int = 3, tasks: int = 3, id
         if not nice:
             cuts = cuts + rng.uniform(-period / 2, period / 2, size=len(cuts)).round(3)
             cuts = np.sort(cuts)
+        if touching:  # every down gap closed: a host-down and an instant restart (it still kills a task)
+            cuts[2:-1:2] = cuts[1:-2:2]
         up.append([(float(cuts[i]), float(cuts[i + 1])) for i in range(0, len(cuts), 2)])
         n_runs = int(rng.integers(1, 8))
         starts = np.concatenate([[0], np.sort(rng.choice(np.arange(1, 360), size=n_runs - 1, replace=False))])

@@ -240,3 +240,18 @@ def test_greedy_on_a_short_span_is_the_whole_trace_greedy(seed):
     if whole is not None:
         assert short["makespan"] == pytest.approx(whole["makespan"], rel=1e-12)  # cumsums over other spans
         assert short["host"].tolist() == whole["host"].tolist()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_touching_intervals_agree_with_brute_force(seed):
+    rng = np.random.default_rng(9000 + seed)
+    inst = random_instance(rng, hosts=int(rng.integers(1, 3)), tasks=int(rng.integers(1, 5)),
+                           identical=seed % 4 != 0, suspension=bool(seed % 3), nice=seed % 2 == 0,
+                           touching=True)
+    best = brute_force(inst)
+    for method in PROBLEMS["makespan"].methods:
+        r = solve(inst, method)
+        if best is None:
+            assert r.objective is None
+        elif inst.identical or method == "cpsat":
+            assert r.objective == pytest.approx(float(best[0]), rel=1e-9, abs=1e-6), method

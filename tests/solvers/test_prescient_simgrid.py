@@ -144,3 +144,18 @@ def test_heuristic_simulator_runs_replay_identically(name, tmp_path):
     inst, sched = _first(1300, make)
     assert verify_solution(inst, sched) == pytest.approx(sched["makespan"], abs=1e-6)
     assert_same(inst, sched, replay(inst, sched, tmp_path))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_touching_intervals_kill_in_simgrid_too(seed, tmp_path):
+    # A host-down followed at once by a restart: written "date 0" then "date 1"; the task dies there.
+    def make(rng):
+        inst = random_instance(rng, hosts=int(rng.integers(1, 3)), tasks=int(rng.integers(2, 5)),
+                               suspension=bool(seed % 2), touching=True)
+        sched = random_run(inst, rng, replicas=0.3)
+        ok = sched is not None and any(a["outcome"] == "failed" for a in sched["attempts"])
+        return (inst, sched) if ok else None
+
+    inst, sched = _first(1700 + seed, make)
+    verify_solution(inst, sched)
+    assert_same(inst, sched, replay(inst, sched, tmp_path))
