@@ -30,7 +30,7 @@ def _first_run(cpu_index, lo, hi, period, t):
 
 @njit(cache=True, nogil=True)
 def _walk(a, b, j, j_end, cpu_index, cpu_share, period, speed, work, suspension, out_start, out_end, pos,
-          limit):
+          limit, fit):
     """Back-to-back completions inside ``[a, b)`` from run ``j``, written from ``pos`` but never at or
     past ``limit``; returns the position after the last one (which may pass ``limit``: the caller's
     room was too small)."""
@@ -46,7 +46,7 @@ def _walk(a, b, j, j_end, cpu_index, cpu_share, period, speed, work, suspension,
             begin = seg_end
         elif share > 0.0:
             rate = speed * share
-            while acc + rate * (seg_end - t) >= work:
+            while acc + rate * (seg_end - t) >= fit:
                 t = t + (work - acc) / rate
                 if t > seg_end:
                     t = seg_end
@@ -64,17 +64,18 @@ def _walk(a, b, j, j_end, cpu_index, cpu_share, period, speed, work, suspension,
 
 @njit(cache=True, nogil=True)
 def fill(iv_a, iv_b, iv_lo, iv_hi, cpu_index, cpu_share, period, iv_speed, work, suspension, offset,
-         room, out_start, out_end):
+         room, out_start, out_end, fit):
     """Write each interval's completions (starts and ends) from ``offset[i]`` on; returns their counts.
 
     ``room[i]`` entries from ``offset[i]`` are interval ``i``'s: at most
     ``speed * (b - a) / work`` completions fit (a share is at most 1); a count
-    above ``room[i]`` (never seen) is returned as such and the caller refuses it.
+    above ``room[i]`` (never seen) is returned as such and the caller refuses it. A task fits
+    once the work reaches ``fit`` (``work`` less the rounding slack).
     """
     n = iv_a.shape[0]
     counts = np.zeros(n, dtype=np.int64)
     for i in range(n):
         j = _first_run(cpu_index, iv_lo[i], iv_hi[i], period, iv_a[i])
         counts[i] = _walk(iv_a[i], iv_b[i], j, iv_hi[i], cpu_index, cpu_share, period, iv_speed[i], work,
-                          suspension, out_start, out_end, offset[i], offset[i] + room[i]) - offset[i]
+                          suspension, out_start, out_end, offset[i], offset[i] + room[i], fit) - offset[i]
     return counts

@@ -255,3 +255,13 @@ def test_touching_intervals_agree_with_brute_force(seed):
             assert r.objective is None
         elif inst.identical or method == "cpsat":
             assert r.objective == pytest.approx(float(best[0]), rel=1e-9, abs=1e-6), method
+
+
+@problem
+def test_fit_short_by_rounding_only_counts(method):
+    # The interval's work falls short of the task's by 1e-13 of it (the size of a float rounding of
+    # an exact fit): both methods count it as a fit ending at the host-down, and the verifier, whose
+    # tolerance is 1e-6 s, accepts it (the work is done 3e-11 s after 400).
+    inst = build([1500.0 * (1 - 1e-13)], [[(100, 400), (500, 5000)]], tasks=1)
+    r = solve(inst, method)
+    assert r.objective == pytest.approx(400.0, abs=1e-6)
