@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -568,13 +569,8 @@ class PrescientInstance:
         data = unwrap(obj, FAMILY, _DATA_KEYS, _OPTIONAL_KEYS)
         clock = _numbers(data["clock_mhz"], "clock_mhz")
         n = len(clock)
-        up = _host_lists(data["up"], "up", n, 2)
-        cpu = _host_lists(data["cpu"], "cpu", n, 2)
-        for h, runs in enumerate(cpu):
-            for k, run in enumerate(runs):
-                require(
-                    is_int(run[0]), f"cpu[{h}][{k}][0]", f"must be an integer sample index, got {run[0]!r}"
-                )
+        up_s, up_e, up_ptr = _csr_pairs(data["up"], "up", n)
+        cpu_i, cpu_v, cpu_ptr = _csr_pairs(data["cpu"], "cpu", n, int_first=True)
         tasks = check_int(data["tasks"], "tasks", 1, MAX_TASKS)
         minutes = data["task_minutes"]
         if isinstance(minutes, list):
@@ -585,14 +581,16 @@ class PrescientInstance:
         reasons = data.get("end_reasons")
         if reasons is not None:
             reasons = _host_lists(reasons, "end_reasons", n, 0)
-            for h, (r, u) in enumerate(zip(reasons, up, strict=True)):
-                require(
-                    len(r) == len(u),
-                    f"end_reasons[{h}]",
-                    f"has {len(r)} codes, up[{h}] has {len(u)} intervals",
-                )
-                for k, v in enumerate(r):
-                    require(is_int(v), f"end_reasons[{h}][{k}]", f"must be an integer, got {v!r}")
+            for h, r in enumerate(reasons):
+                count = int(up_ptr[h + 1] - up_ptr[h])
+                require(len(r) == count, f"end_reasons[{h}]",
+                        f"has {len(r)} codes, up[{h}] has {count} intervals")
+            flat = list(chain.from_iterable(reasons))
+            if not all(type(v) is int for v in flat):
+                for h, r in enumerate(reasons):
+                    for k, v in enumerate(r):
+                        require(is_int(v), f"end_reasons[{h}][{k}]", f"must be an integer, got {v!r}")
+            reasons = np.array(flat, dtype=np.int64)
         for key in ("period", "start", "horizon"):
             require(type(data[key]) in _NUMBER, key, f"must be a number, got {data[key]!r}")
         history = data["history"]
@@ -607,19 +605,27 @@ class PrescientInstance:
             "suspension",
             f"must be true or false, got {data['suspension']!r}",
         )
-        return cls.build(
-            clock,
-            up,
-            tasks=tasks,
+        if isinstance(minutes, list):
+            minutes = np.array(minutes, dtype=float)
+        else:
+            minutes = np.full(tasks, float(minutes))
+        names = data.get("host_names")
+        return cls(
+            clock_mhz=np.array(clock, dtype=float),
+            up_start=up_s,
+            up_end=up_e,
+            up_ptr=up_ptr,
+            cpu_index=cpu_i,
+            cpu_share=cpu_v,
+            cpu_ptr=cpu_ptr,
             task_minutes=minutes,
-            cpu=cpu,
             period=data["period"],
             start=data["start"],
             history=None if history is None else tuple(history),
             horizon=data["horizon"],
             suspension=data["suspension"],
             end_reasons=reasons,
-            host_names=data.get("host_names"),
+            host_names=names if names is None or not isinstance(names, list) else tuple(names),
             name=obj.get("name", FAMILY),
             params=obj.get("params", {}),
         )
@@ -649,6 +655,32 @@ def _numbers(values: Any, name: str) -> list:
     return values
 
 
+def _csr_pairs(values: Any, name: str, n: int, int_first: bool = False):
+    """Per-host lists of ``[a, b]`` pairs as two flat arrays and offsets (the slow path names a bad entry)."""
+    require(isinstance(values, list), name, "must be a list with one entry per host")
+    require(len(values) == n, name, f"has {len(values)} hosts, clock_mhz has {n}")
+    if all(type(rows) is list for rows in values):
+        rows = list(chain.from_iterable(values))
+        if all(type(r) is list and len(r) == 2 for r in rows):
+            flat = list(chain.from_iterable(rows))
+            firsts = set(map(type, flat[0::2]))
+            seconds = set(map(type, flat[1::2]))
+            if (firsts <= ({int} if int_first else {int, float})) and seconds <= {int, float} \
+                    and not any(type(v) is int and abs(v) > MAX_SAMPLE for v in flat):
+                arr = np.array(flat, dtype=float).reshape(-1, 2) if flat else np.zeros((0, 2))
+                if np.all(np.isfinite(arr)):
+                    ptr = np.concatenate([[0], np.cumsum([len(r) for r in values])]).astype(np.int64)
+                    first = np.array(flat[0::2], dtype=np.int64) if int_first else arr[:, 0].copy()
+                    return first, arr[:, 1].copy(), ptr
+    _host_lists(values, name, n, 2)
+    if int_first:
+        for h, runs in enumerate(values):
+            for k, run in enumerate(runs):
+                require(is_int(run[0]), f"{name}[{h}][{k}][0]",
+                        f"must be an integer sample index, got {run[0]!r}")
+    raise AssertionError("unreachable: the slow path names the bad entry")  # pragma: no cover
+
+
 def _host_lists(values: Any, name: str, n: int, width: int) -> list:
     """Per-host lists of ``width``-number rows (``width = 0``: scalars), types checked with their index."""
     require(isinstance(values, list), name, "must be a list with one entry per host")
@@ -665,6 +697,9 @@ def _host_lists(values: Any, name: str, n: int, width: int) -> list:
             for c, v in enumerate(row):
                 if type(v) not in _NUMBER:
                     raise InputError(f"{name}[{h}][{k}][{c}]: must be a number, got {v!r}")
+                if type(v) is int and abs(v) > MAX_SAMPLE:
+                    shown = str(v) if len(str(v)) <= 24 else str(v)[:20] + "..."
+                    raise InputError(f"{name}[{h}][{k}][{c}]: must be at most {MAX_SAMPLE:g}, got {shown}")
                 if isinstance(v, float) and not math.isfinite(v):
                     raise InputError(f"{name}[{h}][{k}][{c}]: must be finite, got {v!r}")
     return values

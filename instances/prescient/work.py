@@ -21,12 +21,31 @@ exact to about 0.1 operation (1e-9 s) even after a week of 10,000 hosts.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import require
 from .model import REF_CLOCK_MHZ, REF_OPS_PER_S
 
 _END, _CPU, _START = 0, 1, 2
+
+
+def _sort_by_host_time(host: np.ndarray, time: np.ndarray, kind: np.ndarray) -> np.ndarray:
+    """The order by (host, time, kind): one stable float sort, checked exactly, else a lexsort."""
+    if host.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    low = float(time.min())
+    span = float(time.max()) - low + 1.0
+    stride = 2.0 ** math.ceil(math.log2(span))
+    key = host * stride + (time - low)
+    order = np.argsort(key, kind="stable")
+    h, t, k = host[order], time[order], kind[order]
+    dh, dt = np.diff(h), np.diff(t)
+    ok = (dh > 0) | ((dh == 0) & ((dt > 0) | ((dt == 0) & (np.diff(k) >= 0))))
+    if bool(ok.all()):
+        return order
+    return np.lexsort((kind, time, host))  # keys that rounded together (times within ~1e-6 relative)
 
 
 class WorkProfile:
@@ -78,12 +97,13 @@ class WorkProfile:
             ctime, cshare, chost = ctime[keep], cshare[keep], chost[keep]
 
         m = s.shape[0]
+        # ends, CPU changes, starts: at equal times a host goes down before a new share and a new
+        # interval (touching intervals stay two intervals)
         host = np.concatenate([uhost, chost, uhost])
-        time = np.concatenate([s, ctime, e])
-        kind = np.concatenate(
-            [np.full(m, _START, np.int8), np.full(ctime.shape[0], _CPU, np.int8), np.full(m, _END, np.int8)]
-        )
-        order = np.lexsort((kind, time, host))
+        time = np.concatenate([e, ctime, s])
+        kind = np.concatenate([np.full(m, _END, np.int8), np.full(ctime.shape[0], _CPU, np.int8),
+                               np.full(m, _START, np.int8)])
+        order = _sort_by_host_time(host, time, kind)
         host, time, kind = host[order], time[order], kind[order]
         nev = order.shape[0]
         pos = np.arange(nev)

@@ -175,3 +175,24 @@ def test_window_clips_intervals():
 def test_with_tasks():
     inst = small().with_tasks(7, 35.0)
     assert inst.n_tasks == 7 and inst.identical and inst.task_minutes[0] == 35.0
+
+
+@pytest.mark.parametrize(
+    "path, value, fragment",
+    [
+        (("up", 0, 0, 1), 10**400, "up[0][0][1]: must be at most"),
+        (("cpu", 0, 1, 0), 2**70, "cpu[0][1][0]: must be at most"),
+        (("up", 0, 0, 0), math.inf, "up[0][0][0]: must be finite"),
+        (("end_reasons", 1, 0), 1.5, "end_reasons[1][0]: must be an integer"),
+        (("end_reasons", 1), [], "end_reasons[1]: has 0 codes, up[1] has 1 intervals"),
+    ],
+)
+def test_huge_and_odd_json_values(path, value, fragment):
+    obj = copy.deepcopy(small(end_reasons=[[1, 2], [3]]).to_json())
+    node = obj["data"]
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(InputError) as info:
+        PrescientInstance.from_json(obj)
+    assert fragment in str(info.value)
