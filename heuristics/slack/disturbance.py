@@ -94,7 +94,7 @@ from volsched.instances.slack import SlackInstance
 from .gaps import Schedule
 
 #: Most replays of one machine :func:`worst_case` makes before giving up (bad input, exit 2).
-WORST_BUDGET = 200_000
+WORST_BUDGET = 100_000
 
 
 @dataclass(frozen=True)
@@ -265,34 +265,47 @@ class _Region:
     ``d[u][v]`` is the shortest-path bound on ``x_v - x_u``, with a strict
     edge counted as ``-1`` in the second (infinitesimal) component; the region
     is non-empty iff no cycle is negative in that order (Floyd-Warshall kept
-    up to date edge by edge).
+    up to date edge by edge). A ``delta^k`` enters the matrix with its box
+    ``-a^k <= delta^k <= 0`` when a comparison first names it, so that the
+    unavailabilities an execution never reaches cost nothing.
     """
 
-    __slots__ = ("d",)
+    __slots__ = ("d", "a")
 
-    def __init__(self, d):
+    def __init__(self, d, a):
         self.d = d
+        self.a = a
 
     @classmethod
     def box(cls, a: list[int]) -> _Region:
-        n = len(a) + 1
-        d = [[0 if u == v else _INF for v in range(n)] for u in range(n)]
-        reg = cls(d)
-        for k, ak in enumerate(a):
-            reg = reg.add(0, k + 1, 0).add(k + 1, 0, ak * _BIG)   # -a^k <= delta^k <= 0
-        return reg
+        return cls([[0]], a)
+
+    def _with(self, v: int) -> _Region:
+        """The region with nodes up to ``v``, each new one bounded by its box only."""
+        d = self.d
+        if v < len(d):
+            return self
+        d = [row[:] for row in d]
+        for node in range(len(d), v + 1):
+            up = self.a[node - 1] * _BIG                   # x_0 - x_node <= a, x_node - x_0 <= 0
+            for row in d:
+                row.append(row[0])
+            d.append([up + y for y in d[0]])
+            d[node][node] = 0
+        return _Region(d, self.a)
 
     def add(self, u: int, v: int, w: int) -> _Region | None:
         """The region with ``x_v - x_u <= w`` (encoded ``w``), or ``None`` if it is empty."""
-        d = self.d
+        reg = self._with(max(u, v))
+        d = reg.d
         if d[u][v] <= w:
-            return self
+            return reg
         if d[v][u] + w < 0:
             return None
-        n = len(d)
         du = [row[u] for row in d]
         dv = d[v]
-        return _Region([[min(row[y], du[x] + w + dv[y]) for y in range(n)] for x, row in enumerate(d)])
+        return _Region([[min(ry, dux + w + dvy) for ry, dvy in zip(row, dv, strict=True)]
+                        for dux, row in zip(du, d, strict=True)], self.a)
 
     def given(self, strict: bool, X, Y, answer: bool) -> _Region | None:
         """The region where ``X < Y`` (strict) or ``X <= Y`` has the given ``answer``."""
@@ -304,15 +317,18 @@ class _Region:
 
     def sup(self, v: int) -> int:
         """``sup x_v`` over the region (an integer: every constant is)."""
-        return _dec(self.d[0][v])[0]
+        return _dec(self._with(v).d[0][v])[0]
 
     def witness(self, eps: float) -> np.ndarray:
-        """A point of the region: ``x_v = w + s eps`` from ``d[0][v] = (w, s)``, for a small ``eps``."""
-        out = []
-        for x in self.d[0][1:]:
+        """A point of the region: ``x_v = w + s eps`` from ``d[0][v] = (w, s)``, for a small ``eps``.
+
+        Unavailabilities the region does not name get ``delta = 0``.
+        """
+        out = np.zeros(len(self.a))
+        for v, x in enumerate(self.d[0][1:]):
             w, s = _dec(x)
-            out.append(w + s * eps)
-        return np.array(out, dtype=float)
+            out[v] = w + s * eps
+        return out
 
 
 @dataclass(frozen=True)
@@ -344,34 +360,34 @@ def worst_machine(plan: MachinePlan, budget: int = WORST_BUDGET) -> MachineWorst
     (strict inequalities are infinitesimal: "just before the end" counts as an
     interruption, the supremum of slack.md 3.5).
     """
-    base = _Region.box(plan.a.tolist())
-    stack: list[tuple[bool, ...]] = [()]
+    stack: list[tuple[tuple[bool, ...], _Region]] = [((), _Region.box(plan.a.tolist()))]
     best, best_reg, replays = None, None, 0
     while stack:
-        prefix = stack.pop()
+        prefix, reg = stack.pop()
         replays += 1
         if replays > budget:
             raise InputError(f"--disturbance worst: machine {plan.machine} needs more than {budget:,} "
                              f"replays ({len(plan.p)} jobs, {len(plan.s)} intervals); the exact worst "
                              "case is for small instances (use --disturbance sampled)")
-        answers = list(prefix)
-        state = {"reg": base, "pos": 0}
+        # The prefix's answers replay without touching the region: `reg` is already the region
+        # they define (stored at the fork), so a replay pays only for its new comparisons.
+        state = {"reg": reg, "pos": 0}
 
-        def ask(strict, X, Y, answers=answers, state=state):
-            reg = state["reg"]
-            if state["pos"] < len(answers):
-                ans = answers[state["pos"]]
-                state["reg"] = reg.given(strict, X, Y, ans)
-            else:
-                yes, no = reg.given(strict, X, Y, True), reg.given(strict, X, Y, False)
-                if yes is not None and no is not None:
-                    stack.append((*answers, False))
-                ans = yes is not None
-                answers.append(ans)
-                state["reg"] = yes if ans else no
-            state["pos"] += 1
+        def ask(strict, X, Y, prefix=prefix, state=state):
+            pos = state["pos"]
+            state["pos"] = pos + 1
+            if pos < len(prefix):
+                return prefix[pos]
+            here = state["reg"]
+            yes, no = here.given(strict, X, Y, True), here.given(strict, X, Y, False)
+            if yes is not None and no is not None:
+                stack.append(((*prefix, *state["tail"], False), no))
+            ans = yes is not None
+            state["tail"].append(ans)
+            state["reg"] = yes if ans else no
             return ans
 
+        state["tail"] = []
         c, v = run_machine(plan, ask)
         value = c + state["reg"].sup(v)
         if best is None or value > best:
