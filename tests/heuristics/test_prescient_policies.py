@@ -275,3 +275,38 @@ def test_history_heuristics_refuse_an_instance_without_history(name):
     inst = always_up([1500.0, 1500.0], 1)
     with pytest.raises(InputError, match="data.history"):
         run(name, inst)
+
+
+@pytest.mark.parametrize("suspension", [True, False])
+def test_random_incidence_against_sampling(suspension):
+    # History.p and time_to_failure are exact; sampling start instants uniformly over the up time
+    # and asking the instance's WorkProfile whether the task completes in the same interval must
+    # agree within the sampling error (Section 3.3: "we chose many thousands of random points").
+    from prescient_sim_helpers import random_instance
+
+    from volsched.instances.prescient import WorkProfile
+
+    inst = random_instance(13, hosts=5, suspension=suspension, zero_share=0.2)
+    s = 20 * 60 * REF
+    hist = History.of(inst, s)
+    window = inst.history_window()
+    prof = WorkProfile(window)
+    rng = np.random.default_rng(0)
+    for h in range(inst.n_hosts):
+        lo, hi = prof.iv_ptr[h], prof.iv_ptr[h + 1]
+        a, b = prof.iv_start[lo:hi], prof.iv_end[lo:hi]
+        if hi == lo:
+            continue
+        k = rng.choice(np.arange(lo, hi), size=20_000, p=(b - a) / (b - a).sum())
+        u = rng.uniform(prof.iv_start[k], prof.iv_end[k])
+        _, _, chosen = prof.earliest_completion(np.full(u.shape, h), u, np.full(u.shape, s))
+        ok = chosen == k
+        censored = prof.iv_end[k] >= window.t1
+        keep = ok | ~censored
+        p_hat = ok[keep].mean()
+        assert hist.p[h] == pytest.approx(p_hat, abs=4 * np.sqrt(p_hat * (1 - p_hat) / keep.sum()) + 1e-9)
+        fail = ~ok & ~censored
+        if fail.sum() > 200:
+            ttf = prof.iv_end[k][fail] - u[fail]
+            error = 4 * ttf.std() / np.sqrt(fail.sum())
+            assert hist.time_to_failure[h] == pytest.approx(ttf.mean(), abs=error)
