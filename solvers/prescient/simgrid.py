@@ -8,7 +8,7 @@ needed to export).
 What is written
 ---------------
 ``platform.xml`` (DTD 4.1): one ``<host>`` per instance host, ``id`` its name
-(``host_names`` or ``h<index>``), ``speed`` its dedicated operations per second
+(``host_names`` if unique, else ``h<index>``), ``speed`` its dedicated operations per second
 ``110.7e6 * clock / 1500`` (so one SimGrid flop is one of the paper's
 operations, Section 3.1), with
 
@@ -63,9 +63,10 @@ _HEADER = "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.or
 
 
 def host_ids(instance: PrescientInstance) -> list[str]:
-    """The SimGrid host ids: the instance's host names, else ``h<index>``."""
-    if instance.host_names is not None:
-        return [str(n) for n in instance.host_names]
+    """SimGrid host ids: the host names if unique and none is ``server``, else ``h<index>``."""
+    names = instance.host_names
+    if names is not None and len(set(names)) == len(names) and "server" not in names:
+        return [str(n) for n in names]
     return [f"h{h}" for h in range(instance.n_hosts)]
 
 

@@ -159,3 +159,15 @@ def test_touching_intervals_kill_in_simgrid_too(seed, tmp_path):
     inst, sched = _first(1700 + seed, make)
     verify_solution(inst, sched)
     assert_same(inst, sched, replay(inst, sched, tmp_path))
+
+
+def test_host_names_become_ids_when_unique(tmp_path):
+    inst = PrescientInstance.build([1500.0, 1500.0], [[(0, 1000)], [(0, 1000)]], tasks=2, task_minutes=5.0,
+                                   host_names=("alpha", "beta"))
+    sched = solve(inst, "greedy").solution
+    events = replay(inst, sched, tmp_path)
+    assert sorted(e["host"] for e in events) == ["alpha", "beta"]
+    assert [e["end"] for e in events] == pytest.approx([300.0, 300.0])
+    clash = inst.replace(host_names=("server", "beta"))
+    export_simgrid(clash, tmp_path / "clash")
+    assert 'id="h0"' in (tmp_path / "clash" / "platform.xml").read_text()
