@@ -208,6 +208,60 @@ def partial_schedule(inst, sol: dict, communication: bool) -> dict:
     return {"makespan": None, "completed_iterations": len(done)}
 
 
+def check_slack(inst, sol: dict, problem: str) -> tuple[float, dict]:
+    """Slack and plain schedules (slack.md 2): each job whole in one availability period of its
+    machine (the time after the last unavailability counts as one, never closed), no overlap; for
+    ``slack`` also compact periods, non-increasing ``p`` inside an interval, ``d >= beta max p`` and
+    ``e <= C_max`` for every used interval, nothing after a non-free machine's last unavailability."""
+    from fractions import Fraction
+
+    sched = sol.get("schedule")
+    if not isinstance(sched, list) or len(sched) != inst.n:
+        raise Invalid("schedule: not one [machine, start] per job")
+    p = [int(x) for x in inst.p]
+    used: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for j, entry in enumerate(sched):
+        if not (isinstance(entry, list) and len(entry) == 2 and all(_int(x) for x in entry)):
+            raise Invalid(f"schedule[{j}]: not two integers")
+        i, t = entry
+        if not (0 <= i < inst.m and t >= 0):
+            raise Invalid(f"schedule[{j}]: machine or start out of range")
+        rows = [(int(s), int(e)) for s, e in inst.machines[i].tolist()]
+        begin, where = 0, None
+        for k, (s, e) in enumerate([*rows, (None, None)]):
+            if s is None or t < s:
+                if t < begin or (s is not None and t + p[j] > s):
+                    raise Invalid(f"schedule[{j}]: not inside one availability period")
+                where = k
+                break
+            begin = e
+        used.setdefault((i, where), []).append((t, j))
+    cmax = max(t + p[j] for j, (_, t) in enumerate(sched))
+    beta = Fraction(repr(float(sol.get("beta", inst.beta))))
+    for (i, k), jobs in used.items():
+        jobs.sort()
+        rows = inst.machines[i].tolist()
+        begin = 0 if k == 0 else rows[k - 1][1]
+        for (t0, j0), (t1, _) in zip(jobs, jobs[1:], strict=False):
+            if t0 + p[j0] > t1 or (problem == "slack" and t0 + p[j0] != t1):
+                raise Invalid(f"machine {i}: overlap or idle time in period {k}")
+        if problem != "slack":
+            continue
+        if jobs[0][0] != begin:
+            raise Invalid(f"machine {i} period {k}: does not start at {begin}")
+        if k == len(rows):
+            if rows:
+                raise Invalid(f"machine {i}: a job after the last unavailability")
+            continue
+        sizes = [p[j] for _, j in jobs]
+        if sizes != sorted(sizes, reverse=True):
+            raise Invalid(f"machine {i} interval {k}: not in non-increasing p")
+        s, e = rows[k]
+        if s - begin - sum(sizes) < beta * max(sizes) or e > cmax:
+            raise Invalid(f"machine {i} interval {k}: slack or last-period rule")
+    return float(cmax), {}
+
+
 def full_solution(family: str, problem: str, inst, sol: dict, bound: Any) -> tuple[float, dict] | None:
     """``(value, derived fields)`` of a solution; ``None`` when no checker exists for the problem."""
     if family == "checkpoint" and problem == "checkpoint":
@@ -219,6 +273,8 @@ def full_solution(family: str, problem: str, inst, sol: dict, bound: Any) -> tup
             return check_offline_inf(inst, sol)
         if problem in ("iterations", "full"):
             return check_schedule(inst, sol, problem == "full")
+    if family == "slack" and problem in ("slack", "plain"):
+        return check_slack(inst, sol, problem)
     return None
 
 

@@ -26,6 +26,7 @@ from checkpoint_oracles import intervals, survival
 from cli_helpers import assert_input_error, one_json, run
 from coupled_full_oracle import brute_full, brute_nocomm, random_tiny
 from scipy import integrate
+from slack_brute import brute_force
 
 import volsched.solvers.coupled
 from volsched.experiments.config import parse_config
@@ -45,6 +46,7 @@ from volsched.instances.coupled import (
 )
 from volsched.instances.errors import InputError
 from volsched.instances.io import read_json, write_json
+from volsched.instances.slack.generators import generate_theorem2
 from volsched.solvers import MethodOutcome, SolveStatus, VerificationError
 from volsched.solvers import checkpoint as checkpoint_solvers
 
@@ -135,6 +137,8 @@ def tiny_instances(family: str, problem: str) -> tuple:
         # schedule completing K iterations in its horizon.
         tiny = (random_tiny(np.random.default_rng(s), max_p=3, max_h=10) for s in (2, 3, 4))
         return (hand_instance(), *tiny)
+    if family == "slack":  # small enough for every method (the MILP included)
+        return tuple(generate_theorem2(machines=3, jobs=6, seed=seed) for seed in (0, 1))
     pytest.fail(f"no tiny instance for {family} {problem}: add one to tiny_instances()")
 
 
@@ -150,6 +154,9 @@ def oracle(family: str, problem: str, instance) -> float | None:
         return brute_nocomm(instance)
     if problem == "full":
         return brute_full(instance)
+    if family == "slack":
+        best = brute_force(instance, problem)
+        return None if best is None else best[0]
     pytest.fail(f"no oracle for {family} {problem}")
 
 
@@ -441,6 +448,13 @@ def bipartite_file(tmp_path: Path) -> Path:
     return path
 
 
+def bpplib_file(tmp_path: Path) -> Path:
+    """A BPPLIB file of 6 items, capacity 100 (3-PARTITION with B = 103 after --shift 1)."""
+    path = tmp_path / "items.txt"
+    path.write_text("6\n100\n30\n30\n40\n30\n30\n40\n")
+    return path
+
+
 def non_default_values(family: str, spec: str, tmp_path: Path) -> dict:
     """Every option of the generator at a small, non-default value."""
     table = {
@@ -453,6 +467,12 @@ def non_default_values(family: str, spec: str, tmp_path: Path) -> dict:
         ("coupled", "encd"): {"file": str(bipartite_file(tmp_path)), "a": 2, "b": 2, "mu": "inf"},
         ("coupled", "paper-realization"): {"tasks": 10, "n_com": 10, "w_min": 2, "scenario": 1, "trial": 1,
                                            "slots": 60, "seed": 3},
+        ("slack", "paper"): {"machines": 6, "jobs": 20, "seed": 3, "free_fraction": 0.5, "horizon": 2.0,
+                             "beta": 0.5},
+        ("slack", "theorem2"): {"machines": 3, "jobs": 5, "seed": 3, "lam": 2, "p_max": 3, "a_min": 7,
+                                "a_max": 9, "u_max": 4, "horizon": 2.0, "beta": 0.3},
+        ("slack", "three-partition"): {"file": str(bpplib_file(tmp_path)), "shift": 1, "u": 2, "beta": 0.9},
+        ("slack", "planted"): {"groups": 2, "B": 13, "seed": 3, "answer": "no", "u": 2, "beta": 0.7},
     }
     if (family, spec) not in table:
         pytest.fail(f"generator {family} {spec}: add non-default values to this test")

@@ -411,9 +411,9 @@ def _pick(table: dict, name: str | None, field_name: str, what: str):
 
 
 def _registry() -> dict[str, Family]:
-    from . import checkpoint, coupled
+    from . import checkpoint, coupled, slack
 
-    return {f.name: f for f in (checkpoint.FAMILY, coupled.FAMILY)}
+    return {f.name: f for f in (checkpoint.FAMILY, coupled.FAMILY, slack.FAMILY)}
 
 
 FAMILIES: dict[str, Family] = _registry()

@@ -1,0 +1,147 @@
+"""The slack family (Canon et al. 2011) behind the :class:`~volsched.families.Family` interface.
+
+Generators (``--preset``): ``paper`` (the Section 6 stand-in), ``theorem2``
+(``2 p_max <= a_min`` by construction), ``three-partition`` (Theorem 1's
+completed reduction of a BPPLIB file) and ``planted`` (random 3-PARTITION
+instances, YES or certified NO, through the same reduction); see
+:mod:`volsched.instances.slack.generators`. Every generator takes ``beta``
+(default 1), stored in the instance, so that a sweep grid can vary it.
+Problems ``slack`` and ``plain`` (:mod:`volsched.solvers.slack`); heuristics
+GAPS and the LPT / list baselines (:mod:`volsched.heuristics.slack`). Run
+options: ``--beta`` (solve, simulate, evaluate: the instance at another
+``beta``, :meth:`SlackInstance.with_beta`), ``--plain`` (solve: the plain
+problem) and ``--disturbance`` (simulate, evaluate).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from volsched.heuristics.slack import DISTURBANCES, POLICIES, SlackSimulator
+from volsched.instances import slack as model
+from volsched.instances.errors import check_choice, check_int, check_number, require
+from volsched.instances.slack import generators as gen
+from volsched.solvers.slack import PROBLEMS
+
+from .. import Family, GeneratorSpec, Heuristic, Option, RunOption
+
+
+def _positive(v, k):
+    return check_int(v, k, 1)
+
+
+def _count(v, k):
+    return check_int(v, k, 0)
+
+
+def _beta(v, k):
+    return model.check_beta(v, k)
+
+
+def _file(v, k):
+    require(isinstance(v, str) and v, k, f"must be a file path, got {v!r}")
+    return v
+
+
+def _flag(v, k):
+    require(isinstance(v, bool), k, f"must be true or false, got {v!r}")
+    return v
+
+
+SEED = Option("seed", _count, 0, "random seed", int)
+BETA = Option("beta", _beta, 1.0, "beta in [0, 1], the slack rule's share, stored in the instance", float)
+HORIZON = Option("horizon", lambda v, k: check_number(v, k, 0.01, 1000.0), 10.0,
+                 "intervals extend to HORIZON x (ceil(sum p / lambda) + p_max)", float)
+U = Option("u", lambda v, k: check_int(v, k, 1, 10**6), 1, "the reduction's unavailability length", int)
+
+GENERATORS = {g.name: g for g in (
+    GeneratorSpec(
+        "paper",
+        (Option("machines", lambda v, k: check_int(v, k, 1, 10_000), 300, "m, machines (free ones included)",
+                int),
+         Option("jobs", lambda v, k: check_int(v, k, 1, 100_000), 3000, "n, jobs", int), SEED,
+         Option("free_fraction", lambda v, k: check_number(v, k, 0.0, 1.0), gen.FREE_FRACTION,
+                "share of free machines (at least one when positive)", float),
+         HORIZON, BETA),
+        lambda p: gen.generate_paper(p["machines"], p["jobs"], p["seed"], p["free_fraction"], p["horizon"],
+                                     p["beta"]),
+        "Section 6 stand-in: Table I availability laws, Docking@Home stand-in jobs, 20 % free"),
+    GeneratorSpec(
+        "theorem2",
+        (Option("machines", lambda v, k: check_int(v, k, 1, 10_000), 4, "m, machines (free ones included)",
+                int),
+         Option("jobs", lambda v, k: check_int(v, k, 1, 100_000), 12, "n, jobs", int), SEED,
+         Option("lam", lambda v, k: check_int(v, k, 0, 10_000), 1, "lambda, free machines", int),
+         Option("p_max", lambda v, k: check_int(v, k, 1, 10**6), 5, "jobs uniform on 1..p_max", int),
+         Option("a_min", lambda v, k: check_int(v, k, 1, 10**6), 10, "availability >= a_min >= 2 p_max", int),
+         Option("a_max", lambda v, k: check_int(v, k, 1, 10**6), 30, "availability <= a_max", int),
+         Option("u_max", lambda v, k: check_int(v, k, 1, 10**6), 10, "unavailability uniform on 1..u_max",
+                int),
+         Option("horizon", lambda v, k: check_number(v, k, 0.01, 1000.0), 3.0,
+                "intervals extend to HORIZON x (ceil(sum p / lambda) + p_max)", float),
+         BETA),
+        lambda p: gen.generate_theorem2(p["machines"], p["jobs"], p["seed"], p["lam"], p["p_max"], p["a_min"],
+                                        p["a_max"], p["u_max"], p["horizon"], p["beta"]),
+        "Theorem 2's own: 2 p_max <= a_min by construction"),
+    GeneratorSpec(
+        "three-partition",
+        (Option("file", _file, None, "a BPPLIB file read as 3-PARTITION (B = its capacity)"),
+         Option("shift", lambda v, k: check_int(v, k, 0, 10**6), 0,
+                "add SHIFT to every weight and 3 SHIFT to B (Falkenauer T files: 1)", int),
+         U, BETA),
+        lambda p: gen.three_partition_from_file(p["file"], p["shift"], p["u"], p["beta"]),
+        "Theorem 1's completed reduction of a BPPLIB file (target in the instance, beta = 1)"),
+    GeneratorSpec(
+        "planted",
+        (Option("groups", lambda v, k: check_int(v, k, 1, 10_000), 4, "m, the 3-PARTITION groups", int),
+         Option("B", lambda v, k: check_int(v, k, 9, 10**8), 1000, "B, each group's sum", int), SEED,
+         Option("answer", lambda v, k: check_choice(v, k, ("yes", "no")), "yes",
+                "yes: planted triples; no: perturbed, certified NO (groups <= 12)"),
+         U, BETA),
+        lambda p: gen.generate_planted(p["groups"], p["B"], p["seed"], p["answer"], p["u"], p["beta"]),
+        "random 3-PARTITION through the reduction: planted YES or certified NO"),
+)}
+
+RUN_OPTIONS = (
+    RunOption(Option("beta", _beta, help="solve or simulate at this beta instead of the instance's",
+                     cli_type=float), instance=lambda instance, beta: instance.with_beta(beta)),
+    RunOption(Option("plain", _flag, help="the plain problem (no slack rule, no last-period rule)",
+                     flag=True), commands=("solve",), problem="plain"),
+    RunOption(Option("disturbance", lambda v, k: check_choice(v, k, DISTURBANCES),
+                     help=f"evaluation of the schedule: {', '.join(DISTURBANCES)}"),
+              commands=("simulate", "evaluate"), simulator_field="disturbance"),
+)
+
+DESCRIPTIONS = {
+    "gaps": "GAPS(beta), Algorithm 1, scored against the slack problem",
+    "lpt": "LPT ignoring the slack rule, scored against the plain problem",
+    "list": "plain list scheduling, scored against the plain problem",
+}
+
+SIMULATOR = SlackSimulator()
+
+
+def _problems() -> dict:
+    """The solvers' problems; ``plain`` also declares the slack problem's metrics when it lacks them.
+
+    The LPT and list baselines are scored against ``plain`` and, like GAPS, run disturbed:
+    ``volsched simulate --heuristic lpt`` reports ``makespan``, ``disturbed_makespan`` and
+    ``stability`` (issue 17, "Commands that must work exactly so").
+    """
+    out = dict(PROBLEMS)
+    names = {m.name for m in out["plain"].metrics}
+    extra = tuple(m for m in out["slack"].metrics if m.name not in names)
+    if extra:
+        out["plain"] = dataclasses.replace(out["plain"], metrics=(*out["plain"].metrics, *extra))
+    return out
+
+
+FAMILY = Family(
+    name=model.FAMILY,
+    load=model.SlackInstance.from_json,
+    generators=GENERATORS,
+    problems=_problems(),
+    heuristics={name: Heuristic(name, policy.problem, policy, SIMULATOR, DESCRIPTIONS.get(name, ""))
+                for name, policy in POLICIES.items()},
+    run_options=RUN_OPTIONS,
+)
