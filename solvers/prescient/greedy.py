@@ -61,9 +61,9 @@ run found by bisection in its host's runs, never a pass over the whole week),
 in *reference seconds* (seconds on a dedicated 1.5 GHz host: ``clock / 1500 *
 share * duration``, in which the paper's round figures sum exactly): work
 accumulates from the interval's start and restarts at each completion (and,
-without suspension, after each run of share 0); one pass writes every completion with its start
-into room bounded by the work at share 1, and ``np.argpartition`` takes the
-``T`` smallest. No array per piece of trace is built, so memory is the
+without suspension, after each run of share 0); one pass writes every
+completion with its start into room bounded by the work at share 1, and
+``np.argpartition`` takes the ``T`` smallest. No array per piece of trace is built, so memory is the
 output's. A horizon too short is extended (by the shortfall, at least 1.5
 times) and walked again.
 
@@ -84,8 +84,8 @@ import numpy as np
 from volsched.instances.prescient import REF_CLOCK_MHZ
 
 #: A task whose work falls short of fitting an interval by this fraction only (the float rounding
-#: of an exact fit, e.g. a share of 0.3 on a 5 GHz host) fits, ending where the work runs out:
-#: about 1e-12 W / rate seconds early, far inside the verifier's tolerance.
+#: of an exact fit: the work is a sum of products of clock, share and duration) fits, ending where
+#: the interval does, at most about 1e-12 W / rate seconds early: far inside the verifier's tolerance.
 FIT_RTOL = 1e-12
 
 #: The first horizon is this many times a host's ceil(T / N) tasks at its mean dedicated speed.
