@@ -27,45 +27,14 @@ from .gaps import Schedule
 
 
 def list_schedule(instance: SlackInstance, order: np.ndarray) -> Schedule:
-    """List scheduling of the jobs in ``order`` (see the module docstring)."""
-    m = instance.m
-    p = instance.p.tolist()
-    s = [instance.s(i).tolist() for i in range(m)]
-    e = [instance.e(i).tolist() for i in range(m)]
-    K = np.array([len(x) for x in s], dtype=np.int64)
-    cur = np.zeros(m, dtype=np.int64)        # end of the machine's last job (0: none yet)
-    per = np.zeros(m, dtype=np.int64)        # the period that end lies in
-    cap = np.array([x[0] if x else np.iinfo(np.int64).max for x in s], dtype=np.int64)  # s of that period
-    machine = np.full(instance.n, -1, dtype=np.int64)
-    start = np.zeros(instance.n, dtype=np.int64)
-    for j in order.tolist():
-        pj = p[j]
-        fits = cur + pj <= cap
-        best_i, best_t = -1, None
-        if fits.any():
-            cand = np.where(fits, cur, np.iinfo(np.int64).max)
-            best_i = int(np.argmin(cand))
-            best_t = int(cand[best_i])
-        # A machine whose current period is too short may still win with a later period that
-        # starts before best_t; only those whose current end is below best_t can.
-        late = np.flatnonzero(~fits & ((cur < best_t) if best_t is not None else True))
-        for i in late.tolist():
-            si, ei = s[i], e[i]
-            k = int(per[i]) + 1
-            while k < K[i] and si[k] - ei[k - 1] < pj:
-                if best_t is not None and ei[k - 1] > best_t:
-                    break
-                k += 1
-            t = ei[k - 1]
-            if best_t is None or t < best_t or (t == best_t and i < best_i):
-                best_i, best_t = i, t
-        i, t = best_i, best_t
-        machine[j], start[j] = i, t
-        if t != cur[i]:
-            k = int(np.searchsorted(e[i], t, side="right"))
-            per[i] = k
-            cap[i] = s[i][k] if k < K[i] else np.iinfo(np.int64).max
-        cur[i] = t + pj
+    """List scheduling of the jobs in ``order`` (see the module docstring), compiled."""
+    from ._list_kernel import list_kernel
+
+    counts = np.array([len(v) for v in instance.machines], dtype=np.int64)
+    off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    both = np.concatenate(instance.machines) if off[-1] else np.zeros((0, 2), np.int64)
+    machine, start = list_kernel(np.asarray(order, dtype=np.int64), instance.p.astype(np.int64),
+                                 np.ascontiguousarray(both[:, 0]), np.ascontiguousarray(both[:, 1]), off)
     return Schedule(machine, start, None)
 
 
