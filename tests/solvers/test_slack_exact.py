@@ -9,10 +9,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from registry_helpers import registered_methods
 from slack_oracle import brute, falkenauer, random_instance, three_partition
 
 from volsched.instances.slack import SlackInstance
+from volsched.instances.slack.generators import generate_planted
 from volsched.solvers import SolveStatus
 from volsched.solvers.slack import PROBLEMS, cpsat_patterns, solve
 from volsched.solvers.slack.cpsat import solve_at
@@ -203,3 +206,40 @@ def test_falkenauer_t60_perturbed_is_proven_infeasible_at_the_target():
     status, contents, value, _, _ = solve_at(inst, "slack", target, target, 60, 0, 2, time.perf_counter())
     assert status == "optimal" and value == target
     assert verify_slack(inst, {"schedule": schedule_of(inst, contents)}) == target
+
+
+# --- invariants (hypothesis) -------------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), method=st.sampled_from(SLACK))
+def test_optimum_is_monotone_in_beta_and_above_the_plain_one(seed, method):
+    # A schedule feasible at beta is feasible at every smaller beta, and every slack schedule is
+    # a plain one; the beta-independent bound is below all of them.
+    inst = random_instance(np.random.default_rng(seed), n_max=7, machines_max=3, intervals_max=3,
+                           p_max=9, a_max=18, free_min=1)
+    plain = _value(solve(inst, method=method, problem="plain"))
+    values = [_value(solve(inst.with_beta(b), method=method, problem="slack")) for b in (0.0, 0.4, 0.7, 1.0)]
+    assert values == sorted(values)
+    assert plain <= values[0]
+    bound = solve(inst, method=method, problem="plain").info["combinatorial_bound"]
+    assert bound is None or bound <= plain
+
+
+# --- the generators' 3-PARTITION instances (instances.slack.generators) ------------------------------
+
+@pytest.mark.parametrize("method", SLACK)
+@pytest.mark.parametrize("groups", [2, 3])
+def test_planted_three_partition_every_method(method, groups):
+    for seed in range(2):
+        yes = generate_planted(groups=groups, B=100, seed=seed, answer="yes")
+        assert _value(solve(yes, method=method, time_limit=60)) == yes.target
+        no = generate_planted(groups=groups, B=100, seed=seed, answer="no")  # certified NO
+        assert _value(solve(no, method=method, time_limit=60)) > no.target
+
+
+def test_planted_three_partition_larger_cpsat():
+    # cpsat only: the compact MILP does not prove m = 4 NO instances within a minute.
+    for answer in ("yes", "no"):
+        inst = generate_planted(groups=10, B=1000, seed=0, answer=answer)
+        value = _value(solve(inst, method="cpsat", time_limit=120))
+        assert value == inst.target if answer == "yes" else value > inst.target
