@@ -189,3 +189,24 @@ def test_theorem2_tight_family_by_hand():
     assert sched.makespan(inst.p) == 3
     assert worst_case(inst, sched).makespan == 6
     assert 6 / 3 <= theorem2_bound(inst, 0.0)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_theorem2_bound_on_the_theorem2_generator(seed):
+    """The family's own Theorem 2 generator (``--preset theorem2``), small enough for the exact worst case."""
+    from volsched.instances.slack import generators as gen
+
+    beta = [0.0, 0.3, 0.6, 0.9, 1.0][seed % 5]
+    inst = gen.generate_theorem2(5, 14, seed, 1 + seed % 2, 4, 8, 14, 1 + 3 * (seed % 4), 3.0, beta)
+    assert inst.theorem2_assumption
+    sched = gaps(inst)
+    stability = worst_case(inst, sched).makespan / sched.makespan(inst.p)
+    assert 1 <= stability <= theorem2_bound(inst, beta) + 1e-12
+
+
+def test_all_machines_free():
+    inst = SlackInstance(machines=[[], []], p=[3, 5, 2], beta=0.4)
+    sched = gaps(inst)
+    assert sched.machine.tolist() == [1, 0, 1] and sched.start.tolist() == [0, 0, 3]
+    assert worst_case(inst, sched).makespan == 5
+    assert disturbed_makespans(inst, sched, np.zeros((2, 0))).tolist() == [5, 5]
