@@ -84,6 +84,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from volsched.instances.errors import InputError
 from volsched.instances.prescient import PrescientInstance, WorkProfile, ops_per_second
 
 from .history import History
@@ -92,6 +93,9 @@ from .history import History
 HEARTBEAT = 60.0
 #: The lagger threshold's IQR factor (Section 3.4: "We choose an intermediate IQR factor of 1").
 IQR_FACTOR = 1.0
+#: Most tasks a run takes: the server decides at every completion, and a decision costs O(N + T),
+#: so a run costs about N T (200 x 400: 0.1 s; 200 x 20,000: 7 s). The paper's T is at most 400.
+MAX_TASKS = 100_000
 OUTCOMES = ("completed", "failed", "cancelled")
 
 
@@ -422,6 +426,9 @@ def simulate(instance: PrescientInstance, policy: PrescientPolicy, rng: np.rando
     Run
         ``makespan`` is ``None`` when the traces end first.
     """
+    if instance.n_tasks > MAX_TASKS:
+        raise InputError(f"tasks: the on-line simulator decides at every completion, at a cost that "
+                         f"grows with T; T = {instance.n_tasks:,} is beyond {MAX_TASKS:,}")
     platform = Platform.of(instance) if platform is None else platform
     physics = Physics(instance) if physics is None else physics
     n, n_tasks, t0 = platform.N, platform.T, platform.submission
@@ -674,5 +681,5 @@ class PrescientSimulator:
         return solution, result.metrics
 
 
-__all__ = ["HEARTBEAT", "IQR_FACTOR", "Assignment", "Observation", "Physics", "Platform", "PrescientPolicy",
-           "PrescientSimulator", "Run", "detection_time", "laggers", "simulate"]
+__all__ = ["HEARTBEAT", "IQR_FACTOR", "MAX_TASKS", "Assignment", "Observation", "Physics", "Platform",
+           "PrescientPolicy", "PrescientSimulator", "Run", "detection_time", "laggers", "simulate"]

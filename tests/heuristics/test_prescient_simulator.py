@@ -216,3 +216,12 @@ def test_a_policy_must_place_originals_and_replicas_where_the_server_allows():
 
     with pytest.raises(ValueError, match="waits for its original"):
         simulate(build([1500.0], [[(0, 1000)]]), Replicator(), np.random.default_rng(0))
+
+
+def test_too_many_tasks_is_bad_input():
+    from volsched.heuristics.prescient.simulator import MAX_TASKS
+    from volsched.instances.errors import InputError
+
+    inst = build([1500.0], [[(0, 1000)]], tasks=MAX_TASKS + 1)
+    with pytest.raises(InputError, match="tasks"):
+        simulate(inst, FCFS, np.random.default_rng(0))
