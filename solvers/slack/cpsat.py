@@ -89,14 +89,16 @@ def _model(st: Structure, lo: int, deadline: float | None = None) -> tuple[cp_mo
     slack = st.problem == "slack"
     c_var = model.new_int_var(lo, st.target, "C")
     cover = [[] for _ in range(q)]
+    spent, count_vars = [0], 0
     parts = {"C": c_var, "classes": [], "open": []}
     for ci, c in enumerate(st.classes):
         must = any(r > 0 for r in c.need) or c.min_load > 0
         try:
-            pats = enumerate_patterns(st, c, deadline=deadline)
+            pats = enumerate_patterns(st, c, deadline=deadline, spent=spent)
         except TooMany:
             pats = None
-            if c.m * len(sizes) > MAX_COUNT_VARS:
+            count_vars += c.m * len(sizes)
+            if count_vars > MAX_COUNT_VARS:
                 raise TooLarge from None
         used = None
         if slack and c.e > lo:

@@ -217,8 +217,12 @@ class OutOfTime(Exception):  # noqa: N818 - a signal, not an error
 
 def enumerate_patterns(st: Structure, c: BinClass, max_nodes: int | None = None,
                        max_patterns: int | None = None, deadline: float | None = None,
-                       ) -> list[tuple[tuple[tuple[int, int], ...], int]]:
+                       spent: list[int] | None = None) -> list[tuple[tuple[tuple[int, int], ...], int]]:
     """Every non-empty pattern of class ``c`` that passes the pruning: ``[((type, count), ...), load]``.
+
+    ``spent`` (a one-item list) carries the nodes already visited for other
+    classes of the same model: ``max_nodes`` bounds the model's enumeration as
+    a whole.
 
     A depth-first search over the types in decreasing size; the first type
     taken is the leader and fixes the load cap ``max_load(c, leader)``.
@@ -245,7 +249,7 @@ def enumerate_patterns(st: Structure, c: BinClass, max_nodes: int | None = None,
         suffix[t] = suffix[t + 1] + (0 if t in forced else sizes[t] * counts[t])
         need_after[t] = max(need_after[t + 1], need[t])
     out: list = []
-    nodes = 0
+    nodes = 0 if spent is None else spent[0]
     chosen: list[tuple[int, int]] = []
 
     def reach(t: int, room: int) -> int:
@@ -282,5 +286,9 @@ def enumerate_patterns(st: Structure, c: BinClass, max_nodes: int | None = None,
             if need[t] > taken:
                 return  # skipping type t would leave too few jobs of size >= v_t
 
-    dfs(0, 0, 0, 0)
+    try:
+        dfs(0, 0, 0, 0)
+    finally:
+        if spent is not None:
+            spent[0] = nodes
     return out

@@ -25,9 +25,13 @@ from __future__ import annotations
 
 import pulp
 
+from volsched.instances.errors import require
 from volsched.instances.slack import SlackInstance
 
 from ..deadline import HardStop, kill_children
+
+#: Most job-bin pairs (binaries) the MILP builds; beyond, it refuses the instance as bad input.
+MAX_PAIRS = 20_000
 
 
 def solve_milp(instance: SlackInstance, problem: str, hi: int, time_limit: float | None = None,
@@ -52,6 +56,10 @@ def solve_milp(instance: SlackInstance, problem: str, hi: int, time_limit: float
             bins.append((("open", i, 0), 0, None, None))
         elif problem == "plain" and int(row[-1, 1]) + min(p) <= limit:
             bins.append((("open", i, int(row[-1, 1])), int(row[-1, 1]), None, None))
+    pairs = n * len(bins)
+    require(pairs <= MAX_PAIRS, "--method",
+            f"milp is the cross-check for small instances: at most {MAX_PAIRS:,} job-bin pairs, this "
+            f"instance has {pairs:,} ({n} jobs x {len(bins)} bins); use cpsat")
     prob = pulp.LpProblem("slack_" + problem, pulp.LpMinimize)
     c = prob.add_variable("C", 0, max(limit, 0), cat="Integer")
     x: dict[tuple[int, int], pulp.LpVariable] = {}

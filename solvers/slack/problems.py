@@ -23,8 +23,10 @@ where that module is present, beside the method's own ``lower_bound``.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import importlib
+import itertools
 import time
 from collections.abc import Callable
 
@@ -64,10 +66,6 @@ def makespan_of(instance: SlackInstance, contents: dict) -> int:
     """``max_j C_j`` of the compact schedule of ``contents``."""
     sched = schedule_of(instance, contents)
     return max(t + int(p) for (_, t), p in zip(sched, instance.p, strict=True))
-
-
-def _fits_slack(a: int, p: int, num: int, den: int) -> bool:
-    return den * (a - p) >= num * p
 
 
 # --- greedy upper bounds and simple lower bounds ------------------------------------------------
@@ -126,17 +124,26 @@ def simple_lower_bound(instance: SlackInstance, problem: str) -> int:
     """
     table = instance.table
     num, den = instance.beta_ratio
-    a, e, start = (table[k].tolist() for k in ("a", "e", "start"))
+    a = [int(x) for x in table["a"]]
+    if problem == "slack":
+        # the longest job interval r takes alone: den (a - p) >= num p
+        fit, when = [den * x // (den + num) for x in a], [int(x) for x in table["e"]]
+    else:
+        fit, when = a, [int(x) for x in table["start"]]
+    order = sorted(range(len(fit)), key=lambda r: fit[r])
+    fits_asc = [fit[r] for r in order]
+    # soonest[k]: the smallest date among the intervals order[k:], those with fit >= fits_asc[k]
+    soonest = list(itertools.accumulate((when[r] for r in reversed(order)), min))[::-1] + [None]
     tails = [int(row[-1, 1]) for row in instance.machines if len(row)]
+    first_tail = min(tails) if problem == "plain" and tails else None
     best = 0
     for pj in sorted({int(v) for v in instance.p}):
-        if problem == "slack":
-            options = [ek for ak, ek in zip(a, e, strict=True) if _fits_slack(ak, pj, num, den)]
-            if instance.lam:
-                options.append(pj)
-        else:
-            options = [sk + pj for ak, sk in zip(a, start, strict=True) if ak >= pj]
-            options += [t + pj for t in tails] + ([pj] if instance.lam else [])
+        options = [pj] if instance.lam else []
+        k = bisect.bisect_left(fits_asc, pj)
+        if k < len(fits_asc):
+            options.append(soonest[k] + (pj if problem == "plain" else 0))
+        if first_tail is not None:
+            options.append(first_tail + pj)
         if options:
             best = max(best, min(options))
     return best
@@ -174,6 +181,8 @@ def _outcome(instance: SlackInstance, problem: str, contents: dict | None, value
     info = {**info, "combinatorial_bound": combinatorial_bound(instance)}
     if contents is None:
         return MethodOutcome(None, None, bound, proven, info)
+    if bound is None and not proven:  # the method proved nothing: the problem's combinatorial bound
+        bound = combinatorial_bound(instance, problem)
     solution = {"schedule": schedule_of(instance, contents)}
     if problem == "slack":
         solution["beta"] = instance.beta

@@ -14,10 +14,12 @@ from hypothesis import strategies as st
 from registry_helpers import registered_methods
 from slack_oracle import brute, falkenauer, random_instance, three_partition
 
+from volsched.instances.errors import InputError
 from volsched.instances.slack import SlackInstance
-from volsched.instances.slack.generators import generate_planted
+from volsched.instances.slack.generators import generate_paper, generate_planted
 from volsched.solvers import SolveStatus
 from volsched.solvers.slack import PROBLEMS, cpsat_patterns, solve
+from volsched.solvers.slack import cpsat as cpsat_module
 from volsched.solvers.slack.cpsat import solve_at
 from volsched.solvers.slack.problems import schedule_of
 from volsched.solvers.slack.verify import verify_slack
@@ -243,3 +245,29 @@ def test_planted_three_partition_larger_cpsat():
         inst = generate_planted(groups=10, B=1000, seed=0, answer=answer)
         value = _value(solve(inst, method="cpsat", time_limit=120))
         assert value == inst.target if answer == "yes" else value > inst.target
+
+
+# --- limits: what a method does when it cannot finish ---------------------------------------------
+
+def test_time_limited_paper_instance_keeps_a_verified_schedule_and_a_bound():
+    inst = generate_paper(20, 100, seed=1)
+    for problem in ("slack", "plain"):
+        result = solve(inst, method="cpsat", problem=problem, time_limit=3)
+        assert result.status in (SolveStatus.FEASIBLE, SolveStatus.OPTIMAL)
+        assert result.verified and result.bound is not None and result.bound <= result.objective
+
+
+def test_model_too_large_leaves_the_target_unknown(monkeypatch):
+    monkeypatch.setattr(cpsat_patterns, "MAX_NODES", 0)
+    monkeypatch.setattr(cpsat_module, "MAX_COUNT_VARS", 0)
+    inst = SlackInstance(machines=[[[10, 11]], []], p=[8, 30, 3], beta=0.0)
+    result = solve(inst, method="cpsat", problem="slack")
+    assert result.status == SolveStatus.FEASIBLE  # the greedy schedule, not proven
+    assert "would pass" in result.info["phases"][-1]["reason"]
+    assert result.bound <= result.objective
+
+
+def test_milp_refuses_a_large_instance_as_bad_input():
+    inst = generate_paper(30, 400, seed=0)
+    with pytest.raises(InputError, match="milp is the cross-check for small instances"):
+        solve(inst, method="milp", problem="slack")
