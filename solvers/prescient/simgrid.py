@@ -33,6 +33,12 @@ value (a running task keeps its previous speed) and aborts the run at date 0
 time spent at share 0. And the simulation ends when no actor is left, even
 with state events pending: the deployment keeps a ``keeper`` on ``server``.
 
+One tie is left as SimGrid has it: a task whose work is done exactly when its
+host goes off completes in volsched (the model's rule: a completion at the
+interval's end counts), but SimGrid applies the host-off first and kills it at
+that same instant. Only exact fits meet it (round clock rates, shares and
+times); the tests accept it as a tie.
+
 With a ``schedule`` (the verifier's format, :mod:`.verify`),
 ``deployment.xml`` has one ``worker`` actor per host that runs attempts,
 ``on_failure="RESTART"`` (SimGrid restarts it when its host comes back up),
