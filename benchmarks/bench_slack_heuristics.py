@@ -14,7 +14,9 @@ inputs:
   first call of the process, which loads or compiles the kernel, reported
   apart) against the Python rules (:func:`run_machine` per machine and draw)
   on the same ``delta``, and checks that both give the same makespans;
-* for information, ``lpt`` and ``list``.
+* for information, ``lpt`` and ``list``;
+* with ``--worst``: the exact worst case (``--disturbance worst``) of GAPS
+  schedules on ``theorem2`` instances of growing size, its time and replays.
 
 Targets (issue 17): GAPS under 0.5 s, 30 draws under 2 s.
 """
@@ -89,7 +91,11 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--draws", type=int, default=30)
+    ap.add_argument("--worst", action="store_true", help="only the exact worst case on theorem2 instances")
     args = ap.parse_args()
+    if args.worst:
+        worst_sizes()
+        return
     print(f"cores: {os.cpu_count()}; paper instances m = {args.machines}, n = {args.jobs}")
     inst0 = gen.generate_paper(3, 3, 0, 0.34, 10.0, 0.5)
     t0 = time.perf_counter()
@@ -121,6 +127,29 @@ def main() -> None:
         t_list, s_list = best_of(lambda base=base: plain_list(base), 1)
         print(f"  lpt {t_lpt:.2f} s (C_max {s_lpt.makespan(base.p)}), list {t_list:.2f} s "
               f"(C_max {s_list.makespan(base.p)})")
+
+
+def worst_sizes() -> None:
+    from volsched.heuristics.slack import worst_case
+    from volsched.instances.errors import InputError
+
+    print(f"cores: {os.cpu_count()}; exact worst case of GAPS on theorem2 instances (p <= 5, a in [10, 30], "
+          "u <= 10, horizon 3)")
+    for m, n, lam, beta in ((4, 12, 1, 0.5), (20, 100, 4, 0.0), (20, 200, 4, 0.0), (40, 400, 8, 0.3),
+                            (10, 200, 2, 0.0)):
+        inst = gen.generate_theorem2(m, n, 0, lam, 5, 10, 30, 10, 3.0, beta)
+        sched = gaps(inst)
+        per = np.bincount(sched.machine, minlength=m)[[i for i in range(m) if i not in inst.free]]
+        t0 = time.perf_counter()
+        try:
+            w = worst_case(inst, sched)
+            what = (f"stability {w.makespan / sched.makespan(inst.p):.3f} "
+                    f"(bound {2.5 - beta + inst.gamma:.2f}), "
+                    f"most replays of a machine {max(x.replays for x in w.machines):,}")
+        except InputError as exc:
+            what = f"refused: {exc}"
+        print(f"  m {m:3d}, n {n:4d}, lambda {lam}, beta {beta}: at most {per.max()} jobs on a non-free "
+              f"machine, {time.perf_counter() - t0:6.2f} s, {what}")
 
 
 if __name__ == "__main__":
