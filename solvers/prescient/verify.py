@@ -206,8 +206,12 @@ def _attempt(raw, index: int, n_tasks: int, n_hosts: int, submission: float) -> 
     return int(task), int(host), float(start), float(end), outcome
 
 
-def replay(hosts: list[HostView], work: np.ndarray, submission: float, attempts) -> np.ndarray:
+def replay(hosts: list[HostView], work: np.ndarray, submission: float, attempts,
+           complete: bool = True) -> np.ndarray:
     """Check every attempt against the traces; returns each task's first completion time.
+
+    With ``complete=False`` (a run whose traces ended first) a task may have no
+    completed attempt; its time is then ``inf``.
 
     Parameters
     ----------
@@ -264,7 +268,7 @@ def replay(hosts: list[HostView], work: np.ndarray, submission: float, attempts)
                                  "(one task at a time)")
     first = np.array(first)
     missing = np.flatnonzero(~np.isfinite(first))
-    reject_unless(len(missing) == 0, f"task {int(missing[0]) if len(missing) else 0}",
+    reject_unless(not complete or len(missing) == 0, f"task {int(missing[0]) if len(missing) else 0}",
                   "has no completed attempt")
     for i, (task, _, start, _, _) in enumerate(parsed):
         if not start <= first[task] + tol:
@@ -289,6 +293,19 @@ def verify_solution(instance, solution) -> float:
     """The makespan of ``solution`` on ``instance``, recomputed (the family's ``Problem.verify``)."""
     return makespan_of(host_views(instance), instance.task_minutes * (60.0 * 110.7e6), float(instance.start),
                        solution)
+
+
+def verify_partial(instance, solution) -> dict:
+    """A run that ended with the traces (heuristics' ``failed``): every attempt must still replay.
+
+    Returns the fields derived from it: no makespan, and the tasks that completed.
+    """
+    reject_unless(isinstance(solution, dict), "solution", "must be an object")
+    reject_unless("attempts" in solution, "solution.attempts", "missing")
+    reject_unless("makespan" not in solution, "solution.makespan", "a run that did not complete has none")
+    first = replay(host_views(instance), instance.task_minutes * (60.0 * 110.7e6), float(instance.start),
+                   solution["attempts"], complete=False)
+    return {"makespan": None, "completed_tasks": int(np.isfinite(first).sum())}
 
 
 def describe(instance, solution, value, bound) -> dict:
