@@ -47,6 +47,13 @@ and with no disturbance the run is the reference schedule of a compact plan.
 After its last interval a machine is available for ever and everything left
 runs (in the order above).
 
+**Variant** ``executor="compact"`` (slack.md 3.2, offered as an option only):
+the machine runs its list in reference order and an interrupted job is
+re-executed first, before its followers (they shift); at ``t`` in period ``k``
+the next job of the list starts if ``kappa <= k`` and it can end before
+``s^k``, otherwise the machine stays idle until the unavailability. Both
+variants keep a ``beta = 1`` schedule stable; they differ for ``beta < 1``.
+
 The disturbed makespan is the last completion over all machines;
 **stability** is it divided by the schedule's own reference makespan (the
 ``C*_max`` of L154 is a typo, slack.md 3.3).
@@ -139,8 +146,13 @@ def machine_plans(instance: SlackInstance, schedule: Schedule) -> tuple[list[Mac
 # `ask(strict, X, Y)` answers "X < Y" (strict) or "X <= Y": numerically for a given delta, or by
 # branching over both answers in the worst-case enumeration.
 
-def run_machine(plan: MachinePlan, ask) -> tuple[int, int]:
+EXECUTORS = ("planned", "compact")
+
+
+def run_machine(plan: MachinePlan, ask, executor: str = "planned") -> tuple[int, int]:
     """The execution rules of the module docstring on one machine; the last completion as ``(c, v)``."""
+    if executor == "compact":
+        return _run_compact(plan, ask)
     p, r, kap, s, e = (x.tolist() for x in (plan.p, plan.r, plan.kappa, plan.s, plan.e))
     n, K = len(p), len(s)
     t = (0, 0)
@@ -189,7 +201,29 @@ def run_machine(plan: MachinePlan, ask) -> tuple[int, int]:
     return last
 
 
-def execute(plan: MachinePlan, delta: np.ndarray) -> float:
+def _run_compact(plan: MachinePlan, ask) -> tuple[int, int]:
+    """The ``compact`` variant: the list in reference order, an interrupted job first again."""
+    p, kap, s, e = (x.tolist() for x in (plan.p, plan.kappa, plan.s, plan.e))
+    n, K = len(p), len(s)
+    t = last = (0, 0)
+    k = qi = 0
+    while qi < n:
+        if k < K and ask(False, (s[k], k + 1), t):
+            t, k = (e[k], k + 1), k + 1
+            continue
+        if k < K and (kap[qi] > k or not ask(False, (t[0] + p[qi], t[1]), (s[k], 0))):
+            t, k = (e[k], k + 1), k + 1                 # idle until the unavailability
+            continue
+        end = (t[0] + p[qi], t[1])
+        if k < K and ask(True, (s[k], k + 1), end):
+            t, k = (e[k], k + 1), k + 1                 # interrupted: it stays first
+        else:
+            t = last = end
+            qi += 1
+    return last
+
+
+def execute(plan: MachinePlan, delta: np.ndarray, executor: str = "planned") -> float:
     """The machine's last completion under ``delta`` (one value per interval of the machine)."""
     dv = np.concatenate([[0.0], np.asarray(delta, dtype=float)])
 
@@ -197,15 +231,16 @@ def execute(plan: MachinePlan, delta: np.ndarray) -> float:
         x, y = X[0] + dv[X[1]], Y[0] + dv[Y[1]]
         return bool(x < y) if strict else bool(x <= y)
 
-    c, v = run_machine(plan, ask)
+    c, v = run_machine(plan, ask, executor)
     return float(c + dv[v])
 
 
-def disturbed_makespan_reference(instance: SlackInstance, schedule: Schedule, delta: np.ndarray) -> float:
+def disturbed_makespan_reference(instance: SlackInstance, schedule: Schedule, delta: np.ndarray,
+                                 executor: str = "planned") -> float:
     """The disturbed makespan for one ``delta`` (a value per row of ``instance.table``), in Python."""
     plans, floor = machine_plans(instance, schedule)
     delta = np.asarray(delta, dtype=float)
-    return max([float(floor)] + [execute(pl, delta[pl.rows]) for pl in plans])
+    return max([float(floor)] + [execute(pl, delta[pl.rows], executor) for pl in plans])
 
 
 class _Flat:
@@ -226,17 +261,19 @@ class _Flat:
         self.int_off = np.concatenate([[0], np.cumsum([len(pl.s) for pl in plans])]).astype(np.int64)
 
 
-def disturbed_makespans(instance: SlackInstance, schedule: Schedule, deltas: np.ndarray) -> np.ndarray:
+def disturbed_makespans(instance: SlackInstance, schedule: Schedule, deltas: np.ndarray,
+                        executor: str = "planned") -> np.ndarray:
     """Disturbed makespan of each row of ``deltas`` (shape ``(draws, intervals)``, table order), compiled."""
     from ._executor_kernel import disturbed_makespans as kernel
 
     f = _Flat(instance, schedule)
     deltas = np.ascontiguousarray(np.asarray(deltas, dtype=float)[:, f.rows])
-    return kernel(f.P, f.R, f.KAP, f.job_off, f.S, f.E, f.int_off, deltas, float(f.floor))
+    return kernel(f.P, f.R, f.KAP, f.job_off, f.S, f.E, f.int_off, deltas, float(f.floor),
+                  executor == "compact")
 
 
 def sampled_makespans(instance: SlackInstance, schedule: Schedule, rng: np.random.Generator,
-                      draws: int = 30) -> np.ndarray:
+                      draws: int = 30, executor: str = "planned") -> np.ndarray:
     """``draws`` disturbed makespans, every ``delta_i^k ~ U[-a_i^k, 0]`` independently (Section 6).
 
     Only the intervals of machines that hold jobs are drawn (the others change
@@ -246,7 +283,8 @@ def sampled_makespans(instance: SlackInstance, schedule: Schedule, rng: np.rando
 
     f = _Flat(instance, schedule)
     deltas = -f.A * rng.random((draws, len(f.A)))
-    return kernel(f.P, f.R, f.KAP, f.job_off, f.S, f.E, f.int_off, deltas, float(f.floor))
+    return kernel(f.P, f.R, f.KAP, f.job_off, f.S, f.E, f.int_off, deltas, float(f.floor),
+                  executor == "compact")
 
 
 # --- the worst case ----------------------------------------------------------------------------------
@@ -341,7 +379,7 @@ class MachineWorst:
     replays: int
 
 
-def worst_machine(plan: MachinePlan, budget: int = WORST_BUDGET) -> MachineWorst:
+def worst_machine(plan: MachinePlan, budget: int = WORST_BUDGET, executor: str = "planned") -> MachineWorst:
     """Supremum over ``delta`` of the machine's last completion, exact.
 
     The rules compare times that are each a constant plus one ``delta^k``
@@ -388,7 +426,7 @@ def worst_machine(plan: MachinePlan, budget: int = WORST_BUDGET) -> MachineWorst
             return ans
 
         state["tail"] = []
-        c, v = run_machine(plan, ask)
+        c, v = run_machine(plan, ask, executor)
         value = c + state["reg"].sup(v)
         if best is None or value > best:
             best, best_reg = value, state["reg"]
@@ -405,7 +443,8 @@ class WorstCase:
     witness: np.ndarray     # one delta per row of instance.table (0 where nothing depends on it)
 
 
-def worst_case(instance: SlackInstance, schedule: Schedule, budget: int = WORST_BUDGET) -> WorstCase:
+def worst_case(instance: SlackInstance, schedule: Schedule, budget: int = WORST_BUDGET,
+               executor: str = "planned") -> WorstCase:
     """The definition's stability numerator (L154): ``sup_delta C~_max``, exact.
 
     Machines are independent (no migration, each has its own ``delta``), so
@@ -414,7 +453,7 @@ def worst_case(instance: SlackInstance, schedule: Schedule, budget: int = WORST_
     ``delta`` puts every machine near its own supremum at once.
     """
     plans, floor = machine_plans(instance, schedule)
-    parts = tuple(worst_machine(pl, budget) for pl in plans)
+    parts = tuple(worst_machine(pl, budget, executor) for pl in plans)
     witness = np.zeros(instance.n_intervals)
     for pl, w in zip(plans, parts, strict=True):
         witness[pl.rows] = w.witness

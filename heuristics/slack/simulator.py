@@ -25,7 +25,7 @@ from volsched.instances.errors import InputError, check_int
 from volsched.instances.slack import SlackInstance
 
 from .baselines import lpt, plain_list
-from .disturbance import sampled_makespans, worst_case
+from .disturbance import EXECUTORS, sampled_makespans, worst_case
 from .gaps import Schedule, gaps
 
 DISTURBANCES = ("none", "sampled", "worst")
@@ -63,24 +63,30 @@ class SlackSimulator:
         disturbances; the default) or ``"worst"`` (exact supremum).
     draws : int
         Disturbed runs of a sampled evaluation (the paper's 30).
+    executor : str
+        ``"planned"`` (the rules of :mod:`.disturbance`, default) or
+        ``"compact"`` (an interrupted job restarts first, its followers shift).
     """
 
     disturbance: str = "sampled"
     draws: int = 30
+    executor: str = "planned"
 
     def run(self, instance: SlackInstance, policy: SchedulePolicy,
             rng: np.random.Generator) -> tuple[dict, dict[str, float]]:
         if self.disturbance not in DISTURBANCES:
             raise InputError(f"--disturbance: choose from {', '.join(DISTURBANCES)}, "
                              f"got {self.disturbance!r}")
+        if self.executor not in EXECUTORS:
+            raise InputError(f"--executor: choose from {', '.join(EXECUTORS)}, got {self.executor!r}")
         draws = check_int(self.draws, "--draws", 1, MAX_DRAWS)
         schedule = policy.plan(instance, rng)
         ref = schedule.makespan(instance.p)
         if self.disturbance == "none":
             disturbed = float(ref)
         elif self.disturbance == "sampled":
-            disturbed = float(np.median(sampled_makespans(instance, schedule, rng, draws)))
+            disturbed = float(np.median(sampled_makespans(instance, schedule, rng, draws, self.executor)))
         else:
-            disturbed = float(worst_case(instance, schedule).makespan)
+            disturbed = float(worst_case(instance, schedule, executor=self.executor).makespan)
         metrics = {"makespan": float(ref), "disturbed_makespan": disturbed, "stability": disturbed / ref}
         return schedule.to_solution(), metrics

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from slack_heuristics_helpers import instances, random_instance
 
 from volsched.heuristics.slack import (
+    EXECUTORS,
     Schedule,
     disturbed_makespan_reference,
     disturbed_makespans,
@@ -57,6 +58,21 @@ def test_worked_example_worst_case():
     assert 30.9 < disturbed_makespan_reference(inst, sched, worst.witness) < 31
 
 
+def test_worked_example_compact_executor():
+    """The compact variant: A (cut at 5) restarts first at 7: A [7,13), B [13,16), C [16,20) is cut at 18,
+    C runs in the tail [23, 27): 27, where the planned rules give 29. With delta_1 = 0, C ends at 20: 25.
+    Its supremum is 32: A cut just before 6 restarts at 8-, runs [8-, 14-) and is cut again just before
+    its end (s~^1 -> 14-, within [e^0, s^1] = [12, 20]); the unavailability ends at 19-, and the tail runs
+    A, B, C back to back: [19-, 25-), [25-, 28-), [28-, 32-). (The planned rules run B and C first after
+    the first cut, and A no longer fits before 20: 31.)
+    """
+    inst, sched = worked()
+    assert disturbed_makespan_reference(inst, sched, [-5, -2], "compact") == 27
+    assert disturbed_makespan_reference(inst, sched, [-5, 0], "compact") == 25
+    assert disturbed_makespans(inst, sched, np.array([[-5, -2], [-5, 0]]), "compact").tolist() == [27, 25]
+    assert worst_case(inst, sched, executor="compact").makespan == 32
+
+
 def test_no_disturbance_is_the_reference_schedule():
     inst, sched = worked()
     assert disturbed_makespan_reference(inst, sched, [0, 0]) == 25
@@ -70,13 +86,15 @@ def test_zero_delta_replays_every_schedule(inst):
             continue
         sched = algo(inst)
         ref = sched.makespan(inst.p)
-        assert disturbed_makespan_reference(inst, sched, np.zeros(inst.n_intervals)) == ref
-        assert disturbed_makespans(inst, sched, np.zeros((1, inst.n_intervals)))[0] == ref
+        for executor in EXECUTORS:
+            assert disturbed_makespan_reference(inst, sched, np.zeros(inst.n_intervals), executor) == ref
+            assert disturbed_makespans(inst, sched, np.zeros((1, inst.n_intervals)), executor)[0] == ref
 
 
+@pytest.mark.parametrize("executor", EXECUTORS)
 @settings(max_examples=150, deadline=None)
 @given(instances(min_free=0), st.integers(0, 2**32 - 1))
-def test_compiled_runs_follow_the_python_rules(inst, seed):
+def test_compiled_runs_follow_the_python_rules(executor, inst, seed):
     """Integer delta too, so that the ties (a job ending exactly at s~) take the same side in both."""
     rng = np.random.default_rng(seed)
     a = inst.table["a"]
@@ -85,8 +103,8 @@ def test_compiled_runs_follow_the_python_rules(inst, seed):
         if inst.lam == 0 and algo is gaps:
             continue
         sched = algo(inst)
-        got = disturbed_makespans(inst, sched, deltas)
-        want = [disturbed_makespan_reference(inst, sched, d) for d in deltas]
+        got = disturbed_makespans(inst, sched, deltas, executor)
+        want = [disturbed_makespan_reference(inst, sched, d, executor) for d in deltas]
         # the same decisions; sums of floats in another order (a constant plus delta, or delta first)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
         assert got[4:].tolist() == want[4:]   # integer delta: exact
@@ -101,25 +119,26 @@ def grid(a):
     return sorted(x for x in v if -a <= x <= 0)
 
 
-def machine_grid_max(plan):
+def machine_grid_max(plan, executor):
     axes = [grid(int(a)) for a in plan.a]
     deltas = np.array(list(itertools.product(*axes)), dtype=float)
     out = kernel(plan.p.astype(float), plan.r.astype(float), plan.kappa.astype(np.int64),
                  np.array([0, len(plan.p)], dtype=np.int64), plan.s.astype(float), plan.e.astype(float),
-                 np.array([0, len(plan.s)], dtype=np.int64), deltas, 0.0)
+                 np.array([0, len(plan.s)], dtype=np.int64), deltas, 0.0, executor == "compact")
     return out.max()
 
 
+@pytest.mark.parametrize("executor", EXECUTORS)
 @settings(max_examples=60, deadline=None)
 @given(instances(max_busy=2, max_free=1, max_k=3, a_max=5, u_max=3, max_n=5, p_max=4))
-def test_worst_case_dominates_a_dense_grid_and_is_reached(inst):
+def test_worst_case_dominates_a_dense_grid_and_is_reached(executor, inst):
     """No grid point beats the enumeration's supremum, and its witness delta comes within 0.25 of it."""
     for sched in (gaps(inst), lpt(inst)):
         plans, _ = machine_plans(inst, sched)
         for plan in plans:
-            w = worst_machine(plan)
-            assert machine_grid_max(plan) <= w.value + 1e-9
-            reached = execute(plan, w.witness)
+            w = worst_machine(plan, executor=executor)
+            assert machine_grid_max(plan, executor) <= w.value + 1e-9
+            reached = execute(plan, w.witness, executor)
             assert w.value - 0.25 < reached <= w.value + 1e-9
             assert np.all(w.witness <= 0) and np.all(w.witness >= -plan.a)
 
@@ -154,12 +173,13 @@ def test_worst_case_budget_is_bad_input():
 
 # --- Proposition 1 and Theorem 2 --------------------------------------------------------------------
 
+@pytest.mark.parametrize("executor", EXECUTORS)
 @settings(max_examples=100, deadline=None)
 @given(instances(max_busy=2, max_k=3, a_max=10, max_n=6, p_max=5, beta=1.0))
-def test_proposition1_gaps_at_beta_one_is_stable(inst):
-    """Prop. 1: slack rule + last-period rule => stable (worst-case stability exactly 1)."""
+def test_proposition1_gaps_at_beta_one_is_stable(executor, inst):
+    """Prop. 1: slack rule + last-period rule => stable (worst-case stability exactly 1), both executors."""
     sched = gaps(inst)
-    assert worst_case(inst, sched).makespan == sched.makespan(inst.p)
+    assert worst_case(inst, sched, executor=executor).makespan == sched.makespan(inst.p)
 
 
 def theorem2_bound(inst, beta):

@@ -22,7 +22,7 @@ def test_protocols_and_fields():
     sim = SlackSimulator()
     assert isinstance(sim, Simulator)
     assert all(isinstance(p, OfflinePolicy) for p in POLICIES.values())
-    assert (sim.disturbance, sim.draws) == ("sampled", 30)
+    assert (sim.disturbance, sim.draws, sim.executor) == ("sampled", 30, "planned")
     assert dataclasses.replace(sim, disturbance="worst").disturbance == "worst"
     with pytest.raises(dataclasses.FrozenInstanceError):
         sim.draws = 3
@@ -72,6 +72,8 @@ def test_bad_settings_are_input_errors():
     inst = SlackInstance(machines=[[[10, 12]], []], p=[3, 4])
     with pytest.raises(InputError, match="--disturbance"):
         SlackSimulator("always").run(inst, POLICIES["gaps"], np.random.default_rng(0))
+    with pytest.raises(InputError, match="--executor"):
+        SlackSimulator(executor="lazy").run(inst, POLICIES["gaps"], np.random.default_rng(0))
     with pytest.raises(InputError, match="--draws"):
         SlackSimulator(draws=0).run(inst, POLICIES["gaps"], np.random.default_rng(0))
     no_free = SlackInstance(machines=[[[10, 12]]], p=[3, 4])
@@ -79,3 +81,14 @@ def test_bad_settings_are_input_errors():
         SlackSimulator().run(no_free, POLICIES["gaps"], np.random.default_rng(0))
     _, metrics = SlackSimulator().run(no_free, POLICIES["lpt"], np.random.default_rng(0))
     assert metrics["makespan"] == 7
+
+
+def test_executor_field_reaches_the_evaluations():
+    inst = SlackInstance(machines=[[[10, 12], [20, 25]], []], p=[6, 3, 4, 25], beta=0.1)
+    # GAPS at 0.1 puts 6 and 3 in interval 0 (slack 1 >= 0.6), 4 in interval 1, 25 on the free machine:
+    # the worked example of the disturbance module, whose suprema are 31 (planned) and 32 (compact)
+    for executor, value in (("planned", 31), ("compact", 32)):
+        sol, metrics = SlackSimulator("worst", executor=executor).run(inst, POLICIES["gaps"],
+                                                                      np.random.default_rng(0))
+        assert sol["schedule"] == [[0, 0], [0, 6], [0, 12], [1, 0]]
+        assert metrics["disturbed_makespan"] == value
