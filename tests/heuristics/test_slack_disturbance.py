@@ -230,3 +230,15 @@ def test_all_machines_free():
     assert sched.machine.tolist() == [1, 0, 1] and sched.start.tolist() == [0, 0, 3]
     assert worst_case(inst, sched).makespan == 5
     assert disturbed_makespans(inst, sched, np.zeros((2, 0))).tolist() == [5, 5]
+
+
+def test_sampled_delta_is_uniform_on_minus_a_zero():
+    """One job [0, 4) before an unavailability [10, 11): cut iff s~ = 10 + delta < 4, i.e. delta < -6,
+    with probability 0.4 under U[-10, 0]; then it reruns from e~ = 11 + delta: 15 + delta, mean 7."""
+    inst = SlackInstance(machines=[[[10, 11]], []], p=[4, 1], beta=0.0)
+    sched = Schedule(np.array([0, 1]), np.array([0, 0]), None)
+    runs = sampled_makespans(inst, sched, np.random.default_rng(2024), draws=40_000)
+    cut = runs > 4
+    assert abs(cut.mean() - 0.4) < 0.01                      # 4 standard deviations: 0.0098
+    assert abs(runs[cut].mean() - 7) < 0.03                  # sd of 15 + delta given cut: 4 / sqrt(12)
+    assert runs[cut].min() >= 5 and runs[cut].max() <= 9
