@@ -79,6 +79,11 @@ machine 1, D (``p = 25``) at ``[0, 25)``: ``C_max = 25``. Disturb with
 Disturbed makespan ``max(29, 25) = 29``, stability ``29 / 25 = 1.16``. With
 ``delta_1 = 0`` instead, A ends at 20, exactly when the unavailability
 starts: it completes, the disturbed makespan is 25 and the stability 1.
+The compact variant runs A first at 7 (``[7, 13)``), then B ``[13, 16)``
+and C from 16, which the unavailability at 18 interrupts: C reruns
+``[23, 27)``, 27. Over all ``delta`` the supremum is 31 (A cut at 5, then
+just before 20: it reruns ``[25-, 31-)``; worst-case stability 1.24), and 32
+under the compact variant.
 
 Evaluations
 -----------
