@@ -89,7 +89,7 @@ def _model(st: Structure, lo: int, deadline: float | None = None) -> tuple[cp_mo
     slack = st.problem == "slack"
     c_var = model.new_int_var(lo, st.target, "C")
     cover = [[] for _ in range(q)]
-    spent, count_vars = [0], 0
+    spent, count_vars = [0, 0], 0
     parts = {"C": c_var, "classes": [], "open": []}
     for ci, c in enumerate(st.classes):
         must = any(r > 0 for r in c.need) or c.min_load > 0

@@ -73,21 +73,19 @@ def makespan_of(instance: SlackInstance, contents: dict) -> int:
 def greedy(instance: SlackInstance, problem: str) -> dict | None:
     """A feasible schedule's bin contents (``None`` for slack with ``lambda = 0``).
 
-    slack: LPT on the free machines (no interval used, so both rules hold);
-    plain: jobs in LPT order, each where it ends earliest (an interval with
-    room, a tail, a free machine).
+    slack: the better of LPT on the free machines alone (no interval used, so
+    both rules hold) and :func:`_fill_then_lpt`; plain: jobs in LPT order, each
+    where it ends earliest (an interval with room, a tail, a free machine).
     """
     order = sorted(range(instance.n), key=lambda j: (-int(instance.p[j]), j))
     if problem == "slack":
         if instance.lam == 0:
             return None
-        heap = [(0, i) for i in instance.free]
-        out: dict = {(i, 0): [] for i in instance.free}
-        for j in order:
-            load, i = heapq.heappop(heap)
-            out[(i, 0)].append(j)
-            heapq.heappush(heap, (load + int(instance.p[j]), i))
-        return {"intervals": {}, "open": {k: v for k, v in out.items() if v}}
+        alone = {"intervals": {}, "open": _lpt(instance, order)}
+        filled = _fill_then_lpt(instance, order)
+        if filled is not None and makespan_of(instance, filled) < makespan_of(instance, alone):
+            return filled
+        return alone
     table = instance.table
     bins = [[int(table["start"][r]), int(table["a"][r]), 0, ("r", r)] for r in range(len(table["a"]))]
     bins += [[int(row[-1, 1]) if len(row) else 0, None, 0, ("o", i)]
@@ -111,6 +109,64 @@ def greedy(instance: SlackInstance, problem: str) -> dict | None:
             contents["intervals"].setdefault(key, []).append(j)
         else:
             contents["open"].setdefault((key, b[0]), []).append(j)
+    return contents
+
+
+def _lpt(instance: SlackInstance, jobs: list[int]) -> dict:
+    """LPT of ``jobs`` (given in non-increasing ``p``) on the free machines: ``{(i, 0): [jobs]}``."""
+    heap = [(0, i) for i in instance.free]
+    out: dict = {(i, 0): [] for i in instance.free}
+    for j in jobs:
+        load, i = heapq.heappop(heap)
+        out[(i, 0)].append(j)
+        heapq.heappush(heap, (load + int(instance.p[j]), i))
+    return {k: v for k, v in out.items() if v}
+
+
+def _fill_then_lpt(instance: SlackInstance, order: list[int]) -> dict | None:
+    """An incumbent in the manner of GAPS (Algorithm 1, lines 1-15, as read in slack.md 6), or ``None``.
+
+    Intervals by non-decreasing ``e``; each takes, repeatedly, the longest
+    remaining job that passes line 7 (``e <= (sum_S p - p_j) / lambda``) and the
+    relaxed slack rule with the max over ``pi(i,k) + {j}`` (line 8); the rest go
+    LPT on the free machines. Only an incumbent for the search: its schedule is
+    kept only if it meets the last-period rule, checked here.
+    """
+    table = instance.table
+    num, den = instance.beta_ratio
+    lam = instance.lam
+    p = [int(v) for v in instance.p]
+    left = sorted(order, key=lambda j: (p[j], -j))  # ascending; bisect on sizes
+    sizes = [p[j] for j in left]
+    total = sum(p)
+    intervals: dict = {}
+    for r in sorted(range(len(table["e"])), key=lambda r: (int(table["e"][r]), r)):
+        e, a = int(table["e"][r]), int(table["a"][r])
+        if lam * e > total:
+            break  # line 7 fails for every job, here and in every later interval
+        load = lead = 0
+        taken = []
+        while sizes:
+            room = a - load if lead else den * a // (den + num)  # first job: a - p >= beta p
+            if lead:
+                room = min(room, (den * (a - load) - num * lead) // den)
+            room = min(room, total - lam * e)  # line 7: p_j <= sum_S - lambda e
+            k = bisect.bisect_right(sizes, room) - 1
+            if k < 0:
+                break
+            j = left.pop(k)
+            sizes.pop(k)
+            taken.append(j)
+            load += p[j]
+            lead = lead or p[j]
+            total -= p[j]
+        if taken:
+            intervals[r] = taken
+    rest = sorted(left, key=lambda j: (-p[j], j))
+    contents = {"intervals": intervals, "open": _lpt(instance, rest)}
+    cmax = max((sum(p[j] for j in js) for js in contents["open"].values()), default=0)
+    if any(int(table["e"][r]) > cmax for r in intervals):
+        return None
     return contents
 
 
