@@ -190,3 +190,30 @@ def test_lpt_hand_example():
     assert pairs(lpt(inst)) == [[0, 0], [0, 12], [0, 6], [1, 0]]
     # list order 6, 3, 4, 25: 6 -> m0 0; 3 -> m1 0 (earlier than m0 at 6); 4 -> m1 3; 25 -> m1 7
     assert pairs(plain_list(inst)) == [[0, 0], [1, 0], [1, 3], [1, 7]]
+
+
+# --- against the exact side (another helper's code: a cross-check of both) ---------------------------
+
+@settings(max_examples=100, deadline=None)
+@given(instances())
+def test_heuristics_are_never_below_the_lower_bounds(inst):
+    from volsched.solvers.slack.bound import lower_bound
+
+    plain = lower_bound(inst, "plain")
+    assert gaps(inst).makespan(inst.p) >= lower_bound(inst, "slack") >= plain
+    assert min(lpt(inst).makespan(inst.p), plain_list(inst).makespan(inst.p)) >= plain
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_heuristics_are_never_below_the_proven_optimum(seed):
+    from volsched.solvers.slack import solve
+
+    inst = random_instance(np.random.default_rng(100 + seed), busy=2, free=1, n=6, k=3, a_hi=14, u_hi=4,
+                           p_hi=6, beta=[0.0, 0.5, 1.0][seed % 3])
+    slack = solve(inst, time_limit=20, problem="slack")
+    plain = solve(inst, time_limit=20, problem="plain")
+    if slack.status.value == "optimal":
+        assert gaps(inst).makespan(inst.p) >= slack.objective
+    if plain.status.value == "optimal":
+        assert min(lpt(inst).makespan(inst.p), plain_list(inst).makespan(inst.p)) >= plain.objective
+    assert "optimal" in (slack.status.value, plain.status.value)
