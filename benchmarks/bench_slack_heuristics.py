@@ -15,6 +15,9 @@ inputs:
   apart) against the Python rules (:func:`run_machine` per machine and draw)
   on the same ``delta``, and checks that both give the same makespans;
 * for information, ``lpt`` and ``list``;
+* with ``--sweep``: for information (not the Figure 4 experiment), the
+  makespan ratio over the plain lower bound and the median stability of GAPS
+  at beta = 0, 0.1, ..., 1 on ``--seeds`` instances, both executors;
 * with ``--worst``: the exact worst case (``--disturbance worst``) of GAPS
   schedules on ``theorem2`` instances of growing size, its time and replays.
 
@@ -36,6 +39,7 @@ from volsched.heuristics.slack import (
     gaps,
     lpt,
     plain_list,
+    sampled_makespans,
 )
 from volsched.instances.slack import beta_ratio
 from volsched.instances.slack import generators as gen
@@ -92,9 +96,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--draws", type=int, default=30)
     ap.add_argument("--worst", action="store_true", help="only the exact worst case on theorem2 instances")
+    ap.add_argument("--sweep", action="store_true", help="only the beta sweep (ratio and median stability)")
     args = ap.parse_args()
     if args.worst:
         worst_sizes()
+        return
+    if args.sweep:
+        sweep(args)
         return
     print(f"cores: {os.cpu_count()}; paper instances m = {args.machines}, n = {args.jobs}")
     inst0 = gen.generate_paper(3, 3, 0, 0.34, 10.0, 0.5)
@@ -127,6 +135,24 @@ def main() -> None:
         t_list, s_list = best_of(lambda base=base: plain_list(base), 1)
         print(f"  lpt {t_lpt:.2f} s (C_max {s_lpt.makespan(base.p)}), list {t_list:.2f} s "
               f"(C_max {s_list.makespan(base.p)})")
+
+
+def sweep(args) -> None:
+    from volsched.solvers.slack.bound import lower_bound
+
+    print(f"paper instances m = {args.machines}, n = {args.jobs}; makespan / plain lower bound, "
+          f"median stability of {args.draws} draws (planned | compact executor)")
+    for seed in range(args.seeds):
+        base = gen.generate_paper(args.machines, args.jobs, seed, 0.2, 10.0, 1.0)
+        lb = lower_bound(base, "plain")
+        print(f"seed {seed}: lower bound {lb}")
+        for beta in [b / 10 for b in range(11)]:
+            inst = base.with_beta(beta)
+            sched = gaps(inst)
+            ref = sched.makespan(inst.p)
+            st = [np.median(sampled_makespans(inst, sched, np.random.default_rng(seed), args.draws, ex)) / ref
+                  for ex in ("planned", "compact")]
+            print(f"  beta {beta:3.1f}: ratio {ref / lb:.3f}, stability {st[0]:6.2f} | {st[1]:6.2f}")
 
 
 def worst_sizes() -> None:
