@@ -155,7 +155,8 @@ def gaps(instance: SlackInstance, beta: float | None = None) -> Schedule:
     rows = _interval_order(instance)
     a_all, e_all, begin_all, mach_all = t["a"], t["e"], t["start"], t["machine"]
     # Intervals whose first-job bound a den / (num + den) is below every p never take a job.
-    usable = a_all[rows] * den >= (num + den) * int(instance.p.min())
+    threshold = -(-(num + den) * int(instance.p.min()) // den)   # in Python ints: den may be large
+    usable = a_all[rows] >= threshold
     rows = rows[usable]
     for a, e, begin, i in zip(a_all[rows].tolist(), e_all[rows].tolist(), begin_all[rows].tolist(),
                               mach_all[rows].tolist(), strict=True):

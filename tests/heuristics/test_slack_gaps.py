@@ -217,3 +217,13 @@ def test_heuristics_are_never_below_the_proven_optimum(seed):
     if plain.status.value == "optimal":
         assert min(lpt(inst).makespan(inst.p), plain_list(inst).makespan(inst.p)) >= plain.objective
     assert "optimal" in (slack.status.value, plain.status.value)
+
+
+def test_a_beta_with_a_long_decimal_is_exact():
+    # beta = 0.123456789012345 has den = 10^15: a * den overflows int64; the tests stay exact in Python ints
+    rng = np.random.default_rng(9)
+    inst = random_instance(rng, busy=6, free=2, n=50, k=6, a_hi=10**6, u_hi=1000, p_hi=10**5,
+                           beta=0.123456789012345)
+    got = gaps(inst)
+    assert pairs(got) == pairs(gaps_reference(inst))
+    assert verify_slack(inst, slack_solution(got)) == got.makespan(inst.p)
