@@ -116,8 +116,9 @@ def test_slack_rule_scales_with_beta(method, beta, expected):
 
 
 @pytest.mark.parametrize(("problem", "method"), BOTH)
-def test_no_free_machine(problem, method):
-    inst = _inst([[[5, 6]], [[4, 9]]], [3, 2])
+@pytest.mark.parametrize("beta", [0.0, 0.5, 1.0])
+def test_no_free_machine(problem, method, beta):
+    inst = _inst([[[5, 6]], [[4, 9]]], [3, 2], beta=beta)
     result = solve(inst, method=method, problem=problem)
     if problem == "slack":
         assert result.status == SolveStatus.INFEASIBLE
