@@ -107,6 +107,8 @@ from .gaps import Schedule
 
 #: Most replays of one machine :func:`worst_case` makes before giving up (bad input, exit 2).
 WORST_BUDGET = 100_000
+#: Most constraint-matrix cells one machine's enumeration may update (about 10 s of Python).
+WORST_WORK = 10**8
 
 
 @dataclass(frozen=True)
@@ -405,13 +407,15 @@ def worst_machine(plan: MachinePlan, budget: int = WORST_BUDGET, executor: str =
     """
     stack: list[tuple[tuple[bool, ...], _Region]] = [((), _Region.box(plan.a.tolist()))]
     best, best_reg, replays = None, None, 0
+    work = [0]
     while stack:
         prefix, reg = stack.pop()
         replays += 1
-        if replays > budget:
-            raise InputError(f"--disturbance worst: machine {plan.machine} needs more than {budget:,} "
-                             f"replays ({len(plan.p)} jobs, {len(plan.s)} intervals); the exact worst "
-                             "case is for small instances (use --disturbance sampled)")
+        if replays > budget or work[0] > WORST_WORK:
+            raise InputError(f"--disturbance worst: machine {plan.machine} needs more than "
+                             f"{min(replays - 1, budget):,} replays of its execution ({len(plan.p)} jobs, "
+                             f"{len(plan.s)} intervals); the exact worst case is for small instances "
+                             "(use --disturbance sampled)")
         # The prefix's answers replay without touching the region: `reg` is already the region
         # they define (stored at the fork), so a replay pays only for its new comparisons.
         state = {"reg": reg, "pos": 0}
@@ -422,6 +426,7 @@ def worst_machine(plan: MachinePlan, budget: int = WORST_BUDGET, executor: str =
             if pos < len(prefix):
                 return prefix[pos]
             here = state["reg"]
+            work[0] += 2 * len(here.d) ** 2
             yes, no = here.given(strict, X, Y, True), here.given(strict, X, Y, False)
             if yes is not None and no is not None:
                 stack.append(((*prefix, *state["tail"], False), no))
