@@ -102,6 +102,27 @@ GENERATORS = {g.name: g for g in (
         "random 3-PARTITION through the reduction: planted YES or certified NO"),
 )}
 
+#: Figure 4's beta values (the paper does not list them; slack.md 7.4).
+BETAS = [round(0.1 * k, 1) for k in range(11)]
+
+#: ``canon2011``: Section 6 / Figure 4, 100 paper-like instances of 300 machines x 3,000 jobs, each at
+#: the 11 betas (the same machines and jobs: beta only changes the stored rule), GAPS and the two
+#: baselines under the paper's sampled disturbance; the exact ``plain`` problem (beta-independent,
+#: time-limited) beside the ``slack`` one GAPS is scored against. ``-smoke``: 2 instances of 4 x 8 (small
+#: enough to be proven), 3 betas.
+PRESETS = {
+    "canon2011": [{
+        "name": "canon2011", "family": model.FAMILY, "seeds": 100,
+        "grid": {"preset": "paper", "machines": 300, "jobs": 3000, "beta": BETAS},
+        "exact": {"problem": "plain", "time_limit": 10}, "heuristics": ["gaps", "lpt", "list"],
+    }],
+    "canon2011-smoke": [{
+        "name": "canon2011-smoke", "family": model.FAMILY, "seeds": 2,
+        "grid": {"preset": "paper", "machines": 4, "jobs": 8, "beta": [0.0, 0.5, 1.0]},
+        "exact": {"problem": "plain", "time_limit": 10}, "heuristics": ["gaps", "lpt", "list"],
+    }],
+}
+
 RUN_OPTIONS = (
     RunOption(Option("beta", _beta, help="solve or simulate at this beta instead of the instance's",
                      cli_type=float), instance=lambda instance, beta: instance.with_beta(beta)),
@@ -143,5 +164,6 @@ FAMILY = Family(
     problems=_problems(),
     heuristics={name: Heuristic(name, policy.problem, policy, SIMULATOR, DESCRIPTIONS.get(name, ""))
                 for name, policy in POLICIES.items()},
+    presets=PRESETS,
     run_options=RUN_OPTIONS,
 )
