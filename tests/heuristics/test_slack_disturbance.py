@@ -242,3 +242,15 @@ def test_sampled_delta_is_uniform_on_minus_a_zero():
     assert abs(cut.mean() - 0.4) < 0.01                      # 4 standard deviations: 0.0098
     assert abs(runs[cut].mean() - 7) < 0.03                  # sd of 15 + delta given cut: 4 / sqrt(12)
     assert runs[cut].min() >= 5 and runs[cut].max() <= 9
+
+
+def test_theorem2_scenario_is_not_the_worst_case():
+    """Theorem 2's proof strikes each interval's longest job just before it ends (slack.md 3.5: only a
+    scenario). On the worked example: A cut just before 6 (delta_0 -> -4), back at 8-: B [8, 11), C early
+    [11, 15), A no longer fits before 20; C cut just before 15 (delta_1 -> -5), back at 20-: A, C in the
+    tail, 30-. The supremum, 31, cuts A at 5 instead."""
+    inst, sched = worked()
+    eps = 1e-6
+    proof = disturbed_makespan_reference(inst, sched, [-4 - eps, -5 - eps])
+    assert proof == pytest.approx(30, abs=1e-5) and proof < 30
+    assert worst_case(inst, sched).makespan == 31
