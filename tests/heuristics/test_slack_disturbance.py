@@ -251,6 +251,7 @@ def test_theorem2_scenario_is_not_the_worst_case():
     tail, 30-. The supremum, 31, cuts A at 5 instead."""
     inst, sched = worked()
     eps = 1e-6
-    proof = disturbed_makespan_reference(inst, sched, [-4 - eps, -5 - eps])
+    # C runs [11 - eps, 15 - eps): the cut must come before its end, s~^1 = 15 - 2 eps
+    proof = disturbed_makespan_reference(inst, sched, [-4 - eps, -5 - 2 * eps])
     assert proof == pytest.approx(30, abs=1e-5) and proof < 30
     assert worst_case(inst, sched).makespan == 31
