@@ -82,6 +82,12 @@ def _machine(value: Any, i: int, name: str) -> np.ndarray:
     """One machine's ``[[s, e], ...]`` as an int64 array (K, 2), checked interval by interval."""
     field_i = f"{name}[{i}]"
     if isinstance(value, np.ndarray) and value.dtype.kind in "iu" and value.ndim == 2 and value.shape[1] == 2:
+        arr = value.astype(np.int64)
+        s, e = arr[:, 0], arr[:, 1]
+        prev = np.concatenate([[0], e[:-1]])
+        if len(arr) == 0 or (s.min() >= 0 and e.max() <= MAX_FIELD_INT and (s >= prev).all()
+                             and (e > s).all()):
+            return arr  # a model's own arrays (with_beta, generators): valid without the loop below
         rows = value.tolist()
     else:
         require(isinstance(value, (list, tuple, np.ndarray)), field_i,

@@ -122,3 +122,16 @@ def test_beta_defaults_to_one_when_the_file_has_none():
     obj = SlackInstance(machines=[[]], p=[1], beta=0.3).to_json()
     del obj["data"]["beta"]
     assert SlackInstance.from_json(obj).beta == 1.0
+
+
+@pytest.mark.parametrize("rows, fragment", [
+    ([[5, 4]], "machines[0][0][1]: e = 4 must be after s = 5"),
+    ([[3, 5], [4, 8]], "machines[0][1][0]: s = 4 is before the end 5"),
+    ([[-1, 2]], "machines[0][0][0]: must be a date in [0,"),
+    ([[1, 2 * 10**9]], "machines[0][0][1]: must be a date in [0,"),
+])
+def test_numpy_arrays_are_checked_like_lists(rows, fragment):
+    for value in (rows, np.array(rows, dtype=np.int64)):
+        with pytest.raises(InputError) as err:
+            SlackInstance(machines=[value, []], p=[1])
+        assert fragment in str(err.value)
