@@ -33,8 +33,9 @@ Model
   stored with the instance (default 1, the stable schedules of Proposition 1);
   :meth:`SlackInstance.with_beta` gives a copy at another ``beta``.
 
-Time is integer (one unit: a second for the ``paper`` generator, an abstract
-unit elsewhere; ``params["time_unit"]`` says which) so that the 3-PARTITION
+Time is integer (one unit: a second for the ``paper`` generator, whose
+instances carry ``params["preset"] == "paper"``, an abstract unit for the
+others) so that the 3-PARTITION
 reduction and the verifier are exact. ``beta`` is a JSON number; the rules
 read it as the decimal it is written as (:meth:`SlackInstance.beta_ratio`:
 ``0.1`` is exactly 1/10, not the binary double), so the slack rule is the

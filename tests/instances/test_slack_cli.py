@@ -133,3 +133,20 @@ def test_simulate_prints_the_issue_fields(capsys, small):
         result = one_json(out)
         metrics = result.get("metrics", result)
         assert {"makespan", "disturbed_makespan", "stability"} <= set(metrics), result
+
+
+def test_verify_checks_a_result_at_the_beta_it_was_solved_for(capsys, tmp_path):
+    path, result = tmp_path / "no.json", tmp_path / "r.json"
+    code, _, err = run(capsys, "generate", "slack", "--preset", "planted", "--groups", 2, "--B", 13,
+                       "--answer", "no", "--seed", 3, "--out", path)
+    assert code == 0, err
+    code, _, err = run(capsys, "solve", path, "--beta", "0.9", "--out", result)
+    assert code == 0, err
+    code, out, err = run(capsys, "verify", path, result, "--json")
+    assert code == 0, err
+    assert one_json(out)["objective"] == 42  # the target: two jobs of B + 1 share an interval at 0.9
+    obj = json.loads(result.read_text())
+    obj["solution"]["beta"] = 1.0  # the same schedule claimed at beta = 1 breaks the slack rule
+    result.write_text(json.dumps(obj))
+    code, _, err = run(capsys, "verify", path, result, "--json")
+    assert_input_error(code, err, "slack rule")
