@@ -111,7 +111,7 @@ WORST_BUDGET = 100_000
 WORST_WORK = 10**8
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MachinePlan:
     """One machine's part of a schedule, in reference order (what its executor knows)."""
 
@@ -376,7 +376,7 @@ class _Region:
         return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class MachineWorst:
     """The supremum of one machine's disturbed completion, and a ``delta`` close to it."""
 
@@ -444,7 +444,7 @@ def worst_machine(plan: MachinePlan, budget: int = WORST_BUDGET, executor: str =
     return MachineWorst(plan.machine, int(best), best_reg.witness(1.0 / (8 * n_edges)), replays)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class WorstCase:
     """The worst disturbed makespan (a supremum), each machine's share, and a ``delta`` near it."""
 

@@ -62,7 +62,7 @@ from volsched.instances.errors import InputError
 from volsched.instances.slack import SlackInstance, beta_ratio
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Schedule:
     """A schedule as the verifier reads it: job ``j`` runs on ``machine[j]`` from ``start[j]``.
 
