@@ -191,3 +191,22 @@ def test_three_partition_search_is_exact_on_small_cases():
         assert (found is not None) is expected
         if found:
             assert all(sum(elements[j] for j in t) == B for t in found)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), groups=st.integers(1, 6), B=st.integers(9, 500), shift=st.integers(0, 3),
+       u=st.integers(1, 5))
+def test_bpplib_files_of_planted_instances_read_back(tmp_path_factory, seed, groups, B, shift, u):
+    planted = generate_planted(groups, B, seed)
+    elements = [int(x) for x in planted.p[:3 * groups]]
+    path = tmp_path_factory.mktemp("bpp") / "items.txt"
+    lines = [str(3 * groups), str(B - 3 * shift), *(str(w - shift) for w in elements)]
+    if min(elements) - shift < 1 or B - 3 * shift < 1:
+        return
+    path.write_text("\n".join(lines) + "\n")
+    inst = three_partition_from_file(path, shift=shift, u=u)
+    A = 3 * B + 2
+    assert inst.p.tolist() == [*elements, *[B + 1] * groups, A + u]
+    assert inst.target == A + u and inst.lam == 1 and inst.m == groups + 1
+    assert all(row.tolist() == [[A, A + u]] for row in inst.machines[:groups])
+    assert solve_three_partition(elements, B) is not None
