@@ -283,13 +283,17 @@ def sampled_makespans(instance: SlackInstance, schedule: Schedule, rng: np.rando
                       draws: int = 30, executor: str = "planned") -> np.ndarray:
     """``draws`` disturbed makespans, every ``delta_i^k ~ U[-a_i^k, 0]`` independently (Section 6).
 
-    Only the intervals of machines that hold jobs are drawn (the others change
-    nothing); their ``delta`` come from ``rng`` in ``(draw, table row)`` order.
+    Every interval of the instance gets its ``delta`` from ``rng``, in
+    ``(draw, table row)`` order, whatever the schedule: with the same seed,
+    every schedule of an instance (GAPS at each beta, the baselines) meets the
+    same disturbances (common random numbers, so that the betas of Figure 4
+    are compared on the same realizations).
     """
     from ._executor_kernel import disturbed_makespans as kernel
 
     f = _Flat(instance, schedule)
-    deltas = -f.A * rng.random((draws, len(f.A)))
+    a = instance.table["a"]
+    deltas = np.ascontiguousarray((-a * rng.random((draws, len(a))))[:, f.rows])
     return kernel(f.P, f.R, f.KAP, f.job_off, f.S, f.E, f.int_off, deltas, float(f.floor),
                   executor == "compact")
 

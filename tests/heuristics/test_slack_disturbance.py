@@ -255,3 +255,13 @@ def test_theorem2_scenario_is_not_the_worst_case():
     proof = disturbed_makespan_reference(inst, sched, [-4 - eps, -5 - 2 * eps])
     assert proof == pytest.approx(30, abs=1e-5) and proof < 30
     assert worst_case(inst, sched).makespan == 31
+
+
+def test_sampled_runs_use_common_random_numbers():
+    """The same seed disturbs every schedule of an instance with the same delta (all intervals drawn)."""
+    inst = random_instance(np.random.default_rng(4), busy=5, free=2, n=30, k=5, beta=0.2)
+    a = inst.table["a"]
+    deltas = -a * np.random.default_rng(8).random((6, len(a)))
+    for sched in (gaps(inst), gaps(inst, beta=0.9), lpt(inst), plain_list(inst)):
+        got = sampled_makespans(inst, sched, np.random.default_rng(8), draws=6)
+        assert got.tolist() == disturbed_makespans(inst, sched, deltas).tolist()
