@@ -659,26 +659,32 @@ def _csr_pairs(values: Any, name: str, n: int, int_first: bool = False):
     """Per-host lists of ``[a, b]`` pairs as two flat arrays and offsets (the slow path names a bad entry)."""
     require(isinstance(values, list), name, "must be a list with one entry per host")
     require(len(values) == n, name, f"has {len(values)} hosts, clock_mhz has {n}")
+    arr = None
     if all(type(rows) is list for rows in values):
         rows = list(chain.from_iterable(values))
         if all(type(r) is list and len(r) == 2 for r in rows):
             flat = list(chain.from_iterable(rows))
             firsts = set(map(type, flat[0::2]))
             seconds = set(map(type, flat[1::2]))
-            if (firsts <= ({int} if int_first else {int, float})) and seconds <= {int, float} \
-                    and not any(type(v) is int and abs(v) > MAX_SAMPLE for v in flat):
-                arr = np.array(flat, dtype=float).reshape(-1, 2) if flat else np.zeros((0, 2))
-                if np.all(np.isfinite(arr)):
-                    ptr = np.concatenate([[0], np.cumsum([len(r) for r in values])]).astype(np.int64)
-                    first = np.array(flat[0::2], dtype=np.int64) if int_first else arr[:, 0].copy()
-                    return first, arr[:, 1].copy(), ptr
-    _host_lists(values, name, n, 2)
-    if int_first:
-        for h, runs in enumerate(values):
-            for k, run in enumerate(runs):
-                require(is_int(run[0]), f"{name}[{h}][{k}][0]",
-                        f"must be an integer sample index, got {run[0]!r}")
-    raise AssertionError("unreachable: the slow path names the bad entry")  # pragma: no cover
+            if firsts <= ({int} if int_first else {int, float}) and seconds <= {int, float}:
+                try:
+                    arr = np.array(flat, dtype=float).reshape(-1, 2) if flat else np.zeros((0, 2))
+                except OverflowError:
+                    arr = None
+                if arr is not None and not (np.all(np.isfinite(arr)) and np.all(np.abs(arr) <= MAX_SAMPLE)):
+                    arr = None
+    if arr is None:
+        _host_lists(values, name, n, 2)
+        if int_first:
+            for h, runs in enumerate(values):
+                for k, run in enumerate(runs):
+                    require(is_int(run[0]), f"{name}[{h}][{k}][0]",
+                            f"must be an integer sample index, got {run[0]!r}")
+        flat = [v for rows in values for row in rows for v in row]
+        arr = np.array(flat, dtype=float).reshape(-1, 2) if flat else np.zeros((0, 2))
+    ptr = np.concatenate([[0], np.cumsum([len(r) for r in values])]).astype(np.int64)
+    first = arr[:, 0].astype(np.int64) if int_first else arr[:, 0].copy()
+    return first, arr[:, 1].copy(), ptr
 
 
 def _host_lists(values: Any, name: str, n: int, width: int) -> list:

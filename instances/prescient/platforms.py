@@ -64,6 +64,9 @@ from ..errors import InputError, check_int, check_number, require
 from .model import DEFAULT_PERIOD_S, UCB_PERIOD_S, PrescientInstance
 
 HOUR = 3600.0
+#: Most hosts x days a generator draws (issue 16's speed scale: 10,000 hosts over a week); a larger
+#: platform is refused, not run out of memory.
+MAX_HOST_DAYS = 70_000
 DAY = 86400.0
 WEEK = 7 * DAY
 
@@ -522,6 +525,12 @@ def generate_platform(
     require(task_minutes > 0, "task_minutes", "must be positive")
     seed = check_int(seed, "seed", 0, 2**63 - 1)
     days = check_int(days, "days", 2, 366)
+    require(
+        hosts * days <= MAX_HOST_DAYS,
+        "hosts",
+        f"{hosts} hosts x {days} days = {hosts * days:,} host-days; "
+        f"at most {MAX_HOST_DAYS:,} (a week of 10,000 hosts)",
+    )
     plat = table[platform]
     rng = np.random.default_rng(seed)
     av = plat.availability

@@ -124,6 +124,8 @@ def test_bad_generator_parameters():
         generate_platform("sdsc", 0, 10, 5.0, 0)
     with pytest.raises(InputError, match="task_minutes"):
         generate_platform("sdsc", 10, 10, 0.0, 0)
+    with pytest.raises(InputError, match="host-days; at most 70,000"):
+        generate_platform("sdsc", 20_000, 10, 5.0, 0, days=7)
 
 
 # ---------------------------------------------------------------------- calibration against hand cases

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from volsched.heuristics.prescient import HEURISTICS, PrescientSimulator
+from volsched.heuristics.prescient import HEURISTICS, NAMES, PrescientSimulator
 from volsched.instances.prescient import FAMILY as NAME
 from volsched.instances.prescient import PrescientInstance
 from volsched.solvers import Metric
@@ -38,12 +38,36 @@ def _problems() -> dict:
     return {**PROBLEMS, "makespan": dataclasses.replace(makespan, metrics=makespan.metrics + extra)}
 
 
+#: Section 3.3: T in {100, 200, 400}, tasks of 5, 15, 35 minutes, on about 200 hosts, at 100 start
+#: times in each platform's weekday window (each seed draws a week of traces and a start in it, with
+#: the previous weekday as history); Section 6.2's UCB-LRI platforms run EXCL-PRED-TO and REP-PROB only.
+REAL = ["sdsc", "deug", "lri", "ucb", "gimps", "lri-wisc"]
+UCB_LRI = [f"ucb-lri-{tag}" for tag in ("n33", "n15", "n06", "p06", "p15", "p33")]
+EXACT = {"problem": "makespan", "method": "greedy"}
+PRESETS = {
+    "kondo2007": [
+        {"name": "kondo2007", "family": NAME, "seeds": 100, "exact": EXACT, "heuristics": list(NAMES),
+         "grid": {"preset": "platform", "platform": REAL, "hosts": 200, "tasks": [100, 200, 400],
+                  "task_minutes": [5.0, 15.0, 35.0]}},
+        {"name": "kondo2007-ucb-lri", "family": NAME, "seeds": 100, "exact": EXACT,
+         "heuristics": ["EXCL-PRED-TO", "REP-PROB"],
+         "grid": {"preset": "platform", "platform": UCB_LRI, "hosts": 200, "tasks": [100, 200, 400],
+                  "task_minutes": [5.0, 15.0, 35.0]}},
+    ],
+    "kondo2007-smoke": [
+        {"name": "kondo2007-smoke", "family": NAME, "seeds": 2, "exact": EXACT, "heuristics": list(NAMES),
+         "grid": {"preset": "platform", "platform": ["sdsc", "ucb"], "hosts": 60, "tasks": 30,
+                  "task_minutes": 5.0}},
+    ],
+}
+
 FAMILY = Family(
     name=NAME,
     load=PrescientInstance.from_json,
     generators=GENERATORS,
     problems=_problems(),
     heuristics={name: Heuristic(name, "makespan", policy, SIMULATOR) for name, policy in HEURISTICS.items()},
+    presets=PRESETS,
     exports={"simgrid": lambda instance, folder: export_simgrid(instance, folder)},
     pick_generator=pick_generator,
 )
