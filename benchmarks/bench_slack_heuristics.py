@@ -18,6 +18,8 @@ inputs:
 * with ``--sweep``: for information (not the Figure 4 experiment), the
   makespan ratio over the plain lower bound and the median stability of GAPS
   at beta = 0, 0.1, ..., 1 on ``--seeds`` instances, both executors;
+* with ``--diagnose BETA``: which machines make one draw's disturbed
+  makespan (seed 0) and how many later availabilities can hold their longest job;
 * with ``--worst``: the exact worst case (``--disturbance worst``) of GAPS
   schedules on ``theorem2`` instances of growing size, its time and replays.
 
@@ -97,7 +99,12 @@ def main() -> None:
     ap.add_argument("--draws", type=int, default=30)
     ap.add_argument("--worst", action="store_true", help="only the exact worst case on theorem2 instances")
     ap.add_argument("--sweep", action="store_true", help="only the beta sweep (ratio and median stability)")
+    ap.add_argument("--diagnose", type=float, metavar="BETA",
+                    help="only: which machine makes one draw's disturbed makespan on seed 0, and why")
     args = ap.parse_args()
+    if args.diagnose is not None:
+        diagnose(args)
+        return
     if args.worst:
         worst_sizes()
         return
@@ -153,6 +160,26 @@ def sweep(args) -> None:
             st = [np.median(sampled_makespans(inst, sched, np.random.default_rng(seed), args.draws, ex)) / ref
                   for ex in ("planned", "compact")]
             print(f"  beta {beta:3.1f}: ratio {ref / lb:.3f}, stability {st[0]:6.2f} | {st[1]:6.2f}")
+
+
+def diagnose(args) -> None:
+    from volsched.heuristics.slack import execute, machine_plans
+
+    inst = gen.generate_paper(args.machines, args.jobs, 0, 0.2, 10.0, args.diagnose)
+    sched = gaps(inst)
+    ref = sched.makespan(inst.p)
+    plans, _ = machine_plans(inst, sched)
+    a = inst.table["a"]
+    delta = -a * np.random.default_rng(0).random(len(a))
+    ends = [(execute(pl, delta[pl.rows]), pl) for pl in plans]
+    print(f"seed 0, beta {args.diagnose}: C_max {ref}; median job {np.median(inst.p):.0f} s, median "
+          f"availability {np.median(a):.0f} s; the three machines that end last in one draw:")
+    for end, pl in sorted(ends, key=lambda x: -x[0])[:3]:
+        after = pl.a[pl.e > ref]
+        long_enough = np.flatnonzero(after >= pl.p.max())
+        print(f"  machine {pl.machine}: ends at {end / ref:.2f} C_max; jobs {pl.p.tolist()}; of its "
+              f"{len(after)} availabilities after C_max, {len(long_enough)} hold its longest job, the first "
+              f"is number {long_enough[0] + 1 if len(long_enough) else None}")
 
 
 def worst_sizes() -> None:
