@@ -18,6 +18,8 @@ inputs:
 * with ``--sweep``: for information (not the Figure 4 experiment), the
   makespan ratio over the plain lower bound and the median stability of GAPS
   at beta = 0, 0.1, ..., 1 on ``--seeds`` instances, both executors;
+* with ``--theorem2 N``: Theorem 2's bound against the exact worst case on
+  ``N`` seeded random ``theorem2`` instances (a search for counterexamples);
 * with ``--diagnose BETA``: which machines make one draw's disturbed
   makespan (seed 0) and how many later availabilities can hold their longest job;
 * with ``--worst``: the exact worst case (``--disturbance worst``) of GAPS
@@ -99,11 +101,16 @@ def main() -> None:
     ap.add_argument("--draws", type=int, default=30)
     ap.add_argument("--worst", action="store_true", help="only the exact worst case on theorem2 instances")
     ap.add_argument("--sweep", action="store_true", help="only the beta sweep (ratio and median stability)")
+    ap.add_argument("--theorem2", type=int, metavar="N",
+                    help="only: Theorem 2's bound against the exact worst case on N seeded random instances")
     ap.add_argument("--diagnose", type=float, metavar="BETA",
                     help="only: which machine makes one draw's disturbed makespan on seed 0, and why")
     args = ap.parse_args()
     if args.diagnose is not None:
         diagnose(args)
+        return
+    if args.theorem2 is not None:
+        theorem2_search(args.theorem2)
         return
     if args.worst:
         worst_sizes()
@@ -160,6 +167,46 @@ def sweep(args) -> None:
             st = [np.median(sampled_makespans(inst, sched, np.random.default_rng(seed), args.draws, ex)) / ref
                   for ex in ("planned", "compact")]
             print(f"  beta {beta:3.1f}: ratio {ref / lb:.3f}, stability {st[0]:6.2f} | {st[1]:6.2f}")
+
+
+def theorem2_search(count: int) -> None:
+    """Theorem 2 (stability <= 5/2 - beta + gamma, 1 at beta = 1) against the exact worst case."""
+    from volsched.heuristics.slack import worst_case
+    from volsched.instances.errors import InputError
+
+    rng = np.random.default_rng(20110501)
+    done = refused = above_one = 0
+    best = (0.0, None)
+    t0 = time.perf_counter()
+    for _ in range(count):
+        m = int(rng.integers(2, 8))
+        lam = int(min(m - 1, rng.integers(1, max(2, m // 2) + 1)))
+        n = int(rng.integers(3, 40))
+        p_max = int(rng.integers(1, 8))
+        a_min = 2 * p_max + int(rng.integers(0, 3))
+        a_max = a_min + int(rng.integers(0, 10))
+        u_max = int(rng.integers(1, 3 * a_min + 1))
+        beta = int(rng.integers(0, 11)) / 10
+        seed = int(rng.integers(0, 10**6))
+        inst = gen.generate_theorem2(m, n, seed, lam, p_max, a_min, a_max, u_max, 3.0, beta)
+        sched = gaps(inst)
+        try:
+            worst = worst_case(inst, sched, budget=20_000).makespan
+        except InputError:
+            refused += 1
+            continue
+        done += 1
+        stability = worst / sched.makespan(inst.p)
+        bound = 1.0 if beta == 1 else 2.5 - beta + inst.gamma
+        above_one += stability > 1
+        if beta == 1:
+            assert stability == 1, (m, n, seed, lam, p_max, a_min, a_max, u_max)
+        elif stability / bound > best[0]:
+            best = (stability / bound, (stability, bound, m, n, seed, lam, p_max, a_min, a_max, u_max, beta))
+    print(f"{done} instances evaluated exactly ({refused} refused by the budget) in "
+          f"{time.perf_counter() - t0:.0f} s; {above_one} with worst-case stability > 1; beta = 1: all "
+          f"exactly 1; beta < 1: largest stability / bound {best[0]:.3f}, at (stability, bound, m, n, "
+          f"seed, lambda, p_max, a_min, a_max, u_max, beta) = {best[1]}")
 
 
 def diagnose(args) -> None:
