@@ -22,7 +22,7 @@ from volsched.solvers.slack import PROBLEMS, cpsat_patterns, solve
 from volsched.solvers.slack import cpsat as cpsat_module
 from volsched.solvers.slack.cpsat import solve_at
 from volsched.solvers.slack.problems import schedule_of
-from volsched.solvers.slack.verify import verify_slack
+from volsched.solvers.slack.verify import verify_plain, verify_slack
 
 SLACK = registered_methods("slack", "slack")
 PLAIN = registered_methods("slack", "plain")
@@ -272,3 +272,25 @@ def test_milp_refuses_a_large_instance_as_bad_input():
     inst = generate_paper(30, 400, seed=0)
     with pytest.raises(InputError, match="milp is the cross-check for small instances"):
         solve(inst, method="milp", problem="slack")
+
+
+@pytest.mark.parametrize("problem", ["slack", "plain"])
+def test_model_at_every_target_agrees_with_brute_force(problem):
+    # The pattern pruning depends on the target T (forced jobs, open room, pigeonhole, work); the
+    # model at T must have a schedule iff the optimum is <= T, and then find the optimum.
+    checked = 0
+    for seed in range(40):
+        inst = random_instance(np.random.default_rng(7000 + seed), n_max=5, free_min=1)
+        best = brute(inst, problem)
+        for target in range(max(1, best - 4), best + 4):
+            status, contents, value, _, _ = solve_at(inst, problem, 0, target, None, 0, 2,
+                                                     time.perf_counter())
+            if target < best:
+                assert status == "infeasible", (seed, target, best, inst.to_json())
+            else:
+                assert status == "optimal" and value == best, (seed, target, best, status, inst.to_json())
+                schedule = {"schedule": schedule_of(inst, contents)}
+                verify = verify_slack if problem == "slack" else verify_plain
+                assert verify(inst, schedule) == best
+            checked += 1
+    assert checked >= 300
