@@ -28,7 +28,6 @@ import os
 import pstats
 import statistics
 import sys
-import time
 from pathlib import Path
 
 from volsched.instances.slack.generators import three_partition_from_file
@@ -69,13 +68,15 @@ def main() -> None:
     for cls, vals in sorted(by_class.items(), key=lambda kv: int(kv[0][1:])):
         ok = sum(1 for s, r, h in vals if s == "optimal" and h and r < TARGET_SECONDS)
         times = [r for _, r, _ in vals]
-        print(f"{cls:6s} {ok:3d} / {len(vals):<3d}         {statistics.median(times):7.2f}  {max(times):6.2f}")
+        print(f"{cls:6s} {ok:3d} / {len(vals):<3d}         {statistics.median(times):7.2f}  "
+              f"{max(times):6.2f}")
     ok = sum(1 for _, s, r, h in rows if s == "optimal" and h and r < TARGET_SECONDS)
     print(f"all: {ok} / {len(rows)} proven optimal at the target in under {TARGET_SECONDS:g} s; "
           f"total {sum(r for _, _, r, _ in rows):.1f} s")
     if args.reference:
         t60 = [p for p in files if "_t60_" in p.name][: args.reference]
-        print(f"\nreference (count model, no patterns, limit {args.reference_limit:g} s) on {len(t60)} t60 files")
+        print(f"\nreference (count model, no patterns, limit {args.reference_limit:g} s) "
+              f"on {len(t60)} t60 files")
         mine = {stem: r for stem, _, r, _ in rows}
         saved = cpsat_patterns.MAX_NODES
         cpsat_patterns.MAX_NODES = 0
