@@ -24,6 +24,7 @@ from volsched.instances.slack import generators as gen
 from volsched.solvers.slack import PROBLEMS
 
 from .. import Family, GeneratorSpec, Heuristic, Option, RunOption
+from . import figure4
 
 
 def _positive(v, k):
@@ -165,5 +166,7 @@ FAMILY = Family(
     heuristics={name: Heuristic(name, policy.problem, policy, SIMULATOR, DESCRIPTIONS.get(name, ""))
                 for name, policy in POLICIES.items()},
     presets=PRESETS,
+    report=figure4.report,
+    plots=figure4.plots,
     run_options=RUN_OPTIONS,
 )

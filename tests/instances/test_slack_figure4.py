@@ -1,0 +1,46 @@
+"""The slack family's Figure 4 report: ratios to the beta-independent bound, stability, the optimum apart."""
+
+import numpy as np
+
+from volsched.families import FAMILIES
+from volsched.families.slack import figure4
+from volsched.solvers.slack.bound import lower_bound
+
+PARAMS = {"preset": "paper", "machines": 4, "jobs": 8, "free_fraction": 0.2, "horizon": 10.0}
+
+
+def _row(method, problem, beta, seed, objective, stability, ratio=None):
+    return {"family": "slack", "kind": "heuristic", "status": "ok", "method": method, "problem": problem,
+            "params": {**PARAMS, "beta": beta, "seed": seed}, "objective": objective,
+            "metrics": {"makespan": objective, "stability": stability}, "ratio": ratio}
+
+
+def test_tables_divide_by_the_bound_of_the_heuristics_problem():
+    rows = [_row("gaps", "slack", beta, seed, 1000.0 * (seed + 1) * (1 + beta), 1 + seed, ratio=1.0 + beta)
+            for beta in (0.0, 1.0) for seed in (0, 1, 2)]
+    rows.append(_row("lpt", "plain", 0.0, 0, 500.0, 2.0))
+    rows.append({**_row("gaps", "slack", 0.5, 0, 1.0, 1.0), "params": {"preset": "theorem2", "seed": 0}})
+    table = figure4.tables(rows)
+    fam = FAMILIES["slack"]
+    for beta in (0.0, 1.0):
+        expected = []
+        for seed in (0, 1, 2):
+            inst = fam.generate_from({**PARAMS, "beta": 0.3, "seed": seed})  # beta does not change the bound
+            expected.append(1000.0 * (seed + 1) * (1 + beta) / lower_bound(inst, "slack"))
+        cell = table["gaps"][beta]
+        assert cell["bound_problem"] == "slack" and cell["makespan_ratio"]["n"] == 3
+        assert np.isclose(cell["makespan_ratio"]["median"], np.median(expected))
+        assert cell["stability"]["median"] == 2.0 and cell["stability"]["max"] == 3.0
+        assert cell["optimum_ratio"]["median"] == 1.0 + beta
+    inst = fam.generate_from({**PARAMS, "beta": 1.0, "seed": 0})
+    assert np.isclose(table["lpt"][0.0]["makespan_ratio"]["median"], 500.0 / lower_bound(inst, "plain"))
+    assert 0.5 not in table["gaps"]  # only paper instances
+
+
+def test_report_and_plots(tmp_path):
+    rows = [_row("gaps", "slack", beta, seed, 9000.0 + seed, 1.5) for beta in (0.0, 0.5) for seed in (0, 1)]
+    part = figure4.report(rows)
+    assert "Figure 4" in part["markdown"] and set(part["json"]["canon2011"]["gaps"]) == {"0", "0.5"}
+    made = figure4.plots(rows, tmp_path)
+    assert [p.name for p in made] == ["canon2011-figure4.png"] and made[0].stat().st_size > 0
+    assert figure4.report([{**rows[0], "family": "coupled"}]) is None

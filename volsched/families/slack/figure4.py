@@ -1,0 +1,182 @@
+"""Figure 4 of Canon et al. (2011, Section 6) from a results store: makespan ratio and stability against beta.
+
+Read from the heuristic rows of ``paper`` instances (the ``canon2011`` presets). Per heuristic and
+``beta``, the quartiles of
+
+* the **makespan ratio**: the reference makespan over one lower bound that does not depend on
+  ``beta`` (issue 17; slack.md 7.6), :func:`volsched.solvers.slack.bound.lower_bound` of the
+  problem the heuristic is scored against: for GAPS the ``slack`` bound (the last-period rule
+  only, valid at every ``beta``), for the LPT and list baselines the ``plain`` one. The instance
+  is regenerated from the row's parameters (its machines and jobs do not depend on ``beta``);
+* the **stability**: the disturbed makespan over the schedule's own reference makespan (the
+  simulator's ``stability``, the median of its draws under ``sampled``);
+* separately, never in the same table or plot, the **ratio to the exact optimum** where the
+  store proved one (the paper only had the bound).
+
+The paper's claims to compare with (Section 6): stability falling and the makespan ratio rising
+(about 20 %) as beta grows, stability close to 1 for beta >= 0.7, and disturbed makespans up to
+an order of magnitude above the reference at low beta.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+PRESET = "paper"
+STATS = ("n", "q1", "median", "q3", "max")
+
+
+def _rows(rows: list[dict]) -> list[dict]:
+    return [r for r in rows if r["family"] == "slack" and r["kind"] == "heuristic" and r["status"] == "ok"
+            and r["params"].get("preset") == PRESET and r["objective"] is not None]
+
+
+def _stats(values: list[float]) -> dict:
+    if not values:
+        return {k: None for k in STATS} | {"n": 0}
+    q1, med, q3 = np.percentile(values, [25, 50, 75])
+    return {"n": len(values), "q1": float(q1), "median": float(med), "q3": float(q3),
+            "max": float(max(values))}
+
+
+def bounds(rows: list[dict]) -> dict[tuple, dict[str, int | None]]:
+    """``{instance parameters without beta: {"plain": bound, "slack": bound}}`` for the rows' instances."""
+    from volsched.families import FAMILIES
+    from volsched.solvers.slack.bound import lower_bound
+
+    out: dict[tuple, dict] = {}
+    for r in rows:
+        key = _key(r)
+        if key not in out:
+            instance = FAMILIES["slack"].generate_from({**r["params"], "beta": 1.0})
+            out[key] = {p: lower_bound(instance, p) for p in ("plain", "slack")}
+    return out
+
+
+def _key(r: dict) -> tuple:
+    return tuple(sorted((k, str(v)) for k, v in r["params"].items() if k != "beta"))
+
+
+def tables(rows: list[dict]) -> dict:
+    """``{heuristic: {beta: {"bound_problem", "makespan_ratio": stats, "stability": stats,
+    "optimum_ratio": stats}}}``."""
+    paper = _rows(rows)
+    lower = bounds(paper)
+    acc: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for r in paper:
+        beta = float(r["params"].get("beta", 1.0))
+        cell = acc[r["method"]][beta]
+        bound = lower[_key(r)][r["problem"]]
+        if bound:
+            cell["makespan_ratio"].append(r["objective"] / bound)
+        stability = (r.get("metrics") or {}).get("stability")
+        if stability is not None:
+            cell["stability"].append(stability)
+        if r.get("ratio") is not None:
+            cell["optimum_ratio"].append(r["ratio"])
+        cell["problem"] = r["problem"]
+    return {h: {b: {"bound_problem": cell["problem"],
+                    **{m: _stats(cell[m]) for m in ("makespan_ratio", "stability", "optimum_ratio")}}
+                for b, cell in sorted(by_beta.items())}
+            for h, by_beta in sorted(acc.items())}
+
+
+def _fmt(x) -> str:
+    return "-" if x is None else f"{x:.3g}"
+
+
+def to_markdown(table: dict) -> str:
+    lines = ["## Slack: Figure 4 of Canon et al. (2011), makespan ratio and stability against beta", "",
+             "Makespan ratio: reference makespan / the beta-independent lower bound of "
+             "`solvers/slack/bound.py` for the heuristic's problem (GAPS: `slack`, baselines: `plain`). "
+             "Stability: disturbed / reference makespan. Quartiles over instances.", "",
+             "| heuristic | beta | instances | ratio q1 | ratio median | ratio q3 | stability q1 | "
+             "stability median | stability q3 | stability max |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for h, by_beta in table.items():
+        for b, cell in by_beta.items():
+            r, s = cell["makespan_ratio"], cell["stability"]
+            lines.append(f"| {h} | {b:g} | {r['n']} | {_fmt(r['q1'])} | {_fmt(r['median'])} | "
+                         f"{_fmt(r['q3'])} | {_fmt(s['q1'])} | {_fmt(s['median'])} | {_fmt(s['q3'])} | "
+                         f"{_fmt(s['max'])} |")
+    proven = [(h, b, c["optimum_ratio"]) for h, bb in table.items() for b, c in bb.items()
+              if c["optimum_ratio"]["n"]]
+    if proven:
+        lines += ["", "Ratio to the proven exact optimum (a separate measure; the paper had only the bound):",
+                  "", "| heuristic | beta | instances | q1 | median | q3 | max |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"| {h} | {b:g} | {o['n']} | {_fmt(o['q1'])} | {_fmt(o['median'])} | {_fmt(o['q3'])} | "
+                  f"{_fmt(o['max'])} |" for h, b, o in proven]
+    return "\n".join(lines) + "\n"
+
+
+def report(rows: list[dict], reference: str | None = None) -> dict | None:
+    """The family's part of ``volsched report`` when the store holds runs on ``paper`` instances."""
+    if not _rows(rows):
+        return None
+    table = tables(rows)
+    return {"json": {"canon2011": {h: {f"{b:g}": c for b, c in bb.items()} for h, bb in table.items()}},
+            "markdown": to_markdown(table)}
+
+
+def plots(rows: list[dict], folder: Path, reference: str | None = None) -> list[Path]:
+    """Figure 4 (GAPS): box plots of the makespan ratio and of the stability against beta; the ratio
+    to the proven optimum in its own figure when there is one."""
+    paper = [r for r in _rows(rows) if r["method"] == "gaps"]
+    if not paper:
+        return []
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    lower = bounds(paper)
+    by_beta: dict = defaultdict(lambda: defaultdict(list))
+    for r in paper:
+        beta = float(r["params"].get("beta", 1.0))
+        bound = lower[_key(r)]["slack"]
+        if bound:
+            by_beta[beta]["ratio"].append(r["objective"] / bound)
+        if (r.get("metrics") or {}).get("stability") is not None:
+            by_beta[beta]["stability"].append(r["metrics"]["stability"])
+        if r.get("ratio") is not None:
+            by_beta[beta]["optimum"].append(r["ratio"])
+    betas = sorted(by_beta)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    panels = [("ratio", "makespan / lower bound (beta-independent)"),
+              ("stability", "stability (disturbed / reference makespan)")]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    for ax, (key, label) in zip(axes, panels, strict=True):
+        data = [by_beta[b][key] for b in betas]
+        ax.boxplot(data, positions=range(len(betas)), whis=1.5)
+        ax.plot(range(len(betas)), [np.median(d) if d else np.nan for d in data], "-", color="black", lw=1)
+        ax.set_xticks(range(len(betas)), [f"{b:g}" for b in betas])
+        ax.set_xlabel("beta")
+        ax.set_ylabel(label)
+    fig.suptitle("GAPS on paper-like instances (Canon et al. 2011, Figure 4)")
+    fig.tight_layout()
+    path = folder / "canon2011-figure4.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    made.append(path)
+    if any(by_beta[b]["optimum"] for b in betas):
+        fig, ax = plt.subplots(figsize=(5.5, 4.2))
+        data = [by_beta[b]["optimum"] for b in betas]
+        ax.boxplot(data, positions=range(len(betas)), whis=1.5)
+        ax.set_xticks(range(len(betas)), [f"{b:g}" for b in betas])
+        ax.set_xlabel("beta")
+        ax.set_ylabel("makespan / proven optimum (slack problem at beta)")
+        fig.tight_layout()
+        path = folder / "canon2011-optimum-ratio.png"
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        made.append(path)
+    return made
+
+
+__all__ = ["bounds", "plots", "report", "tables", "to_markdown"]
