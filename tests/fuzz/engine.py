@@ -92,6 +92,10 @@ SMALL_INSTANCES: dict[str, list[list[str]]] = {
                  "--block", "4"],
                 ["--preset", "edgelist", "--file", "{graph}", "--tasks", "2"],
                 ["--preset", "encd", "--file", "{graph}", "--a", "2", "--b", "2"]],
+    "prescient": [["--platform", "sdsc", "--hosts", "6", "--tasks", "4", "--task-minutes", "5",
+                   "--days", "2"],
+                  ["--platform", "ucb", "--hosts", "5", "--tasks", "3", "--task-minutes", "5", "--days", "2",
+                   "--seed", "1"]],
     "slack": [["--preset", "theorem2", "--machines", "3", "--jobs", "6"],
               ["--preset", "paper", "--machines", "5", "--jobs", "12", "--horizon", "2", "--beta", "0.5"],
               ["--preset", "planted", "--groups", "2", "--B", "13", "--answer", "no"]],
@@ -163,7 +167,7 @@ def small_sweeps(family) -> list[dict]:
 #: How each family's simulator is kept short in a mutant: the checkpoint Monte-Carlo's samples, the
 #: coupled runs' cap (a mutated platform, w = 10^4 say, makes every run fail, at the 10^6-slot cap
 #: by default); the contract under test is the handling of the input, not the run's length.
-SIMULATOR_ARGS = {"checkpoint": ("--samples", "200"), "coupled": ("--cap", "3000"),
+SIMULATOR_ARGS = {"prescient": (), "checkpoint": ("--samples", "200"), "coupled": ("--cap", "3000"),
                   "slack": ("--disturbance", "sampled")}
 EVALUATE_ARGS = {"coupled": ("--cap", "3000")}
 

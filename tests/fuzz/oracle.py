@@ -262,6 +262,91 @@ def check_slack(inst, sol: dict, problem: str) -> tuple[float, dict]:
     return float(cmax), {}
 
 
+def _prescient_intervals(inst, h: int) -> list[list[tuple[float, float, float]]]:
+    """Host ``h``'s effective availability intervals as pieces (t0, t1, reference seconds per second).
+
+    Written again from the instance's raw fields (Section 2.1, 3.1): the rate is ``clock / 1500 *
+    share``; without suspension a zero share ends an interval like a host-down.
+    """
+    lo, hi = int(inst.up_ptr[h]), int(inst.up_ptr[h + 1])
+    clo, chi = int(inst.cpu_ptr[h]), int(inst.cpu_ptr[h + 1])
+    changes = [(float(k) * inst.period, float(v)) for k, v in
+               zip(inst.cpu_index[clo:chi].tolist(), inst.cpu_share[clo:chi].tolist(), strict=True)]
+    speed = float(inst.clock_mhz[h]) / 1500.0
+    out = []
+    for s, e in zip(inst.up_start[lo:hi].tolist(), inst.up_end[lo:hi].tolist(), strict=True):
+        cuts = sorted({s, e} | {t for t, _ in changes if s < t < e})
+        current: list[tuple[float, float, float]] = []
+        for a, b in zip(cuts, cuts[1:], strict=False):
+            share = [v for t, v in changes if t <= a][-1]
+            if not inst.suspension and share == 0:
+                if current:
+                    out.append(current)
+                current = []
+                continue
+            current.append((a, b, speed * share))
+        if current:
+            out.append(current)
+    return out
+
+
+def check_prescient(inst, sol: dict) -> tuple[float, dict]:
+    """The makespan of a prescient schedule (attempts), checked without the family's verifier."""
+    attempts = sol.get("attempts")
+    if not isinstance(attempts, list):
+        raise Invalid("attempts: not a list")
+    tol = 1e-5
+    pieces = {}
+    first_done: dict[int, float] = {}
+    by_host: dict[int, list] = {}
+    for i, a in enumerate(attempts):
+        if not isinstance(a, dict) or a.get("outcome") not in ("completed", "failed", "cancelled"):
+            raise Invalid(f"attempt {i}: not an attempt")
+        task, host, start, end = a.get("task"), a.get("host"), a.get("start"), a.get("end")
+        if not (isinstance(task, int) and 0 <= task < inst.n_tasks and isinstance(host, int)
+                and 0 <= host < inst.n_hosts and _num(start) and _num(end) and end >= start
+                and start >= inst.start - tol):
+            raise Invalid(f"attempt {i}: bad task, host or times")
+        if host not in pieces:
+            pieces[host] = _prescient_intervals(inst, host)
+        iv = next((p for p in pieces[host] if p[0][0] <= start < p[-1][1]), None)
+        if iv is None:
+            raise Invalid(f"attempt {i}: host {host} is down at {start}")
+        left = float(inst.task_minutes[task]) * 60.0
+        done = math.inf
+        for t0, t1, rate in iv:
+            t0 = max(t0, start)
+            if t1 <= t0:
+                continue
+            if rate > 0 and rate * (t1 - t0) >= left:
+                done = t0 + left / rate
+                break
+            left -= rate * (t1 - t0)
+        down = iv[-1][1]
+        outcome = a["outcome"]
+        if outcome == "completed" and not (done < math.inf and abs(done - end) <= tol):
+            raise Invalid(f"attempt {i}: completes at {done}, not {end}")
+        if outcome == "failed" and not (done == math.inf and abs(down - end) <= tol):
+            raise Invalid(f"attempt {i}: does not fail at {end}")
+        if outcome == "cancelled" and end > min(done, down) + tol:
+            raise Invalid(f"attempt {i}: cancelled after its end")
+        if outcome == "completed":
+            first_done[task] = min(first_done.get(task, math.inf), end)
+        by_host.setdefault(host, []).append((start, end))
+    for host, spans in by_host.items():
+        spans.sort()
+        for (_, e0), (s1, _) in zip(spans, spans[1:], strict=False):
+            if s1 < e0 - tol:
+                raise Invalid(f"host {host}: attempts overlap")
+    if len(first_done) != inst.n_tasks:
+        raise Invalid("a task never completes")
+    for i, a in enumerate(attempts):
+        if a["start"] > first_done[a["task"]] + tol:
+            raise Invalid(f"attempt {i}: starts after its task completed")
+    value = max(first_done.values()) - inst.start
+    return value, {"makespan": value}
+
+
 def full_solution(family: str, problem: str, inst, sol: dict, bound: Any) -> tuple[float, dict] | None:
     """``(value, derived fields)`` of a solution; ``None`` when no checker exists for the problem."""
     if family == "checkpoint" and problem == "checkpoint":
@@ -275,6 +360,8 @@ def full_solution(family: str, problem: str, inst, sol: dict, bound: Any) -> tup
             return check_schedule(inst, sol, problem == "full")
     if family == "slack" and problem in ("slack", "plain"):
         return check_slack(inst, sol, problem)
+    if family == "prescient" and problem == "makespan":
+        return check_prescient(inst, sol)
     return None
 
 

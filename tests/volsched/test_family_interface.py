@@ -25,6 +25,8 @@ import pytest
 from checkpoint_oracles import intervals, survival
 from cli_helpers import assert_input_error, one_json, run
 from coupled_full_oracle import brute_full, brute_nocomm, random_tiny
+from prescient_oracle import brute_force as prescient_brute_force
+from prescient_oracle import random_instance as prescient_random_instance
 from scipy import integrate
 from slack_brute import brute_force
 
@@ -139,6 +141,8 @@ def tiny_instances(family: str, problem: str) -> tuple:
         return (hand_instance(), *tiny)
     if family == "slack":  # small enough for every method (the MILP included)
         return tuple(generate_theorem2(machines=3, jobs=6, seed=seed) for seed in (0, 1))
+    if family == "prescient":  # 3 hosts x 3 tasks: brute force enumerates every schedule
+        return tuple(prescient_random_instance(np.random.default_rng(s), hosts=3, tasks=3) for s in (0, 1))
     pytest.fail(f"no tiny instance for {family} {problem}: add one to tiny_instances()")
 
 
@@ -157,6 +161,9 @@ def oracle(family: str, problem: str, instance) -> float | None:
     if family == "slack":
         best = brute_force(instance, problem)
         return None if best is None else best[0]
+    if family == "prescient":
+        best = prescient_brute_force(instance)
+        return None if best is None else float(best[0])
     pytest.fail(f"no oracle for {family} {problem}")
 
 
@@ -467,6 +474,12 @@ def non_default_values(family: str, spec: str, tmp_path: Path) -> dict:
         ("coupled", "encd"): {"file": str(bipartite_file(tmp_path)), "a": 2, "b": 2, "mu": "inf"},
         ("coupled", "paper-realization"): {"tasks": 10, "n_com": 10, "w_min": 2, "scenario": 1, "trial": 1,
                                            "slots": 60, "seed": 3},
+        ("prescient", "platform"): {"platform": "ucb", "hosts": 8, "tasks": 5, "task_minutes": 5.0, "seed": 3,
+                                    "days": 2, "calibrate": True},
+        ("prescient", "fta"): {"fta": str(Path(__file__).resolve().parents[1] / "data" / "prescient"
+                                          / "fta_header_tabs.tab"),
+                               "tasks": 3, "task_minutes": 5.0, "clock": 2000.0, "start": 1100001000.0,
+                               "calibrate": True},
         ("slack", "paper"): {"machines": 6, "jobs": 20, "seed": 3, "free_fraction": 0.5, "horizon": 2.0,
                              "beta": 0.5},
         ("slack", "theorem2"): {"machines": 3, "jobs": 5, "seed": 3, "lam": 2, "p_max": 3, "a_min": 7,

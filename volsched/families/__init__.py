@@ -411,9 +411,9 @@ def _pick(table: dict, name: str | None, field_name: str, what: str):
 
 
 def _registry() -> dict[str, Family]:
-    from . import checkpoint, coupled, slack
+    from . import checkpoint, coupled, prescient, slack
 
-    return {f.name: f for f in (checkpoint.FAMILY, coupled.FAMILY, slack.FAMILY)}
+    return {f.name: f for f in (checkpoint.FAMILY, coupled.FAMILY, slack.FAMILY, prescient.FAMILY)}
 
 
 FAMILIES: dict[str, Family] = _registry()
