@@ -15,8 +15,10 @@
   answer, or perturbed ones certified NO by an exact search, through the same
   reduction.
 
-Every generator takes an explicit seed (``numpy.random.default_rng(seed)``):
-the same seed gives the same bytes.
+Every generator takes an explicit seed: the same seed gives the same bytes.
+``numpy.random.SeedSequence(seed)`` spawns one generator for the jobs and
+one per machine, so that a longer horizon extends the same intervals and the
+jobs do not depend on the machines.
 """
 
 from __future__ import annotations
@@ -82,8 +84,18 @@ def _check_horizon(horizon: float, name: str = "--horizon") -> None:
             "smaller --horizon")
 
 
-def _draw_machine(rng: np.random.Generator, horizon: int, draw_a, draw_u, chunk: int) -> np.ndarray:
-    """One machine's ``[s, e]`` rows, contiguous from 0, up to the first ``e >= horizon``."""
+#: Intervals drawn at once per machine. Fixed, and each machine has its own generator (spawned from
+#: the seed), so that a machine's sequence depends on neither the horizon nor the other machines: a
+#: longer horizon extends the same intervals.
+CHUNK = 64
+
+
+def _draw_machine(horizon: int, draw_a, draw_u, chunk: int = CHUNK) -> np.ndarray:
+    """One machine's ``[s, e]`` rows, contiguous from 0, up to the first ``e >= horizon``.
+
+    ``draw_a(k)`` and ``draw_u(k)`` give ``k`` availability and unavailability durations, drawn
+    alternately in chunks from the machine's own generator.
+    """
     rows, end = [], 0
     while end < horizon:
         a, u = draw_a(chunk), draw_u(chunk)
@@ -129,9 +141,9 @@ def generate_paper(machines: int = 300, jobs: int = 3000, seed: int = 0, free_fr
     :attr:`SlackInstance.theorem2_assumption`; with these laws it essentially
     never holds (slack.md 5.4).
     """
-    rng = np.random.default_rng(seed)
+    job_seq, machine_seq = np.random.SeedSequence(seed).spawn(2)
     lam = _n_free(machines, free_fraction)
-    p = draw_jobs(rng, jobs)
+    p = draw_jobs(np.random.default_rng(job_seq), jobs)
     end = math.ceil(horizon * lpt_free_bound(p, lam))
     _check_horizon(end)
     a_law, u_law = paper_failure_law(), paper_unavailability_law()  # minutes
@@ -141,14 +153,11 @@ def generate_paper(machines: int = 300, jobs: int = 3000, seed: int = 0, free_fr
             f"about {expected:,.0f} intervals would be drawn (at most {MAX_GENERATED_INTERVALS:,}); "
             "use fewer machines or jobs, more free machines or a smaller --horizon")
 
-    def draw_a(k):
-        return np.rint(a_law.sample(rng, k) * SECONDS_PER_MINUTE).astype(np.int64)
+    def draw(rng):
+        return (lambda k: np.rint(a_law.sample(rng, k) * SECONDS_PER_MINUTE).astype(np.int64),
+                lambda k: np.maximum(1, np.rint(u_law.sample(rng, k) * SECONDS_PER_MINUTE)).astype(np.int64))
 
-    def draw_u(k):
-        return np.maximum(1, np.rint(u_law.sample(rng, k) * SECONDS_PER_MINUTE)).astype(np.int64)
-
-    chunk = max(16, min(4096, int(1.2 * end / cycle) + 8))
-    rows = [_draw_machine(rng, end, draw_a, draw_u, chunk) for _ in range(machines - lam)]
+    rows = [_draw_machine(end, *draw(np.random.default_rng(s))) for s in machine_seq.spawn(machines - lam)]
     rows += [np.zeros((0, 2), np.int64)] * lam
     return SlackInstance(machines=rows, p=p, beta=beta, name=f"paper-m{machines}-n{jobs}-s{seed}",
                          params={"preset": "paper", "machines": machines, "jobs": jobs, "seed": seed,
@@ -171,21 +180,18 @@ def generate_theorem2(machines: int = 4, jobs: int = 12, seed: int = 0, lam: int
     require(2 * p_max <= a_min, "--a-min",
             f"Theorem 2 needs 2 p_max <= a_min: 2 x {p_max} = {2 * p_max} > {a_min}")
     require(a_min <= a_max, "--a-max", f"must be at least a_min = {a_min}, got {a_max}")
-    rng = np.random.default_rng(seed)
-    p = rng.integers(1, p_max, size=jobs, endpoint=True).astype(np.int64)
+    job_seq, machine_seq = np.random.SeedSequence(seed).spawn(2)
+    p = np.random.default_rng(job_seq).integers(1, p_max, size=jobs, endpoint=True).astype(np.int64)
     end = math.ceil(horizon * lpt_free_bound(p, lam))
     _check_horizon(end)
     require((machines - lam) * (end / (a_min + 1) + 1) <= MAX_GENERATED_INTERVALS, "--horizon",
             "too many intervals; use fewer machines or jobs or a smaller --horizon")
 
-    def draw_a(k):
-        return rng.integers(a_min, a_max, size=k, endpoint=True).astype(np.int64)
+    def draw(rng):
+        return (lambda k: rng.integers(a_min, a_max, size=k, endpoint=True).astype(np.int64),
+                lambda k: rng.integers(1, u_max, size=k, endpoint=True).astype(np.int64))
 
-    def draw_u(k):
-        return rng.integers(1, u_max, size=k, endpoint=True).astype(np.int64)
-
-    chunk = max(8, min(4096, int(end / (a_min + 1)) + 2))
-    rows = [_draw_machine(rng, end, draw_a, draw_u, chunk) for _ in range(machines - lam)]
+    rows = [_draw_machine(end, *draw(np.random.default_rng(s))) for s in machine_seq.spawn(machines - lam)]
     rows += [np.zeros((0, 2), np.int64)] * lam
     return SlackInstance(machines=rows, p=p, beta=beta, name=f"theorem2-m{machines}-n{jobs}-s{seed}",
                          params={"preset": "theorem2", "machines": machines, "jobs": jobs, "seed": seed,

@@ -210,3 +210,15 @@ def test_bpplib_files_of_planted_instances_read_back(tmp_path_factory, seed, gro
     assert inst.target == A + u and inst.lam == 1 and inst.m == groups + 1
     assert all(row.tolist() == [[A, A + u]] for row in inst.machines[:groups])
     assert solve_three_partition(elements, B) is not None
+
+
+@pytest.mark.parametrize("make", [
+    lambda h: generate_paper(12, 60, seed=2, horizon=h),
+    lambda h: generate_theorem2(machines=5, jobs=9, seed=2, lam=2, horizon=h),
+])
+def test_a_longer_horizon_extends_the_same_intervals(make):
+    short, long = make(2.0), make(6.0)
+    assert short.p.tolist() == long.p.tolist()
+    for a, b in zip(short.machines, long.machines, strict=True):
+        assert len(b) >= len(a) and b[:len(a)].tolist() == a.tolist()
+    assert long.horizon > short.horizon
