@@ -185,3 +185,22 @@ def test_sdsc_default_platform_is_calibrated():
 def test_weekday_windows_skip_weekends():
     w = weekday_windows((9.0, 18.0), 8)
     assert len(w) == 6 and w[0] == (9 * HOUR, 18 * HOUR) and w[5][0] == 7 * DAY + 9 * HOUR
+
+
+def test_gimps_and_lri_wisc_are_sdsc_traces_with_other_clocks():
+    # Section 3.2: "we ran simulations using the SDSC desktop grid traces but transforming host clock
+    # speeds accordingly": one seed gives the same availability and start on the three platforms
+    sdsc, gimps, wisc = (generate_platform(p, 40, 10, 5.0, 3) for p in ("sdsc", "gimps", "lri-wisc"))
+    for other in (gimps, wisc):
+        for key in ("up_start", "up_end", "up_ptr", "cpu_index", "cpu_share", "cpu_ptr"):
+            assert np.array_equal(getattr(sdsc, key), getattr(other, key)), key
+        assert other.start == sdsc.start and other.history == sdsc.history
+        assert not np.array_equal(other.clock_mhz, sdsc.clock_mhz)
+
+
+def test_availability_does_not_depend_on_the_clocks():
+    # Section 3.2: "the availability interval size is independent of host clock rate"; the clocks
+    # are drawn apart from the traces, so the up time a host gets is uncorrelated with its clock
+    inst = generate_platform("sdsc", 400, 10, 5.0, 11)
+    up = np.add.reduceat(inst.up_end - inst.up_start, inst.up_ptr[:-1])
+    assert abs(np.corrcoef(inst.clock_mhz, up)[0, 1]) < 0.15
