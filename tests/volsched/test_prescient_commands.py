@@ -1,0 +1,79 @@
+"""The prescient family through ``solve``, ``verify``, ``evaluate`` and ``export simgrid`` (issue 16)."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from cli_helpers import assert_input_error, one_json, run
+
+from volsched.instances.io import read_json
+from volsched.instances.prescient import PrescientInstance
+from volsched.solvers.prescient.verify import verify_solution
+
+
+@pytest.fixture(scope="module")
+def instance_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("prescient") / "p.json"
+    from volsched.cli import main
+
+    assert main(["generate", "prescient", "--platform", "sdsc", "--hosts", "12", "--tasks", "30",
+                 "--task-minutes", "15", "--seed", "3", "--out", str(path)]) == 0
+    return path
+
+
+@pytest.mark.parametrize("method", ["greedy", "cpsat"])
+def test_solve_then_verify_gives_the_same_makespan(capsys, tmp_path, instance_file, method):
+    capsys.readouterr()
+    code, out, _ = run(capsys, "solve", instance_file, "--method", method, "--json",
+                       "--out", tmp_path / "r.json")
+    assert code == 0
+    result = one_json(out)
+    assert result["status"] == "optimal" and result["verified"]
+    instance = PrescientInstance.from_json(read_json(instance_file))
+    assert verify_solution(instance, result["solution"]) == pytest.approx(result["objective"], abs=1e-6)
+    code, out, _ = run(capsys, "verify", instance_file, tmp_path / "r.json", "--json")
+    assert code == 0 and one_json(out)["objective"] == pytest.approx(result["objective"], abs=1e-6)
+
+
+def test_verify_rejects_a_moved_completion_naming_the_attempt(capsys, tmp_path, instance_file):
+    capsys.readouterr()
+    _, out, _ = run(capsys, "solve", instance_file, "--json")
+    bad = copy.deepcopy(one_json(out))
+    bad["solution"]["attempts"][0]["end"] += 30.0
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    code, out, err = run(capsys, "verify", instance_file, path, "--json")
+    assert_input_error(code, err, "attempts[0].end")
+    assert out == ""
+
+
+def test_evaluate_prints_the_optimum_and_each_policys_value_ratio_and_waste(capsys, instance_file):
+    capsys.readouterr()
+    code, out, _ = run(capsys, "evaluate", instance_file, "--json")
+    assert code == 0
+    report = one_json(out)
+    optimum = report["optimum"]
+    assert optimum is not None and optimum > 0
+    assert len(report["policies"]) == 12
+    for name, policy in report["policies"].items():
+        assert policy["ratio"] >= 1.0, name
+        assert policy["ratio"] == pytest.approx(policy["value"] / optimum, rel=1e-9), name
+        assert policy["waste"] >= 0.0, name
+    dup = report["policies"]["EXCL-PRED-DUP"]
+    replicas = sum(1 for a in dup["solution"]["attempts"] if a.get("replica"))
+    assert dup["waste"] == pytest.approx(100.0 * replicas / 30)
+
+
+def test_export_simgrid_writes_the_platform_and_refuses_a_file(capsys, tmp_path, instance_file):
+    capsys.readouterr()
+    code, out, _ = run(capsys, "export", "simgrid", instance_file, "--out", tmp_path / "sg", "--json")
+    assert code == 0
+    files = {p.split("/")[-1] for p in one_json(out)["files"]}
+    assert "platform.xml" in files and {f"h{h}.state" for h in range(12)} <= files
+    target = tmp_path / "taken"
+    target.write_text("keep")
+    code, out, err = run(capsys, "export", "simgrid", instance_file, "--out", target)
+    assert_input_error(code, err, "is a file")
+    assert target.read_text() == "keep"
