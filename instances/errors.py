@@ -56,6 +56,18 @@ def check_number(value, field: str, low: float | None = None, high: float | None
     return float(value)
 
 
+def check_flag(value, field: str) -> bool:
+    """``value`` if it is a boolean (a sweep grid's ``true`` / ``false``, a command-line switch)."""
+    require(isinstance(value, bool), field, f"must be true or false, got {value!r}")
+    return value
+
+
+def check_path(value, field: str) -> str:
+    """``value`` if it is a non-empty string (a file path; the reader says if it is missing)."""
+    require(isinstance(value, str) and value != "", field, f"must be a file path, got {value!r}")
+    return value
+
+
 def check_choice(value, field: str, choices) -> object:
     """``value`` if it is one of ``choices``."""
     require(isinstance(value, (str, int)) and not isinstance(value, bool) and value in tuple(choices), field,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from volsched.heuristics.coupled import CONDITIONAL, NAMES, CoupledSimulator, policy
 from volsched.instances import coupled as model
-from volsched.instances.errors import check_choice, check_int, check_number, require
+from volsched.instances.errors import check_choice, check_flag, check_int, check_number, check_path
 from volsched.solvers.coupled import PROBLEMS
 
 from .. import Family, GeneratorSpec, Heuristic, Option
@@ -30,16 +30,6 @@ def _count(v, k):
     return check_int(v, k, 0)
 
 
-def _file(v, k):
-    require(isinstance(v, str) and v, k, f"must be a file path, got {v!r}")
-    return v
-
-
-def _flag(v, k):
-    require(isinstance(v, bool), k, f"must be true or false, got {v!r}")
-    return v
-
-
 DESCRIPTIONS = {
     "R": "uniform UP workers, passive (VI-C)",
     "I": "passive: tasks one by one by the Section V criterion, at iteration starts and after a DOWN (VI-A)",
@@ -52,7 +42,7 @@ SEED = Option("seed", _count, 0, "random seed", int)
 PROCESSORS = Option("processors", _positive, 20, "p, processors", int)
 SLOTS = Option("slots", _positive, 500, "horizon H in slots", int)
 TASKS = Option("tasks", _positive, 5, "m, tasks per iteration", int)
-FILE = Option("file", _file, None, "the graph file")
+FILE = Option("file", check_path, None, "the graph file")
 PAPER_SLOTS = Option("slots", _positive, 2000, "horizon H in slots", int)
 
 GENERATORS = {g.name: g for g in (
@@ -66,7 +56,7 @@ GENERATORS = {g.name: g for g in (
                   lambda p: model.generate_planted(p["processors"], p["slots"], p["tasks"], p["block"],
                                                    p["density"], p["seed"]),
                   "random matrix with a hidden all-UP block"),
-    GeneratorSpec("edgelist", (FILE, TASKS, Option("transpose", _flag, False,
+    GeneratorSpec("edgelist", (FILE, TASKS, Option("transpose", check_flag, False,
                                                    "columns are the processors", flag=True)),
                   lambda p: model.read_edgelist(p["file"], p["tasks"], transpose=p["transpose"]),
                   "a bipartite graph file (rows = processors, edge = UP)"),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import sys
 
-from volsched.instances.errors import InputError, check_int, check_number, require
+from volsched.instances.errors import InputError, check_flag, check_int, check_number, check_path, require
 from volsched.instances.prescient import model
 from volsched.instances.prescient.calibration import calibrate, format_calibration
 from volsched.instances.prescient.fta import read_fta
@@ -33,11 +33,6 @@ def _positive(v, k):
     return value
 
 
-def _flag(v, k):
-    require(isinstance(v, bool), k, f"must be true or false, got {v!r}")
-    return v
-
-
 def _start(v, k):
     if v == "first":
         return v
@@ -47,11 +42,6 @@ def _start(v, k):
         raise InputError(f"{k}: must be 'first' or a time in seconds, got {v!r}") from None
     require(math.isfinite(value) and value >= 0, k, f"must be 'first' or a time >= 0, got {v!r}")
     return value
-
-
-def _path(v, k):
-    require(isinstance(v, str) and v != "", k, f"must be a file path, got {v!r}")
-    return v
 
 
 TASKS = Option("tasks", lambda v, k: check_int(v, k, 1, model.MAX_TASKS), 100, "number of tasks T", int)
@@ -64,7 +54,7 @@ MINUTES = Option(
 )
 CALIBRATE = Option(
     "calibrate",
-    _flag,
+    check_flag,
     False,
     "print the calibration check (failure rates, aggregate power CV, stable hosts) on stderr",
     flag=True,
@@ -112,7 +102,7 @@ FTA = GeneratorSpec(
     name="fta",
     help="a Failure Trace Archive event_trace.tab (hosts at --clock MHz with the whole CPU)",
     options=(
-        Option("fta", _path, None, "path of an FTA event_trace.tab"),
+        Option("fta", check_path, None, "path of an FTA event_trace.tab"),
         TASKS,
         MINUTES,
         Option(

@@ -19,7 +19,7 @@ import dataclasses
 
 from volsched.heuristics.slack import DISTURBANCES, POLICIES, SlackSimulator
 from volsched.instances import slack as model
-from volsched.instances.errors import check_choice, check_int, check_number, require
+from volsched.instances.errors import check_choice, check_flag, check_int, check_number, check_path
 from volsched.instances.slack import generators as gen
 from volsched.solvers.slack import PROBLEMS
 
@@ -37,16 +37,6 @@ def _count(v, k):
 
 def _beta(v, k):
     return model.check_beta(v, k)
-
-
-def _file(v, k):
-    require(isinstance(v, str) and v, k, f"must be a file path, got {v!r}")
-    return v
-
-
-def _flag(v, k):
-    require(isinstance(v, bool), k, f"must be true or false, got {v!r}")
-    return v
 
 
 SEED = Option("seed", _count, 0, "random seed", int)
@@ -86,7 +76,7 @@ GENERATORS = {g.name: g for g in (
         "Theorem 2's own: 2 p_max <= a_min by construction"),
     GeneratorSpec(
         "three-partition",
-        (Option("file", _file, None, "a BPPLIB file read as 3-PARTITION (B = its capacity)"),
+        (Option("file", check_path, None, "a BPPLIB file read as 3-PARTITION (B = its capacity)"),
          Option("shift", lambda v, k: check_int(v, k, 0, 10**6), 0,
                 "add SHIFT to every weight and 3 SHIFT to B (Falkenauer T files: 1)", int),
          U, BETA),
@@ -127,7 +117,7 @@ PRESETS = {
 RUN_OPTIONS = (
     RunOption(Option("beta", _beta, help="solve or simulate at this beta instead of the instance's",
                      cli_type=float), instance=lambda instance, beta: instance.with_beta(beta)),
-    RunOption(Option("plain", _flag, help="the plain problem (no slack rule, no last-period rule)",
+    RunOption(Option("plain", check_flag, help="the plain problem (no slack rule, no last-period rule)",
                      flag=True), commands=("solve",), problem="plain"),
     RunOption(Option("disturbance", lambda v, k: check_choice(v, k, DISTURBANCES),
                      help=f"evaluation of the schedule: {', '.join(DISTURBANCES)}"),
