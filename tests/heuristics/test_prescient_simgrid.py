@@ -7,31 +7,15 @@ and replayed by ``tests/simgrid_replay.py`` in a subprocess. Skipped, with the
 reason shown, when SimGrid's Python bindings are absent.
 """
 
-import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from prescient_sim_helpers import random_instance
+from simgrid_helpers import MARKS, replay
 
 from volsched.heuristics.prescient import HEURISTICS, simulate
-from volsched.solvers.prescient.simgrid import export_simgrid
 
-RUNNER = Path(__file__).resolve().parents[1] / "simgrid_replay.py"
-
-
-def _simgrid_available() -> bool:
-    probe = "import sys; sys.path.append('/usr/lib/python3/dist-packages'); import simgrid"
-    return subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode == 0
-
-
-pytestmark = [
-    pytest.mark.simgrid,
-    pytest.mark.skipif(not _simgrid_available(),
-                       reason="SimGrid's Python bindings are absent (apt-get install python3-simgrid)"),
-]
+pytestmark = MARKS
 
 
 @pytest.mark.parametrize("name", ["FCFS", "EXCL-S.5", "EXCL-PRED-DUP", "EXCL-PRED-TO", "REP-PROB"])
@@ -44,11 +28,7 @@ def test_simgrid_replays_a_heuristic_run(name, suspension, tmp_path):
     outcomes = {a["outcome"] for a in run.attempts}
     assert "failed" in outcomes   # the instance was drawn so that every run meets failures
     assert ("cancelled" in outcomes) == HEURISTICS[name].replicates
-    export_simgrid(inst, tmp_path, schedule)
-    out = subprocess.run([sys.executable, str(RUNNER), str(tmp_path)], capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    events = json.loads(out.stdout.strip().splitlines()[-1])
+    events = replay(inst, schedule, tmp_path)
     t0 = inst.start
     seen = {(e["host"], e["task"], round(e["start"], 5)): e for e in events}
     assert len(events) == len(run.attempts)

@@ -9,41 +9,18 @@ replicas, cancellations) computed by the exact oracle. Skipped, with the reason
 shown, when SimGrid's Python bindings are absent.
 """
 
-import json
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 from prescient_oracle import random_instance, random_run
+from simgrid_helpers import MARKS, replay
 
 from volsched.instances.prescient import PrescientInstance
 from volsched.solvers.prescient import solve
 from volsched.solvers.prescient.simgrid import ZERO_SPEED, export_simgrid
 from volsched.solvers.prescient.verify import availability_end, host_views, verify_solution
 
-RUNNER = Path(__file__).resolve().parents[1] / "simgrid_replay.py"
-
-
-def _simgrid_available() -> bool:
-    probe = "import sys; sys.path.append('/usr/lib/python3/dist-packages'); import simgrid"
-    return subprocess.run([sys.executable, "-c", probe], capture_output=True).returncode == 0
-
-
-pytestmark = [
-    pytest.mark.simgrid,
-    pytest.mark.skipif(not _simgrid_available(),
-                       reason="SimGrid's Python bindings are absent (apt-get install python3-simgrid)"),
-]
-
-
-def replay(instance, schedule, folder) -> list[dict]:
-    export_simgrid(instance, folder, schedule)
-    out = subprocess.run([sys.executable, str(RUNNER), str(folder)], capture_output=True, text=True,
-                         timeout=120)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+pytestmark = MARKS
 
 
 def assert_same(instance, schedule, events, tol=1e-6):
