@@ -379,9 +379,10 @@ def to_markdown(summary: dict) -> str:
     if exact:
         out += ["## Exact methods", ""]
         out += _markdown_table(
-            ["family", "method", "instances", *EXACT_STATUSES, "runtime mean (s)", "runtime max (s)",
+            ["family", "method", "instances", "runs", *EXACT_STATUSES, "runtime mean (s)", "runtime max (s)",
              "gap mean", "gap max"],
-            [[r["family"], r["method"], str(r["instances"]), *(str(r[k]) for k in EXACT_STATUSES),
+            [[r["family"], r["method"], str(r["instances"]), str(r["runs"]),
+              *(str(r[k]) for k in EXACT_STATUSES),
               _fmt(r["runtime_mean"], ".3g"), _fmt(r["runtime_max"], ".3g"),
               _fmt(r["gap_mean"], ".4f"), _fmt(r["gap_max"], ".4f")] for r in exact])
         out.append("")
@@ -389,7 +390,7 @@ def to_markdown(summary: dict) -> str:
         out += ["## Heuristics", "",
                 "Ratios to the optimum over instances with a proven optimum; `unproven` rows only "
                 "know an interval (mean `[lo, hi]`). %diff, stdv, %wins, %wins30 against the "
-                "reference heuristic (Casanova et al. 2013, Section VII-A).", ""]
+                "reference heuristic, as Casanova et al. 2013 (Section VII-A) define them.", ""]
         out += _markdown_table(
             ["family", "heuristic", "metric", "mean", "instances", "fails", "proven", "ratio mean", "median",
              "p90", "max", "<=1.1", "<1 (bug)", "unproven", "unproven ratio [lo, hi]", "unproven hi max",
