@@ -194,6 +194,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     lines += [f"{name:<10} {_fmt(p['value']):>12} {_fmt(p['ratio']):>8} "
               f"{'[' + _fmt(p['ratio_lo']) + ', ' + _fmt(p['ratio_hi']) + ']':>20}"
               for name, p in report["policies"].items()]
+    lines += [f"skipped {name}: {why}" for name, why in report["skipped"].items()]
     emit(args, report, "\n".join(lines))
     return 0
 

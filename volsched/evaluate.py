@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from volsched.instances.errors import InputError
 from volsched.solvers import SolveStatus
 
 from .families import Family
@@ -52,16 +53,27 @@ def evaluate(
     bound, and the best known solution, which every heuristic run also
     improves (a simulated run is a verified feasible solution of the same
     problem); each heuristic's ratio then lies in ``[ratio_lo, ratio_hi]``.
+
+    Without ``heuristics``, a heuristic that the instance cannot feed (a
+    coupled one without Markov chains, a prescient one without a history
+    window) is left out, with its reason in ``skipped``; named ones must run.
     """
     from .experiments.store import ratio_interval  # the store's interval; it imports RATIO_RTOL from here
 
     names = list(family.heuristics) if heuristics is None else list(heuristics)
     for name in names:
         family.heuristic(name, "heuristics")
-    problems = list(dict.fromkeys(family.heuristics[n].problem for n in names)) or [family.problem(None).name]
-    exact = {p: family.solve(instance, problem=p, method=method, time_limit=time_limit) for p in problems}
     simulators = simulators or {}
-    runs = {name: family.simulate(instance, name, seed, simulators.get(name)) for name in names}
+    runs, skipped = {}, {}
+    for name in names:
+        try:
+            runs[name] = family.simulate(instance, name, seed, simulators.get(name))
+        except InputError as exc:
+            if heuristics is not None:
+                raise
+            skipped[name] = str(exc)  # by default, the heuristics this instance can feed
+    problems = list(dict.fromkeys(family.heuristics[n].problem for n in runs)) or [family.problem(None).name]
+    exact = {p: family.solve(instance, problem=p, method=method, time_limit=time_limit) for p in problems}
     references = {}
     for p, result in exact.items():
         sense = family.problems[p].sense
@@ -99,4 +111,5 @@ def evaluate(
         "optimal_solution": first["solution"] if first["proven"] else None,
         "optima": references,
         "policies": policies,
+        "skipped": skipped,
     }

@@ -5,6 +5,7 @@ import json
 import pytest
 from cli_helpers import assert_input_error, one_json, run
 
+from volsched.families import FAMILIES
 from volsched.instances.coupled import paper_realization
 
 
@@ -85,3 +86,19 @@ def test_evaluate_reports_the_offline_interval(capsys, paper):
         assert lo == pytest.approx(policy["value"] / report["best_known"])
         assert hi == pytest.approx(policy["value"] / report["lower_bound"])
         assert 1 <= lo <= hi
+
+
+def test_evaluate_without_chains_runs_random_and_says_why_the_others_are_left_out(capsys, tmp_path):
+    path = tmp_path / "planted.json"
+    assert run(capsys, "generate", "coupled", "--preset", "planted", "--processors", 6, "--slots", 60,
+               "--tasks", 2, "--block", 3, "--density", 0.7, "--seed", 1, "--out", path)[0] == 0
+    capsys.readouterr()
+    code, out, _ = run(capsys, "evaluate", path, "--json")
+    assert code == 0
+    report = one_json(out)
+    assert set(report["policies"]) == {"RANDOM"}
+    assert len(report["skipped"]) == len(FAMILIES["coupled"].heuristics) - 1
+    assert all(why.startswith("data.transitions") for why in report["skipped"].values())
+    code, out, err = run(capsys, "evaluate", path, "--heuristics", "IE", "--json")
+    assert_input_error(code, err, "data.transitions: heuristic IE")
+    assert out == ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 from cli_helpers import assert_input_error, one_json, run
@@ -77,3 +78,24 @@ def test_export_simgrid_writes_the_platform_and_refuses_a_file(capsys, tmp_path,
     code, out, err = run(capsys, "export", "simgrid", instance_file, "--out", target)
     assert_input_error(code, err, "is a file")
     assert target.read_text() == "keep"
+
+
+FTA = Path(__file__).resolve().parents[1] / "data" / "prescient" / "fta_header_tabs.tab"
+HISTORY = {"PRI-HISTORY", "EXCL-PRED", "EXCL-PRED-DUP", "EXCL-PRED-TO", "REP-PROB"}
+
+
+def test_evaluate_leaves_out_what_an_instance_cannot_feed_unless_named(capsys, tmp_path):
+    path = tmp_path / "f.json"
+    assert run(capsys, "generate", "prescient", "--fta", FTA, "--tasks", 5, "--task-minutes", 5,
+               "--out", path)[0] == 0
+    capsys.readouterr()
+    code, out, _ = run(capsys, "evaluate", path, "--json")
+    assert code == 0
+    report = one_json(out)
+    assert set(report["skipped"]) == HISTORY
+    assert all("data.history" in why for why in report["skipped"].values())
+    assert set(report["policies"]) == {"FCFS", "PRI-CR", "PRI-CR-WAIT", "EXCL-S1.5", "EXCL-S1", "EXCL-S.5",
+                                       "EXCL-S.25"}
+    code, out, err = run(capsys, "evaluate", path, "--heuristics", "FCFS,EXCL-PRED", "--json")
+    assert_input_error(code, err, "data.history: heuristic EXCL-PRED")
+    assert out == ""
