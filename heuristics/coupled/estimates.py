@@ -46,6 +46,8 @@ _LOG_ZERO = -1.0e4
 #: The largest argument of ``P_ND`` and ``P_uu`` (binary powering over 62 squarings covers up to
 #: ``2^62 - 1``); larger or infinite arguments are clipped to it.
 _MAX_SLOTS = 2**61
+#: Most (processor, slots) pairs beyond the table whose ``M_q^t`` row is remembered.
+_FAR_MEMO = 2**16
 
 
 class Communication(NamedTuple):
@@ -201,6 +203,7 @@ class MarkovEstimates:
         self._t = np.arange(self.T, dtype=float)
         self.cache_size = int(cache_size)
         self._cache: dict[bytes, np.ndarray] = {}
+        self._far: dict[tuple[int, int], tuple[float, float]] = {}
         eye = np.eye(p, dtype=bool)
         self._single = self._gaps(eye)
 
@@ -218,16 +221,28 @@ class MarkovEstimates:
         ur[small] = self._rows[q[small], t[small], 1]
         big = np.flatnonzero(~small)
         if big.size:
-            qb, tb = q[big], t[big]
-            v0, v1 = np.ones(big.size), np.zeros(big.size)
-            for j in range(int(tb.max()).bit_length()):
-                sel = ((tb >> j) & 1).astype(bool)
-                if sel.any():
-                    m = self._pow2[j, qb[sel]]
-                    x0, x1 = v0[sel], v1[sel]
-                    v0[sel] = x0 * m[:, 0, 0] + x1 * m[:, 1, 0]
-                    v1[sel] = x0 * m[:, 0, 1] + x1 * m[:, 1, 1]
-            uu[big], ur[big] = v0, v1
+            # Beyond the table, by binary powering; remembered per (q, t), as decisions ask for the
+            # same far horizons slot after slot (a huge T_data: 2 ms per slot without it). Each
+            # value is computed element by element, so the memo changes no bit.
+            memo = self._far
+            keys = list(zip(q[big].tolist(), t[big].tolist(), strict=True))
+            todo = sorted({k for k in keys if k not in memo})
+            if todo:
+                if len(memo) + len(todo) > _FAR_MEMO:
+                    memo.clear()
+                qb = np.array([k[0] for k in todo], dtype=np.int64)
+                tb = np.array([k[1] for k in todo], dtype=np.int64)
+                v0, v1 = np.ones(len(todo)), np.zeros(len(todo))
+                for j in range(int(tb.max()).bit_length()):
+                    sel = ((tb >> j) & 1).astype(bool)
+                    if sel.any():
+                        m = self._pow2[j, qb[sel]]
+                        x0, x1 = v0[sel], v1[sel]
+                        v0[sel] = x0 * m[:, 0, 0] + x1 * m[:, 1, 0]
+                        v1[sel] = x0 * m[:, 0, 1] + x1 * m[:, 1, 1]
+                memo.update(zip(todo, zip(v0.tolist(), v1.tolist(), strict=True), strict=True))
+            found = np.array([memo[k] for k in keys])
+            uu[big], ur[big] = found[:, 0], found[:, 1]
         return uu, ur
 
     def _per_processor(self, t, which: str) -> np.ndarray:

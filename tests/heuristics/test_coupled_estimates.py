@@ -15,6 +15,7 @@ import coupled_markov_mc as mc
 import numpy as np
 import pytest
 
+from volsched.heuristics.coupled import estimates as estimates_module
 from volsched.heuristics.coupled.estimates import FORMULAS, MarkovEstimates, _truncation
 from volsched.instances.coupled import markov_chains
 from volsched.instances.errors import InputError
@@ -71,6 +72,22 @@ def test_p_uu_and_p_nd_match_matrix_power(seed):
             ref = np.linalg.matrix_power(trans[q, :2, :2], int(t))
             assert puu[q, j] == pytest.approx(ref[0, 0], rel=1e-9, abs=1e-300)
             assert pnd[q, j] == pytest.approx(ref[0].sum(), rel=1e-9, abs=1e-300)
+
+
+def test_far_horizons_are_remembered_without_changing_a_bit(monkeypatch):
+    """Beyond the table the rows come by binary powering, remembered per (q, t) (a huge T_data)."""
+    rng = np.random.default_rng(5)
+    est = MarkovEstimates(markov_chains(rng, 3))
+    ts = np.array([est.T + 3, 10**6, 2**40 + 7])
+    first = est.p_nd(ts), est.p_uu(ts)
+    assert len(est._far) == 3 * len(ts)
+    fresh = MarkovEstimates(est.transitions)
+    again = fresh.p_uu(ts[::-1])[:, ::-1], fresh.p_nd(ts)  # other order, other batches
+    assert np.array_equal(first[1], again[0]) and np.array_equal(first[0], again[1])
+    monkeypatch.setattr(estimates_module, "_FAR_MEMO", 4)  # a full memo is emptied, not grown
+    small = MarkovEstimates(est.transitions)
+    assert np.array_equal(small.p_nd(ts), first[0])
+    assert len(small._far) <= 3 * len(ts)
 
 
 def test_p_nd_against_monte_carlo():
