@@ -1,4 +1,4 @@
-"""The one exception type for bad input anywhere in volsched, and the checks every reader shares."""
+"""The exception types for bad input anywhere in volsched, and the checks every reader shares."""
 
 import math
 import numbers
@@ -9,6 +9,13 @@ class InputError(ValueError):
 
     The message names the offending field (and index where there is one); the
     CLI prints it as ``volsched: error: <message>`` and exits with code 2.
+    """
+
+
+class MissingData(InputError):
+    """The instance lacks what one method needs (Markov chains, a history window): bad input for that method.
+
+    ``volsched evaluate`` without ``--heuristics`` leaves such a heuristic out, with this message.
     """
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from volsched.instances.errors import InputError
+from volsched.instances.errors import MissingData
 from volsched.solvers import SolveStatus
 
 from .families import Family
@@ -68,7 +68,7 @@ def evaluate(
     for name in names:
         try:
             runs[name] = family.simulate(instance, name, seed, simulators.get(name))
-        except InputError as exc:
+        except MissingData as exc:
             if heuristics is not None:
                 raise
             skipped[name] = str(exc)  # by default, the heuristics this instance can feed

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from volsched.instances.errors import InputError
+from volsched.instances.errors import MissingData
 
 from .estimates import FORMULAS, MarkovEstimates
 from .simulator import UP, Configuration, Observation, Platform
@@ -60,7 +60,7 @@ CRITERIA = ("IP", "IE", "IY", "IAY")
 def estimates_for(platform: Platform, name: str) -> MarkovEstimates:
     """The Section V estimates of the platform's chains, or a clear error when it has none."""
     if platform.transitions is None:
-        raise InputError(f"data.transitions: heuristic {name} estimates from the processors' Markov chains "
+        raise MissingData(f"data.transitions: heuristic {name} estimates from the processors' Markov chains "
                          "(Section V), and this instance has none (generate it with the markov or "
                          "paper-realization preset)")
     return MarkovEstimates(platform.transitions)

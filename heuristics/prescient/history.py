@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from volsched.instances.errors import InputError
+from volsched.instances.errors import MissingData
 from volsched.instances.prescient import PrescientInstance, WorkProfile
 
 
@@ -80,7 +80,7 @@ class History:
     def require(self, heuristic: str) -> None:
         """Refuse a history-based heuristic on an instance without a history window (``InputError``)."""
         if not self.available:
-            raise InputError(f"data.history: heuristic {heuristic} reads the previous weekday's traces "
+            raise MissingData(f"data.history: heuristic {heuristic} reads the previous weekday's traces "
                              "(Sections 4-6), and this instance has no history window (generate one with a "
                              "preceding weekday, or give --start after a day of trace)")
 
