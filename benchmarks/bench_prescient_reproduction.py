@@ -259,12 +259,14 @@ def figure(norm: dict, stem: str, plats: list[str], methods: list[str], folder: 
     fig, axes = plt.subplots(len(plats), len(TS), figsize=(4.2 * len(TS), 2.8 * len(plats)), squeeze=False,
                              sharey="row")
     width = 0.8 / len(methods)
+    colors = plt.get_cmap("tab20" if len(methods) > 10 else "tab10")
     for i, p in enumerate(plats):
         for j, t in enumerate(TS):
             ax = axes[i][j]
             for k, h in enumerate(methods):
                 ys = [norm.get((p, t, m, h), (np.nan,))[0] for m in MINUTES]
-                ax.bar(np.arange(len(MINUTES)) + (k - (len(methods) - 1) / 2) * width, ys, width, label=h)
+                ax.bar(np.arange(len(MINUTES)) + (k - (len(methods) - 1) / 2) * width, ys, width, label=h,
+                       color=colors(k))
             ax.axhline(1.0, color="black", lw=0.6)
             if "replication" in stem:
                 ax.axhline(1.7, color="grey", lw=0.6, ls="--")
