@@ -8,6 +8,8 @@ of the same sweep completes it. Tasks run on the local cores through joblib
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,12 +31,25 @@ DASK_CONNECT_TIMEOUT_S = 10
 MAX_WORKERS = 256
 
 
+def _main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()  # signal handlers are set only there
+
+
 def _local(todo: list[dict], workers: int) -> Iterator[dict]:
     if workers == 1:
         yield from map(run_task, todo)
         return
-    yield from Parallel(n_jobs=workers, return_as="generator_unordered", batch_size="auto")(
-        delayed(run_task)(t) for t in todo)
+    # Ctrl-C is the driver's: workers started while SIGINT is ignored inherit that, so a worker still
+    # importing (or idle) when the terminal's SIGINT reaches the whole group prints no traceback; the
+    # driver stops the sweep and the pool (exit 130, the store resumes).
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+    try:
+        results = Parallel(n_jobs=workers, return_as="generator_unordered", batch_size="auto")(
+            delayed(run_task)(t) for t in todo)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    yield from results
 
 
 def _dask_client(address: str):
