@@ -32,3 +32,25 @@ def test_demo_writes_instances_results_and_plots(capsys, tmp_path):
     assert spread <= 1e-9 * max(results["agreement"].values())
     assert {row["policy"] for row in results["bot"]} == {"optimal", "periodic", "none"}
     assert all(row["stop"] == "complete" for row in results["bot"])
+
+
+def test_demo_scores_the_slack_and_prescient_heuristics_against_proven_optima(capsys, tmp_path):
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out), "--json"]) == 0
+    capsys.readouterr()
+    results = read_json(out / "results.json")
+    slack = results["slack"]["rows"]
+    assert {r["beta"] for r in slack} == {0.0, 0.5, 1.0}
+    for row in slack:
+        for name, policy in row["policies"].items():
+            assert row["optima"][policy["problem"]]["proven"], (row["instance"], name)
+            assert policy["ratio"] >= 1.0 and policy["stability"] >= 1.0
+        if row["beta"] == 1.0:  # Proposition 1: a GAPS schedule at beta = 1 absorbs every disturbance
+            assert row["policies"]["gaps"]["stability"] == 1.0
+    prescient = results["prescient"]["reports"]
+    assert len(prescient) == 2
+    for report in prescient:
+        assert report["optima"]["makespan"]["proven"]
+        for name, policy in report["policies"].items():
+            assert policy["ratio"] >= 1.0 and policy["waste"] >= 0.0, name
+            assert math.isclose(policy["ratio"], policy["value"] / report["optimum"], rel_tol=1e-9)

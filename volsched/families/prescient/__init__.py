@@ -18,6 +18,7 @@ from volsched.solvers.prescient import PROBLEMS
 from volsched.solvers.prescient.simgrid import export_simgrid
 
 from .. import Family, Heuristic
+from .demo import demo
 from .generators import GENERATORS, pick_generator
 
 SIMULATOR = PrescientSimulator()
@@ -70,4 +71,5 @@ FAMILY = Family(
     presets=PRESETS,
     exports={"simgrid": lambda instance, folder: export_simgrid(instance, folder)},
     pick_generator=pick_generator,
+    demo=demo,
 )

@@ -25,6 +25,7 @@ from volsched.solvers.slack import PROBLEMS
 
 from .. import Family, GeneratorSpec, Heuristic, Option, RunOption
 from . import figure4
+from .demo import demo
 
 
 def _positive(v, k):
@@ -159,4 +160,5 @@ FAMILY = Family(
     report=figure4.report,
     plots=figure4.plots,
     run_options=RUN_OPTIONS,
+    demo=demo,
 )
