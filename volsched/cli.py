@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import json
 import math
 import os
@@ -23,7 +22,7 @@ from volsched import __version__
 from volsched.instances.errors import InputError, check_int, require
 from volsched.instances.io import read_json, write_json
 
-from .families import FAMILIES, exports, family_of, run_options
+from .families import FAMILIES, check_fields, exports, family_of, run_options, with_fields
 
 #: Most Monte-Carlo samples ``simulate --samples`` draws (a few arrays of this many floats are held at once).
 MAX_SAMPLES = 10_000_000
@@ -146,10 +145,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     instance = setup.instance
     simulator = setup.simulator(family.heuristic(args.heuristic).simulator)
     if args.samples is not None:
-        require(dataclasses.is_dataclass(simulator) and hasattr(simulator, "samples"), "--samples",
-                f"the {family.name} simulator takes no sample count")
-        samples = check_int(args.samples, "--samples", 2, MAX_SAMPLES)
-        simulator = dataclasses.replace(simulator, samples=samples)
+        check_fields(simulator, ["samples"], family.name)
+        simulator = with_fields(simulator, {"samples": check_int(args.samples, "--samples", 2, MAX_SAMPLES)},
+                                family.name)
     simulator = _with_cap(family, simulator, args.cap)
     _writable(args.out)
     out = family.simulate(instance, args.heuristic, seed=args.seed, simulator=simulator)
@@ -166,11 +164,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def _with_cap(family, simulator, cap):
     """``simulator`` with ``--cap`` (the coupled runs' length), or unchanged without one."""
-    if cap is None:
-        return simulator
-    require(dataclasses.is_dataclass(simulator) and hasattr(simulator, "cap"), "--cap",
-            f"the {family.name} simulator takes no cap")
-    return dataclasses.replace(simulator, cap=cap)
+    return simulator if cap is None else with_fields(simulator, {"cap": cap}, family.name)
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:

@@ -49,10 +49,6 @@ import numpy as np
 
 from volsched.instances.coupled import DOWN, UP, CoupledInstance
 
-#: Largest ``p * H * K`` the CP-SAT model (:mod:`.iterations_cpsat`) accepts (the tests use p <= 6,
-#: H <= 60, K <= 3); here so that the problem table can say how far that method reads without ortools.
-CPSAT_MAX_SIZE = 20_000
-
 
 @dataclass(frozen=True)
 class Iteration:

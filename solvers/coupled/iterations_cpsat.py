@@ -29,7 +29,9 @@ from volsched.instances.coupled import DOWN, UP, CoupledInstance
 from volsched.instances.errors import require
 
 from ..cpsat import run_cpsat
-from .iterations import CPSAT_MAX_SIZE as MAX_SIZE
+
+#: Largest ``p * H * K`` the model accepts (the tests use p <= 6, H <= 60, K <= 3).
+MAX_SIZE = 20_000
 
 
 def solve_iterations_cpsat(instance: CoupledInstance, time_limit: float | None = None, seed: int = 0,

@@ -278,9 +278,7 @@ def replay(hosts: list[HostView], work: np.ndarray, submission: float, attempts,
 
 def makespan_of(hosts: list[HostView], work: np.ndarray, submission: float, solution) -> float:
     """The verified makespan (seconds from submission) of ``solution``; checks a claimed one."""
-    reject_unless(isinstance(solution, dict), "solution", "must be an object")
-    reject_unless("attempts" in solution, "solution.attempts", "missing")
-    first = replay(hosts, work, submission, solution["attempts"])
+    first = replay(hosts, work, submission, _attempts(solution))
     value = float(first.max()) - submission
     if "makespan" in solution:
         claim = solution["makespan"]
@@ -289,10 +287,20 @@ def makespan_of(hosts: list[HostView], work: np.ndarray, submission: float, solu
     return value
 
 
+def _attempts(solution) -> list:
+    reject_unless(isinstance(solution, dict), "solution", "must be an object")
+    reject_unless("attempts" in solution, "solution.attempts", "missing")
+    return solution["attempts"]
+
+
+def _work(instance) -> np.ndarray:
+    """Each task's operations, ``minutes * 60 * 110.7e6`` (computed here, not by the model)."""
+    return instance.task_minutes * (60.0 * 110.7e6)
+
+
 def verify_solution(instance, solution) -> float:
     """The makespan of ``solution`` on ``instance``, recomputed (the family's ``Problem.verify``)."""
-    return makespan_of(host_views(instance), instance.task_minutes * (60.0 * 110.7e6), float(instance.start),
-                       solution)
+    return makespan_of(host_views(instance), _work(instance), float(instance.start), solution)
 
 
 def verify_partial(instance, solution) -> dict:
@@ -300,11 +308,9 @@ def verify_partial(instance, solution) -> dict:
 
     Returns the fields derived from it: no makespan, and the tasks that completed.
     """
-    reject_unless(isinstance(solution, dict), "solution", "must be an object")
-    reject_unless("attempts" in solution, "solution.attempts", "missing")
+    attempts = _attempts(solution)
     reject_unless("makespan" not in solution, "solution.makespan", "a run that did not complete has none")
-    first = replay(host_views(instance), instance.task_minutes * (60.0 * 110.7e6), float(instance.start),
-                   solution["attempts"], complete=False)
+    first = replay(host_views(instance), _work(instance), float(instance.start), attempts, complete=False)
     return {"makespan": None, "completed_tasks": int(np.isfinite(first).sum())}
 
 

@@ -1,17 +1,30 @@
 """``volsched demo`` end to end: one JSON object, every artefact written, ratios sound."""
 
+import contextlib
+import io
 import json
 import math
+
+import pytest
 
 from volsched.cli import main
 from volsched.instances.checkpoint import CheckpointInstance
 from volsched.instances.io import read_json
 
 
-def test_demo_writes_instances_results_and_plots(capsys, tmp_path):
-    out = tmp_path / "demo"
-    assert main(["demo", "--out", str(out), "--json"]) == 0
-    summary = json.loads(capsys.readouterr().out)
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """One demo run shared by the tests: its folder and the one JSON object it printed."""
+    out = tmp_path_factory.mktemp("demo") / "demo"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["demo", "--out", str(out), "--json"]) == 0
+    return out, printed.getvalue()
+
+
+def test_demo_writes_instances_results_and_plots(demo):
+    out, printed = demo
+    summary = json.loads(printed)
     files = set(summary["files"])
     assert {"results.json", "checkpoint-ratios.png", "bot/table.md", "bot/rows.json"} <= files
     assert any(f.startswith("bot/figure-") and f.endswith(".png") for f in files)
@@ -34,10 +47,8 @@ def test_demo_writes_instances_results_and_plots(capsys, tmp_path):
     assert all(row["stop"] == "complete" for row in results["bot"])
 
 
-def test_demo_scores_the_slack_and_prescient_heuristics_against_proven_optima(capsys, tmp_path):
-    out = tmp_path / "demo"
-    assert main(["demo", "--out", str(out), "--json"]) == 0
-    capsys.readouterr()
+def test_demo_scores_the_slack_and_prescient_heuristics_against_proven_optima(demo):
+    out, _ = demo
     results = read_json(out / "results.json")
     slack = results["slack"]["rows"]
     assert {r["beta"] for r in slack} == {0.0, 0.5, 1.0}

@@ -172,15 +172,24 @@ class Setup:
     instance: Any
     problem: str | None
     simulator_fields: dict[str, Any]
+    family: str = ""
 
     def simulator(self, simulator: Simulator) -> Simulator:
         """``simulator`` with the options' fields set; a simulator without such a field is an error."""
-        if not self.simulator_fields:
-            return simulator
-        for name in self.simulator_fields:
-            require(dataclasses.is_dataclass(simulator) and hasattr(simulator, name),
-                    "--" + name.replace("_", "-"), f"the simulator {type(simulator).__name__} has no {name}")
-        return dataclasses.replace(simulator, **self.simulator_fields)
+        return with_fields(simulator, self.simulator_fields, self.family or type(simulator).__name__)
+
+
+def check_fields(simulator: Simulator, names, owner: str) -> None:
+    """Bad input naming the option (``--name``) unless ``simulator`` is a dataclass with each field."""
+    for name in names:
+        require(dataclasses.is_dataclass(simulator) and hasattr(simulator, name),
+                "--" + name.replace("_", "-"), f"the {owner} simulator takes no {name}")
+
+
+def with_fields(simulator: Simulator, fields: Mapping[str, Any], owner: str) -> Simulator:
+    """``simulator`` (a dataclass) with ``fields`` set (:func:`check_fields` first)."""
+    check_fields(simulator, fields, owner)
+    return dataclasses.replace(simulator, **fields) if fields else simulator
 
 
 @dataclass(frozen=True)
@@ -295,7 +304,7 @@ class Family:
                 problem = run.problem
             else:
                 fields[run.simulator_field] = value
-        return Setup(instance, problem, fields)
+        return Setup(instance, problem, fields, self.name)
 
     # --- heuristics ---------------------------------------------------------
     def heuristic(self, name: str, field_name: str = "--heuristic") -> Heuristic:
@@ -447,4 +456,4 @@ def exports() -> dict[str, list[str]]:
 
 
 __all__ = ["FAMILIES", "DemoPart", "Family", "GeneratorSpec", "Heuristic", "Option", "RunOption", "Setup",
-           "exports", "family_of", "run_options", "solution_error"]
+           "check_fields", "exports", "family_of", "run_options", "solution_error", "with_fields"]

@@ -15,8 +15,6 @@ problem) and ``--disturbance`` (simulate, evaluate).
 
 from __future__ import annotations
 
-import dataclasses
-
 from volsched.heuristics.slack import DISTURBANCES, POLICIES, SlackSimulator
 from volsched.instances import slack as model
 from volsched.instances.errors import check_choice, check_flag, check_int, check_number, check_path
@@ -134,26 +132,11 @@ DESCRIPTIONS = {
 SIMULATOR = SlackSimulator()
 
 
-def _problems() -> dict:
-    """The solvers' problems; ``plain`` also declares the slack problem's metrics when it lacks them.
-
-    The LPT and list baselines are scored against ``plain`` and, like GAPS, run disturbed:
-    ``volsched simulate --heuristic lpt`` reports ``makespan``, ``disturbed_makespan`` and
-    ``stability`` (issue 17, "Commands that must work exactly so").
-    """
-    out = dict(PROBLEMS)
-    names = {m.name for m in out["plain"].metrics}
-    extra = tuple(m for m in out["slack"].metrics if m.name not in names)
-    if extra:
-        out["plain"] = dataclasses.replace(out["plain"], metrics=(*out["plain"].metrics, *extra))
-    return out
-
-
 FAMILY = Family(
     name=model.FAMILY,
     load=model.SlackInstance.from_json,
     generators=GENERATORS,
-    problems=_problems(),
+    problems=PROBLEMS,
     heuristics={name: Heuristic(name, policy.problem, policy, SIMULATOR, DESCRIPTIONS.get(name, ""))
                 for name, policy in POLICIES.items()},
     presets=PRESETS,
