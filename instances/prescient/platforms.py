@@ -264,34 +264,56 @@ SDSC_AVAILABILITY = Availability(
     load_sigma=1.0,
     zero_share=0.5,
 )
-DEUG_AVAILABILITY = replace(
-    SDSC_AVAILABILITY,
+#: DEUG, LRI and UCB spell out every field (they once inherited SDSC's through ``replace``), so that
+#: refitting SDSC leaves their traces unchanged.
+DEUG_AVAILABILITY = Availability(
     window=(6.0, 18.0),
+    up_shape=0.597,
     up_scale_median=75.31,
     up_scale_sigma=1.687,
+    down_median=8.0,
+    down_sigma=1.3,
+    off_factor=6.0,
+    day_sigma=0.6412,
+    down_day_power=0.53,
+    load_per_hour=0.6,
+    load_median=4.0,
+    load_sigma=1.0,
+    zero_share=0.5,
     group_size=20,
     group_per_hour=0.15,
     group_median=8.0,
     group_sigma=1.0,
 )
-LRI_AVAILABILITY = replace(
-    SDSC_AVAILABILITY,
+LRI_AVAILABILITY = Availability(
     window=(0.0, 24.0),
+    up_shape=0.8,
     up_scale_median=20000.0,
     up_scale_sigma=0.5,
-    up_shape=0.8,
+    down_median=8.0,
+    down_sigma=1.3,
     off_factor=1.0,
     day_sigma=0.2,
+    down_day_power=0.53,
     load_per_hour=0.2,
+    load_median=4.0,
+    load_sigma=1.0,
+    zero_share=0.5,
 )
-UCB_AVAILABILITY = replace(
-    SDSC_AVAILABILITY,
+UCB_AVAILABILITY = Availability(
     window=(10.0, 17.0),
+    up_shape=0.597,
     up_scale_median=35.53,
     up_scale_sigma=2.056,
     down_median=3.0,
     down_sigma=1.2,
+    off_factor=6.0,
+    day_sigma=0.6412,
+    down_day_power=0.53,
     load_per_hour=0.0,
+    load_median=4.0,
+    load_sigma=1.0,
+    zero_share=0.5,
     suspension=False,
     period=UCB_PERIOD_S,
 )
