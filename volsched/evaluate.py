@@ -57,6 +57,9 @@ def evaluate(
     Without ``heuristics``, a heuristic that the instance cannot feed (a
     coupled one without Markov chains, a prescient one without a history
     window) is left out, with its reason in ``skipped``; named ones must run.
+    Where the family diagnoses runs against the proven optimum's schedule
+    (``Family.diagnose``: prescient's lagger causes), each policy gets those
+    fields too.
     """
     from .experiments.store import ratio_interval  # the store's interval; it imports RATIO_RTOL from here
 
@@ -94,9 +97,11 @@ def evaluate(
             lo = hi = r
         else:
             r, lo, hi = ratio_interval(value, ref["best_known"], ref["bound"], False, sense)
+        diagnosis = {} if family.diagnose is None or not ref["proven"] or run["solution"] is None else \
+            family.diagnose(instance, run["solution"], ref["solution"])
         # The metrics at the policy's top level too (issue 16: {"value", "ratio", "waste"}).
-        policies[name] = {**run["metrics"], "problem": run["problem"], "value": value, "ratio": r,
-                          "ratio_lo": lo, "ratio_hi": hi, "metrics": run["metrics"],
+        policies[name] = {**run["metrics"], **diagnosis, "problem": run["problem"], "value": value,
+                          "ratio": r, "ratio_lo": lo, "ratio_hi": hi, "metrics": run["metrics"],
                           "solution": run["solution"]}
     first = references[problems[0]]
     return {

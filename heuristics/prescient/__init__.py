@@ -7,6 +7,7 @@ on an instance's traces and returns the schedule the family's verifier replays.
 """
 
 from .history import History
+from .laggers import IQR_FACTOR, lagger_causes, laggers
 from .policies import HEURISTICS, NAMES, prediction
 from .simulator import (
     HEARTBEAT,
@@ -18,10 +19,9 @@ from .simulator import (
     PrescientSimulator,
     Run,
     detection_time,
-    laggers,
     simulate,
 )
 
-__all__ = ["HEARTBEAT", "HEURISTICS", "NAMES", "Assignment", "History", "Observation", "Physics",
-           "Platform", "PrescientPolicy", "PrescientSimulator", "Run", "detection_time", "laggers",
-           "prediction", "simulate"]
+__all__ = ["HEARTBEAT", "HEURISTICS", "IQR_FACTOR", "NAMES", "Assignment", "History", "Observation",
+           "Physics", "Platform", "PrescientPolicy", "PrescientSimulator", "Run", "detection_time",
+           "lagger_causes", "laggers", "prediction", "simulate"]

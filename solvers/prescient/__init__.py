@@ -73,6 +73,8 @@ PROBLEMS = {
                  Metric("waste", "min", "100 x replica instances sent, failed included, / T (Section 5)"),
                  Metric("laggers", None, "completions above Q3 + 1 IQR, failed executions excluded "
                                          "(Section 3.4; a diagnostic)"),
+                 Metric("laggers_failure", None, "laggers whose task failed after the upper quartile "
+                                                 "(Section 3.4's failure cause)"),
                  Metric("failed", None, "a heuristic run whose traces ended before every task completed"))),
 }
 

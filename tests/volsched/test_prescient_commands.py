@@ -6,6 +6,7 @@ import copy
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from cli_helpers import assert_input_error, one_json, run
 
@@ -65,6 +66,31 @@ def test_evaluate_prints_the_optimum_and_each_policys_value_ratio_and_waste(caps
     dup = report["policies"]["EXCL-PRED-DUP"]
     replicas = sum(1 for a in dup["solution"]["attempts"] if a.get("replica"))
     assert dup["waste"] == pytest.approx(100.0 * replicas / 30)
+
+
+def test_evaluate_classifies_each_policys_laggers_against_the_optimums_slowest_host(capsys, instance_file):
+    capsys.readouterr()
+    code, out, _ = run(capsys, "evaluate", instance_file, "--json")
+    assert code == 0
+    report = one_json(out)
+    instance = PrescientInstance.from_json(read_json(instance_file))
+    used = {a["host"] for a in report["optimal_solution"]["attempts"] if a["outcome"] == "completed"}
+    slowest = min(float(instance.clock_mhz[h]) for h in used)
+    seen = 0
+    for name, policy in report["policies"].items():
+        first = {}
+        for a in sorted(policy["solution"]["attempts"], key=lambda a: a["end"]):
+            if a["outcome"] == "completed":
+                first.setdefault(a["task"], a)
+        ends = sorted(a["end"] - instance.start for a in first.values())
+        q1, q3 = (float(q) for q in np.percentile(ends, [25, 75]))
+        lag = [a for a in first.values() if a["end"] - instance.start > q3 + (q3 - q1)]
+        assert policy["laggers"] == len(lag), name
+        slow = sum(1 for a in lag if instance.clock_mhz[a["host"]] < slowest)
+        assert policy["laggers_slow_host"] == slow, name
+        assert policy["laggers_failure"] <= policy["laggers_explained"] <= policy["laggers"], name
+        seen += slow
+    assert seen > 0  # the instance has slow-host laggers to classify
 
 
 def test_export_simgrid_writes_the_platform_and_refuses_a_file(capsys, tmp_path, instance_file):

@@ -238,6 +238,11 @@ class Family:
         ``volsched generate`` choose among several generators by the options
         given when ``--preset`` is absent (prescient: ``--fta`` or
         ``--platform``); without it ``--preset`` is required.
+    diagnose : callable, optional
+        ``diagnose(instance, run_solution, optimal_solution) -> dict``: a
+        heuristic run's fields that need the proven optimum's schedule
+        (prescient: Section 3.4's slow-host laggers, against the slowest host
+        the optimum uses). ``volsched evaluate`` adds them to each policy.
     """
 
     name: str
@@ -252,6 +257,7 @@ class Family:
     run_options: tuple[RunOption, ...] = ()
     exports: dict[str, Callable[..., list]] = field(default_factory=dict)
     pick_generator: Callable[[set[str]], str | None] | None = None
+    diagnose: Callable[[Any, dict, dict], dict] | None = None
 
     def __post_init__(self):
         for h in self.heuristics.values():

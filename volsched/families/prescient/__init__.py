@@ -8,7 +8,7 @@ heuristics on the trace-driven simulator, and the SimGrid export.
 
 from __future__ import annotations
 
-from volsched.heuristics.prescient import HEURISTICS, NAMES, PrescientSimulator
+from volsched.heuristics.prescient import HEURISTICS, NAMES, PrescientSimulator, lagger_causes
 from volsched.instances.prescient import FAMILY as NAME
 from volsched.instances.prescient import PrescientInstance
 from volsched.solvers.prescient import PROBLEMS
@@ -43,6 +43,14 @@ PRESETS = {
     ],
 }
 
+
+
+def diagnose(instance: PrescientInstance, solution: dict, optimum: dict) -> dict:
+    """Section 3.4's lagger causes of a run: failure, and a host slower than the slowest the optimum uses."""
+    return lagger_causes(solution["attempts"], instance.clock_mhz, float(instance.start),
+                         slow_below=optimum["slowest_clock_used_mhz"])
+
+
 FAMILY = Family(
     name=NAME,
     load=PrescientInstance.from_json,
@@ -53,4 +61,5 @@ FAMILY = Family(
     exports={"simgrid": lambda instance, folder: export_simgrid(instance, folder)},
     pick_generator=pick_generator,
     demo=demo,
+    diagnose=diagnose,
 )
