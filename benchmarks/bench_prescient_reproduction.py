@@ -17,6 +17,7 @@ Diagnostics (small targeted measurements, no store needed)::
     python benchmarks/bench_prescient_reproduction.py --heartbeat --seeds 4
     python benchmarks/bench_prescient_reproduction.py --last-host --seeds 4
     python benchmarks/bench_prescient_reproduction.py --tail 470 --seeds 4
+    python benchmarks/bench_prescient_reproduction.py --laggers sdsc --seeds 100
     python benchmarks/bench_prescient_reproduction.py --trace sdsc 200 15 0 EXCL-PRED,EXCL-PRED-TO
 
 ``--predictor``: the predictor μ = ⌈T/N⌉ s/r (Section 5.2) against the optimum,
@@ -31,7 +32,9 @@ after the failure (the paper's worst case). ``--last-host``: the clock rate of
 the host that completed each run's last task (SDSC, GIMPS, LRI-WISC: the same
 availability, three clock laws). ``--tail MHZ``: SDSC instances as drawn and
 with every clock below ``MHZ`` raised to it (a what-if on the depth of the slow
-tail, scored against each instance's own optimum).
+tail, scored against each instance's own optimum). ``--laggers PLATFORM``:
+Section 3.4's lagger causes per heuristic, as ``volsched evaluate`` reports
+them (a failure after Q3; a host slower than the optimum's slowest).
 """
 
 from __future__ import annotations
@@ -405,6 +408,58 @@ def last_host(seeds, plats=("sdsc", "gimps", "lri-wisc")) -> None:
         print(f"| {p} | {t} | {m:g} | {cells} |", flush=True)
 
 
+LAGGER_HEURISTICS = ["FCFS", "PRI-CR", "EXCL-S1.5", "EXCL-S1", "EXCL-S.5", "EXCL-S.25", "EXCL-PRED",
+                     "EXCL-PRED-TO"]
+
+
+def lagger_analysis(seeds, plats=("sdsc",)) -> None:
+    """Section 3.4's lagger causes, pooled over the seeds of each T: what ``volsched evaluate`` reports.
+
+    Per heuristic: laggers per run, and the share of them with a failure after
+    Q3, on a host slower than the optimum's slowest, and with either cause
+    (the paper: ">70%" for FCFS). Then, per T x size, the share of slow-host
+    laggers of EXCL-S.5 against PRI-CR's (the paper: EXCL-S.5 "eliminates the
+    highest percentage of laggers caused by slow hosts", a reduction "as high
+    as ~60%").
+    """
+    from volsched.evaluate import evaluate
+    from volsched.families import FAMILIES
+
+    family = FAMILIES["prescient"]
+    keys = ("laggers", "laggers_failure", "laggers_slow_host", "laggers_explained")
+    for p in plats:
+        pooled = defaultdict(lambda: np.zeros(5))   # (plat, T, h) -> runs, then the four counts
+        cells = defaultdict(lambda: np.zeros(4))    # (T, m, h) -> the four counts
+        for _, t, m, seed, inst in _instances([p], seeds):
+            report = evaluate(family, inst, heuristics=LAGGER_HEURISTICS, seed=seed)
+            for h, pol in report["policies"].items():
+                counts = np.array([pol[k] for k in keys], dtype=float)
+                pooled[t, h] += np.concatenate([[1.0], counts])
+                cells[t, m, h] += counts
+        print(f"\n{p}: laggers per run; % of laggers with a failure after Q3 / on a host slower than the "
+              f"optimum's slowest / either ({len(seeds)} seeds x 3 task sizes per T)\n")
+        print("| heuristic | " + " | ".join(f"T = {t}: per run, fail / slow / either %" for t in TS) + " |")
+        print("|---|" + "---:|" * len(TS))
+        for h in LAGGER_HEURISTICS:
+            row = []
+            for t in TS:
+                runs, lag, *causes = pooled[t, h]
+                pct = " / ".join(f"{100 * x / lag:.0f}" if lag else "-" for x in causes)
+                row.append(f"{lag / runs:.1f}, {pct}")
+            print(f"| {h} | " + " | ".join(row) + " |")
+        print("\n| T | min | slow-host laggers % PRI-CR | EXCL-S.5 | reduction | lowest % |")
+        print("|---:|---:|---:|---:|---:|---|")
+        for t in TS:
+            for m in MINUTES:
+                share = {h: (100 * cells[t, m, h][2] / cells[t, m, h][0] if cells[t, m, h][0] else 0.0)
+                         for h in LAGGER_HEURISTICS}
+                low = min(share, key=lambda h: (share[h], LAGGER_HEURISTICS.index(h)))
+                base, s5 = share["PRI-CR"], share["EXCL-S.5"]
+                red = f"{100 * (base - s5) / base:.0f} %" if base else "-"
+                print(f"| {t} | {m:g} | {base:.0f} | {s5:.0f} | {red} | {low} ({share[low]:.0f}) |",
+                      flush=True)
+
+
 def tail(seeds, floor: float, plats=("sdsc",)) -> None:
     """The same instances with every clock below ``floor`` MHz raised to it (a what-if on the slow tail)."""
     names = ["PRI-CR", "EXCL-S.5", "EXCL-PRED", "EXCL-PRED-DUP", "EXCL-PRED-TO", "REP-PROB"]
@@ -455,6 +510,7 @@ def main() -> None:
     ap.add_argument("--tail", type=float, metavar="MHZ", help="SDSC with every clock below MHZ raised to it")
     ap.add_argument("--trace", nargs=5, metavar=("PLATFORM", "T", "MIN", "SEED", "HEURISTICS"),
                     help="the last task's attempts of each run (HEURISTICS comma-separated)")
+    ap.add_argument("--laggers", metavar="PLATFORM", help="Section 3.4's lagger causes per heuristic")
     ap.add_argument("--seeds", type=int, default=4, help="seeds per cell of the diagnostics")
     a = ap.parse_args()
     seeds = list(range(a.seeds))
@@ -468,6 +524,8 @@ def main() -> None:
         last_host(seeds)
     if a.tail:
         tail(seeds, a.tail)
+    if a.laggers:
+        lagger_analysis(seeds, (a.laggers,))
     if a.trace:
         plat, T, m, seed, names = a.trace
         trace(plat, int(T), float(m), int(seed), names.split(","))
