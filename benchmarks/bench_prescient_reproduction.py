@@ -18,6 +18,7 @@ Diagnostics (small targeted measurements, no store needed)::
     python benchmarks/bench_prescient_reproduction.py --last-host --seeds 4
     python benchmarks/bench_prescient_reproduction.py --tail 470 --seeds 4
     python benchmarks/bench_prescient_reproduction.py --laggers sdsc --seeds 100
+    python benchmarks/bench_prescient_reproduction.py --rep-prob --seeds 5
     python benchmarks/bench_prescient_reproduction.py --trace sdsc 200 15 0 EXCL-PRED,EXCL-PRED-TO
 
 ``--predictor``: the predictor μ = ⌈T/N⌉ s/r (Section 5.2) against the optimum,
@@ -35,6 +36,8 @@ with every clock below ``MHZ`` raised to it (a what-if on the depth of the slow
 tail, scored against each instance's own optimum). ``--laggers PLATFORM``:
 Section 3.4's lagger causes per heuristic, as ``volsched evaluate`` reports
 them (a failure after Q3; a host slower than the optimum's slowest).
+``--rep-prob``: the share of REP-PROB's replicas placed where Equation 1 gives
+0, and a what-if without them (:func:`rep_prob`).
 """
 
 from __future__ import annotations
@@ -408,6 +411,61 @@ def last_host(seeds, plats=("sdsc", "gimps", "lri-wisc")) -> None:
         print(f"| {p} | {t} | {m:g} | {cells} |", flush=True)
 
 
+def rep_prob(seeds, plats=("sdsc", "deug", "lri", "ucb")) -> None:
+    """Where REP-PROB's replicas go: the share placed on hosts whose Equation 1 probability is 0.
+
+    A replica started within ``X`` of ``D`` (or on a host that cannot finish
+    by ``D``) has ``A = 0`` attempts, so it adds nothing to ``P(C_i <= D)``;
+    the paper's loop still places it ("until there are no remaining hosts
+    left", Section 6), and so does the family's REP-PROB. The what-if
+    ``useful`` drops those replicas (a diagnostic, not a heuristic of the
+    family), beside REP-PROB and EXCL-PRED-TO on the same instances.
+    """
+    from volsched.heuristics.prescient import HEURISTICS, simulate
+    from volsched.heuristics.prescient.policies import RepProb
+
+    counts = {"replicas": 0, "zero": 0}
+
+    def zero_probability(policy, obs, out):
+        hosts = np.array([a.host for a in out if a.replica], dtype=np.int64)
+        if not hosts.size:
+            return np.zeros(0, dtype=bool)
+        return policy.success(obs, hosts, np.full(hosts.size, obs.t), obs.memory["D"]) <= 0.0
+
+    class Counted(RepProb):
+        def decide(self, obs, rng):
+            out, wake = super().decide(obs, rng)
+            zero = zero_probability(self, obs, out)
+            counts["replicas"] += zero.size
+            counts["zero"] += int(zero.sum())
+            return out, wake
+
+    class Useful(RepProb):
+        def decide(self, obs, rng):
+            out, wake = super().decide(obs, rng)
+            zero = iter(zero_probability(self, obs, out).tolist())
+            return [a for a in out if not a.replica or not next(zero)], wake
+
+    variants = {"REP-PROB": Counted(), "useful": Useful(), "EXCL-PRED-TO": HEURISTICS["EXCL-PRED-TO"]}
+    print("| platform | T | min | " + " | ".join(f"{v}: ratio, waste %" for v in variants)
+          + " | REP-PROB replicas with P = 0 |")
+    print("|---|---:|---:|" + "---:|" * (len(variants) + 1))
+    for p, t, m, _, group in _grouped(list(plats), seeds):
+        counts.update(replicas=0, zero=0)
+        res = defaultdict(lambda: ([], []))
+        opts = []
+        for seed, inst in zip(seeds, group, strict=True):
+            opts.append(_optimum(inst))
+            for v, policy in variants.items():
+                run = simulate(inst, policy, np.random.default_rng(seed))
+                res[v][0].append(math.inf if run.makespan is None else run.makespan)
+                res[v][1].append(run.waste)
+        cells = " | ".join(f"{np.mean(res[v][0]) / np.mean(opts):.2f}, {np.mean(res[v][1]):.0f}"
+                           for v in variants)
+        share = 100 * counts["zero"] / counts["replicas"] if counts["replicas"] else 0.0
+        print(f"| {p} | {t} | {m:g} | {cells} | {share:.0f} % of {counts['replicas']} |", flush=True)
+
+
 LAGGER_HEURISTICS = ["FCFS", "PRI-CR", "EXCL-S1.5", "EXCL-S1", "EXCL-S.5", "EXCL-S.25", "EXCL-PRED",
                      "EXCL-PRED-TO"]
 
@@ -511,6 +569,7 @@ def main() -> None:
     ap.add_argument("--trace", nargs=5, metavar=("PLATFORM", "T", "MIN", "SEED", "HEURISTICS"),
                     help="the last task's attempts of each run (HEURISTICS comma-separated)")
     ap.add_argument("--laggers", metavar="PLATFORM", help="Section 3.4's lagger causes per heuristic")
+    ap.add_argument("--rep-prob", action="store_true", help="REP-PROB's zero-probability replicas")
     ap.add_argument("--seeds", type=int, default=4, help="seeds per cell of the diagnostics")
     a = ap.parse_args()
     seeds = list(range(a.seeds))
@@ -524,6 +583,8 @@ def main() -> None:
         last_host(seeds)
     if a.tail:
         tail(seeds, a.tail)
+    if a.rep_prob:
+        rep_prob(seeds)
     if a.laggers:
         lagger_analysis(seeds, (a.laggers,))
     if a.trace:
