@@ -128,8 +128,9 @@ def _fill_then_lpt(instance: SlackInstance, order: list[int]) -> dict | None:
 
     Intervals by non-decreasing ``e``; each takes, repeatedly, the longest
     remaining job that passes line 7 (``e <= (sum_S p - p_j) / lambda``) and the
-    relaxed slack rule with the max over ``pi(i,k) + {j}`` (line 8); the rest go
-    LPT on the free machines. Only an incumbent for the search: its schedule is
+    relaxed slack rule with the max over ``pi(i,k) + {j}`` (line 8: a job longer
+    than the interval's first one raises the slack it needs); the rest go LPT on
+    the free machines. Only an incumbent for the search: its schedule is
     kept only if it meets the last-period rule, checked here.
     """
     table = instance.table
@@ -147,9 +148,11 @@ def _fill_then_lpt(instance: SlackInstance, order: list[int]) -> dict | None:
         load = lead = 0
         taken = []
         while sizes:
-            room = a - load if lead else den * a // (den + num)  # first job: a - p >= beta p
-            if lead:
-                room = min(room, (den * (a - load) - num * lead) // den)
+            # Line 8 with the max over pi + {j}: a job up to the lead needs a - load - p >= beta lead;
+            # a longer one becomes the max and needs a - load - p >= beta p. The longest job that
+            # fits need not be the first one taken, so both regimes are open.
+            longer = den * (a - load) // (den + num)
+            room = longer if not lead else min((den * (a - load) - num * lead) // den, max(longer, lead))
             room = min(room, total - lam * e)  # line 7: p_j <= sum_S - lambda e
             k = bisect.bisect_right(sizes, room) - 1
             if k < 0:
