@@ -167,6 +167,10 @@ def _with_cap(family, simulator, cap):
     return simulator if cap is None else with_fields(simulator, {"cap": cap}, family.name)
 
 
+#: The fields of an evaluated policy that the text table shows in its own columns, or not at all.
+_EVALUATE_FIELDS = {"problem", "value", "ratio", "ratio_lo", "ratio_hi", "metrics", "solution"}
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from .evaluate import evaluate
 
@@ -183,11 +187,20 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     else:
         bound = report.get("lower_bound", report.get("upper_bound"))
         head = f"optimum unproven: bound {_fmt(bound)}, best known {_fmt(report['best_known'])}"
+    policies = report["policies"]
+    width = max([len("policy"), *map(len, policies)])
+    # The runs' other numeric metrics and diagnoses (prescient: waste, laggers and their causes).
+    extra = [k for k in dict.fromkeys(k for p in policies.values() for k in p["metrics"] | p)
+             if k not in _EVALUATE_FIELDS and k != family.problems[report["problem"]].objective_metric
+             and any(isinstance(p.get(k), int | float) and not isinstance(p.get(k), bool)
+                     for p in policies.values())]
     lines = [f"{report['instance']}: {head} ({report['problem']}, {report['method']})",
-             f"{'policy':<10} {'value':>12} {'ratio':>8} {'interval':>20}"]
-    lines += [f"{name:<10} {_fmt(p['value']):>12} {_fmt(p['ratio']):>8} "
+             f"{'policy':<{width}} {'value':>12} {'ratio':>8} {'interval':>20}"
+             + "".join(f" {k:>{max(8, len(k))}}" for k in extra)]
+    lines += [f"{name:<{width}} {_fmt(p['value']):>12} {_fmt(p['ratio']):>8} "
               f"{'[' + _fmt(p['ratio_lo']) + ', ' + _fmt(p['ratio_hi']) + ']':>20}"
-              for name, p in report["policies"].items()]
+              + "".join(f" {_fmt(p.get(k)):>{max(8, len(k))}}" for k in extra)
+              for name, p in policies.items()]
     lines += [f"skipped {name}: {why}" for name, why in report["skipped"].items()]
     emit(args, report, "\n".join(lines))
     return 0
