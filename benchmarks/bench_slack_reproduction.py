@@ -45,15 +45,18 @@ BETAS = [round(0.1 * k, 1) for k in range(11)]
 
 def correlated_paper(machines: int, jobs: int, seed: int, sigma: float, centre: str = "mean",
                      free_fraction: float = gen.FREE_FRACTION, horizon: float = gen.HORIZON_FACTOR,
-                     beta: float = 1.0) -> SlackInstance:
+                     beta: float = 1.0, job_median: float = gen.JOB_MEDIAN_HOURS,
+                     down_scale: float = 1.0) -> SlackInstance:
     """``generate_paper`` with a per-machine log-normal factor (mean 1) on the availability durations.
 
     Same seeding as :func:`generate_paper` (one spawned generator per machine); the factor is drawn
     first from the machine's generator only when ``sigma > 0``, so ``sigma = 0`` gives its instance.
+    ``job_median`` (hours) moves the job law's median (still at least 30 minutes) and ``down_scale``
+    multiplies every unavailability: the two sensitivity knobs of ``--job-median`` / ``--down-scale``.
     """
     job_seq, machine_seq = np.random.SeedSequence(seed).spawn(2)
     lam = gen._n_free(machines, free_fraction)
-    p = gen.draw_jobs(np.random.default_rng(job_seq), jobs)
+    p = gen.draw_jobs(np.random.default_rng(job_seq), jobs, job_median)
     end = math.ceil(horizon * gen.lpt_free_bound(p, lam))
     a_law, u_law = gen.paper_failure_law(), gen.paper_unavailability_law()
     minute = gen.SECONDS_PER_MINUTE
@@ -64,7 +67,7 @@ def correlated_paper(machines: int, jobs: int, seed: int, sigma: float, centre: 
         f = math.exp(sigma * rng.standard_normal() - shift) if sigma > 0 else 1.0
         return gen._draw_machine(
             end, lambda k: np.rint(a_law.sample(rng, k) * minute * f).astype(np.int64),
-            lambda k: np.maximum(1, np.rint(u_law.sample(rng, k) * minute)).astype(np.int64))
+            lambda k: np.maximum(1, np.rint(u_law.sample(rng, k) * minute * down_scale)).astype(np.int64))
 
     rows = [machine(s) for s in machine_seq.spawn(machines - lam)]
     rows += [np.zeros((0, 2), np.int64)] * lam
@@ -99,18 +102,22 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=3000)
     ap.add_argument("--sigma", type=float, nargs="+", default=[0.0, 1.0, 2.0])
     ap.add_argument("--centre", choices=["mean", "median"], default="mean")
+    ap.add_argument("--job-median", type=float, nargs="+", default=[gen.JOB_MEDIAN_HOURS],
+                    help="hours: the job law's median (the stand-in: 2)")
+    ap.add_argument("--down-scale", type=float, default=1.0, help="multiplies every unavailability")
     ap.add_argument("--after-makespan", choices=["model", "free"], default="model",
                     help="free: no unavailability after the reference makespan (a diagnostic)")
     args = ap.parse_args()
     fam = FAMILIES["slack"]
     base = correlated_paper(args.machines, args.jobs, 0, 0.0)
     assert base.to_json()["data"] == gen.generate_paper(args.machines, args.jobs, 0).to_json()["data"]
-    for sigma in args.sigma:
+    for sigma, job_median in ((s, j) for s in args.sigma for j in args.job_median):
         ratio = {b: [] for b in BETAS}
         stab = {b: [] for b in BETAS}
         short, begin = [], time.perf_counter()
         for seed in range(args.instances):
-            inst = correlated_paper(args.machines, args.jobs, seed, sigma, args.centre)
+            inst = correlated_paper(args.machines, args.jobs, seed, sigma, args.centre,
+                                    job_median=job_median, down_scale=args.down_scale)
             short.append(short_share(inst))
             bound = lower_bound(inst, "slack")
             for beta in BETAS:
@@ -121,7 +128,8 @@ def main() -> None:
                     cmax, stability = run["metrics"]["makespan"], run["metrics"]["stability"]
                 ratio[beta].append(cmax / bound)
                 stab[beta].append(stability)
-        print(f"sigma {sigma:g} ({args.centre} 1), after the makespan: {args.after_makespan}; "
+        print(f"sigma {sigma:g} ({args.centre} 1), job median {job_median:g} h, unavailability x "
+              f"{args.down_scale:g}, after the makespan: {args.after_makespan}; "
               f"{args.instances} instances of {args.machines} x "
               f"{args.jobs}, {time.perf_counter() - begin:.0f} s; periods under 30 min: median share "
               f"{np.median(short):.3f}")

@@ -52,14 +52,17 @@ HORIZON_FACTOR = 10.0
 MAX_GENERATED_INTERVALS = min(MAX_INTERVALS, 5 * 10**6)
 
 
-def docking_standin_law() -> LogNormal:
+def docking_standin_law(median_hours: float = JOB_MEDIAN_HOURS) -> LogNormal:
     """The job-length law of the stand-in, in seconds (before the 30-minute cut)."""
-    return LogNormal(mu=math.log(JOB_MEDIAN_HOURS * 3600.0), sigma=JOB_SIGMA)
+    return LogNormal(mu=math.log(median_hours * 3600.0), sigma=JOB_SIGMA)
 
 
-def draw_jobs(rng: np.random.Generator, n: int) -> np.ndarray:
-    """``n`` job lengths in integer seconds, each at least 30 minutes (shorter draws are redrawn)."""
-    law, low = docking_standin_law(), JOB_MIN_MINUTES * SECONDS_PER_MINUTE
+def draw_jobs(rng: np.random.Generator, n: int, median_hours: float = JOB_MEDIAN_HOURS) -> np.ndarray:
+    """``n`` job lengths in integer seconds, each at least 30 minutes (shorter draws are redrawn).
+
+    ``median_hours`` moves the law's median (a sensitivity knob of the benchmarks; the stand-in's is 2).
+    """
+    law, low = docking_standin_law(median_hours), JOB_MIN_MINUTES * SECONDS_PER_MINUTE
     out = np.empty(0)
     while len(out) < n:
         draw = np.rint(law.sample(rng, 2 * (n - len(out)) + 8))
