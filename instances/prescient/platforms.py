@@ -55,11 +55,11 @@ time in intervals shorter than every task (``a`` about 3.7 %, the line's
 value at 0) and no other interval shorter than ``L`` (then ``b`` is the
 number of intervals per unit of up time). Hence:
 
-* **flap hosts** (``flap_hosts``, about 30 %): every up period is a flap of
+* **flap hosts** (``flap_hosts``, about a quarter): every up period is a flap of
   about a minute of real time; they fail almost every task, hold the
   intercept's up time and most of the hosts above 20 % failure (Section 6.1);
 * **the other hosts** stay up at least ``up_min`` minutes of real time (about
-  6 hours) each time they come up, then fail on the failure clock after a
+  7 hours) each time they come up, then fail on the failure clock after a
   Weibull draw. The minimum is that long because SDSC's slowest hosts
   (179 MHz) run a 35-minute task for 293 minutes.
 
