@@ -8,7 +8,7 @@ Section 3.4 / reading 5.1), the mean waste, and the table of claims; it writes
 the figures in the paper's style (one panel per T, bars per task size) under
 ``benchmarks/figures/``::
 
-    python benchmarks/bench_prescient_reproduction.py STORE [--figures DIR]
+    python benchmarks/bench_prescient_reproduction.py STORE [STORE ...] [--figures DIR]
 
 Diagnostics (small targeted measurements, no store needed)::
 
@@ -68,16 +68,19 @@ FIGURES = [
 
 
 # --------------------------------------------------------------------------- the store
-def load(store_path: str) -> dict:
+def load(store_paths: list[str]) -> dict:
     """``cells[(platform, T, minutes)][method] -> {seed: (makespan, waste)}`` and the optima by seed.
 
-    Only complete runs count: an exact row ``optimal``, a heuristic row ``ok`` with a makespan.
+    Only complete runs count: an exact row ``optimal``, a heuristic row ``ok`` with a makespan. Several
+    stores (parts of one preset run side by side) are read as one.
     """
     from volsched.experiments.store import Store
 
     cells: dict = defaultdict(lambda: defaultdict(dict))
-    with Store(store_path, create=False) as store:
-        for r in store.rows():
+    for path in store_paths:
+        with Store(path, create=False) as store:
+            rows = store.rows()
+        for r in rows:
             p = r["params"]
             if r["family"] != "prescient" or p.get("hosts") != 200:
                 continue
@@ -559,7 +562,8 @@ def trace(plat: str, T: int, minutes: float, seed: int, names: list[str]) -> Non
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("store", nargs="?", help="a store filled by benchmarks/prescient-reproduction.toml")
+    ap.add_argument("store", nargs="*", help="stores filled by benchmarks/prescient-reproduction.toml "
+                                             "or the kondo2007 preset (several: read as one)")
     ap.add_argument("--figures", default=str(Path(__file__).parent / "figures"), help="folder of the figures")
     ap.add_argument("--predictor", action="store_true", help="the predictor's error against the optimum")
     ap.add_argument("--oracle-theta", action="store_true", help="EXCL-PRED(-TO) with a prescient r")
