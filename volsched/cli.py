@@ -117,8 +117,19 @@ def cmd_solve(args: argparse.Namespace) -> int:
          f"{result.instance}: {result.status.value} objective {_fmt(result.objective)} "
          f"(bound {_fmt(result.bound)}, gap {_fmt(result.gap)}) by {result.method} "
          f"in {result.runtime_s:.3f} s, verified={result.verified}\n"
-         f"solution: {json.dumps(result.solution)}")
+         f"solution: {_brief(result.solution)}")
     return 0
+
+
+#: Longest solution the text output prints whole; a schedule of thousands of entries is for --json / --out.
+BRIEF_CHARS = 400
+
+
+def _brief(solution: Any) -> str:
+    text = json.dumps(solution)
+    if len(text) <= BRIEF_CHARS:
+        return text
+    return f"{len(text):,} characters of JSON, not shown (--json or --out FILE gives it whole)"
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
