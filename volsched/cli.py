@@ -201,7 +201,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     policies = report["policies"]
     width = max([len("policy"), *map(len, policies)])
     # The runs' other numeric metrics and diagnoses (prescient: waste, laggers and their causes).
-    extra = [k for k in dict.fromkeys(k for p in policies.values() for k in p["metrics"] | p)
+    # evaluate puts every metric and diagnosis at the policy's top level, so its keys are all there.
+    extra = [k for k in dict.fromkeys(k for p in policies.values() for k in p)
              if k not in _EVALUATE_FIELDS and k != family.problems[report["problem"]].objective_metric
              and any(isinstance(p.get(k), int | float) and not isinstance(p.get(k), bool)
                      for p in policies.values())]
