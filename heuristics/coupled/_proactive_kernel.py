@@ -1,11 +1,10 @@
 """Compiled (numba) slot decisions of the proactive heuristics C-H (:mod:`.proactive`, issue 15).
 
-A proactive policy is asked at every slot; most of its answers are "keep". :func:`advance_rule`
-plays the slots as :func:`._simulator_kernel.advance` does and takes each slot decision itself,
-by :meth:`.proactive.Proactive.decide`'s rule transliterated, on the values that the compiled
-evaluation of :class:`.passive.SetEstimates` knows (the same bits). It returns to Python when
-the rule switches (the simulator applies the switch) or when a value is missing (the policy
-decides in Python, which computes and stores it: the same decision).
+A proactive policy is asked at every slot; most of its answers are "keep". :func:`_decide`
+takes a slot decision by :meth:`.proactive.Proactive.decide`'s rule transliterated, on the
+values that the compiled evaluation of :class:`.passive.SetEstimates` knows (the same bits);
+:func:`._decision_kernel.play` calls it at every slot, and asks the policy in Python when a
+value is missing (``decide`` computes and stores it: the same decision).
 """
 
 from __future__ import annotations
@@ -14,9 +13,9 @@ import numpy as np
 from numba import njit
 
 from ._estimates_kernel import assign_tasks, value_of
-from ._simulator_kernel import HELD, ITER_START, ONE, T_DATA, T_PROG, WORKLOAD, C, T, advance
+from ._simulator_kernel import ITER_START, T_DATA, T_PROG, WORKLOAD, C, T
 
-#: :func:`advance_rule`'s return when the rule switches (``order`` holds the fresh configuration).
+#: :func:`_decide`'s verdict when the rule switches (``order`` holds the fresh configuration).
 SWITCH = 10
 #: Measure codes (``proactive.MEASURES`` order).
 P, E, Y = 0, 1, 2
@@ -146,24 +145,3 @@ def _decide(states, x, g, needs, st, mu, m, w, n_com, tables, criterion, measure
     current = _value(measure, parts[0], parts[1], elapsed)
     better = fresh_value < current if measure == E else fresh_value > current
     return SWITCH if better else _KEEP
-
-
-@njit(cache=True, nogil=True, error_model="numpy")
-def advance_rule(states, comm, x, g, d, needs, queue, st, hold, mu, m, w, n_com, tables, criterion, measure,
-                 timed, memo, fresh_order, fresh_x, fresh_parts, fresh_found, count, x2, parts, order):
-    """:func:`._simulator_kernel.advance` with ``st[ONE_SLOT]`` set, deciding the slots itself.
-
-    Returns what ``advance`` returns, but :data:`._simulator_kernel.ONE` only when the policy is to
-    be asked in Python at slot ``st[T]``, and :data:`SWITCH` when the rule switches at ``st[T]``
-    to ``order`` (not played yet). Each decision kept here is counted in ``st[HELD]``.
-    """
-    while True:
-        code = advance(states, comm, x, g, d, needs, queue, st, hold)
-        if code != ONE:
-            return code
-        verdict = _decide(states, x, g, needs, st, mu, m, w, n_com, tables, criterion, measure, timed, memo,
-                          fresh_order, fresh_x, fresh_parts, fresh_found, count, x2, parts, order)
-        if verdict == _KEEP:
-            st[HELD] += 1
-            continue
-        return SWITCH if verdict == SWITCH else ONE

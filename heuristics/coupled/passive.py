@@ -53,6 +53,10 @@ class Random:
             order.append(q)
         return Configuration(tuple(order))
 
+    def compiled(self) -> tuple:
+        """The same draws in the simulator's compiled loop (:mod:`._decision_kernel`)."""
+        return ("random",)
+
 
 CRITERIA = ("IP", "IE", "IY", "IAY")
 
@@ -281,6 +285,12 @@ class Passive:
 
     def decide(self, observation: Observation, rng: np.random.Generator) -> Configuration | None:
         return assign(observation, self.criterion)
+
+    def compiled(self) -> tuple | None:
+        """The construction in the simulator's compiled loop (:mod:`._decision_kernel`), on the values
+        of the compiled evaluation; ``None`` without it."""
+        engine = self.criterion.engine
+        return None if engine is None else ("assign", engine)
 
 
 __all__ = ["CRITERIA", "Criterion", "Passive", "Random", "assign", "candidates", "estimates_for"]

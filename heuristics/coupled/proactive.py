@@ -39,7 +39,7 @@ C-H promises (:class:`.simulator.Hold`) to keep it at the next slots whose
 decisions it can prove are "keep" again without computing them, so that the
 simulator does not ask it (:meth:`Proactive.decide` gives the proofs); the
 other slot decisions are taken by the same rule compiled
-(:meth:`Proactive.rule`, :mod:`._proactive_kernel`) as long as the values it
+(:meth:`Proactive.compiled`, :mod:`._proactive_kernel`) as long as the values it
 needs are known. The runs are the same, decision for decision.
 """
 
@@ -125,28 +125,29 @@ class Proactive:
         # The P and E promises need 1 - P_+ >= 1 / (1 + T) far above a power's rounding error.
         self._monotone = est.T < 2**30
         self._rule = None
-        engine = self.criterion.engine
-        if engine is not None:
+        if self.criterion.engine is not None:
             from numba import types
             from numba.typed import Dict
 
             p, m = platform.p, platform.m
             memo = Dict.empty(types.UniTuple(types.int64, 2), types.int64)
-            self._rule = (engine.mu, m, engine.w, platform.n_com, engine.tables, engine.criterion,
-                          MEASURES.index(self.measure), self.criterion.name == "IY", memo,
-                          np.zeros((_RULE_MEMO, m), dtype=np.int64),
-                          np.zeros((_RULE_MEMO, p), dtype=np.int64), np.zeros((_RULE_MEMO, 2)),
-                          np.zeros(_RULE_MEMO, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                          np.zeros(p, dtype=np.int64), np.zeros(2))
+            self._rule = (MEASURES.index(self.measure), self.criterion.name == "IY", memo,
+                          np.zeros((_RULE_MEMO, m), dtype=np.int64), np.zeros((_RULE_MEMO, p), dtype=np.int64),
+                          np.zeros((_RULE_MEMO, 2)), np.zeros(_RULE_MEMO, dtype=np.int64),
+                          np.zeros(1, dtype=np.int64))
 
-    def rule(self) -> tuple | None:
-        """The arguments of the compiled slot rule (:func:`._proactive_kernel.advance_rule`), or ``None``.
+    def compiled(self) -> tuple | None:
+        """The decisions the simulator may take in compiled code (:func:`._decision_kernel.arguments`).
 
-        The rule is :meth:`decide`'s at a slot, on the values of the compiled evaluation
+        H's construction at an iteration's start and after a DOWN, and C-H's slot rule
+        (:mod:`._proactive_kernel`), both on the values of the compiled evaluation
         (:class:`.passive.SetEstimates`); when one is missing, the simulator asks :meth:`decide`,
-        which computes it. It memoises the fresh configurations as :meth:`decide` does.
+        which computes it. The rule memoises the fresh configurations as :meth:`decide` does.
+        ``None`` without the compiled evaluation.
         """
-        return self._rule
+        if self._rule is None:
+            return None
+        return ("assign", self.criterion.engine, self._rule)
 
     def decide(self, observation: Observation, rng: np.random.Generator) -> Configuration | None:
         """Keep, or switch to the fresh configuration; after a "keep", a promise (:class:`Hold`).

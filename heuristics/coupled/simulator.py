@@ -214,14 +214,13 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
              cap: int | None = None) -> Run:
     """Run ``policy`` on ``instance``'s realization until ``K`` iterations complete or the cap.
 
-    Python asks the policy at the decision points and keeps the schedule; the slots in
-    between are played by a compiled kernel (:func:`._simulator_kernel.advance`), which
-    returns at the next decision point. After a proactive policy kept its configuration at a
-    slot, its :class:`Hold` (if any) lets the kernel count the next decisions it covers as
-    kept, without asking the policy; a policy with a compiled slot rule (a method ``rule``
-    returning the arguments of :func:`._proactive_kernel.advance_rule`, or ``None``) has its
-    slot decisions taken in the kernel, and is asked in Python only when the rule needs a
-    value it does not know yet.
+    A compiled loop (:func:`._decision_kernel.play`) plays the slots and takes the decisions
+    of a policy that describes them (a method ``compiled`` returning the arguments of
+    :func:`._decision_kernel.arguments`, or ``None``); Python asks the policy's ``decide``
+    for the others (a policy with no compiled decisions, or a value the compiled evaluation
+    does not know yet) and applies its answer with the same compiled code. After a proactive
+    policy kept its configuration at a slot, its :class:`Hold` (if any) lets the kernel count
+    the next decisions it covers as kept, without asking the policy.
 
     Parameters
     ----------
@@ -237,12 +236,12 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
     Run
         The schedule (replay format, over the slots used), its makespan (``None`` when failed).
     """
+    from . import _decision_kernel as dk
     from . import _simulator_kernel as kernel
 
     check_tasks(instance)
     cap = check_cap(instance, cap)
     p, big_k = instance.p, instance.K
-    t_prog, t_data, w = instance.T_prog, instance.T_data, instance.w
     platform = Platform.of(instance)
     # The realization is read in growing prefixes: most runs end long before the cap.
     states = instance.realization(min(cap, max(instance.horizon, _FIRST_READ)))
@@ -250,135 +249,112 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
     begin = getattr(policy, "begin", None)
     if begin is not None:
         begin(platform)
+    proactive = bool(policy.proactive)
+    compiled = getattr(policy, "compiled", None)
+    rules = dk.arguments(p, instance.m, instance.mu, instance.w, instance.n_com, proactive,
+                         compiled() if compiled is not None else None)
 
-    g = np.zeros(p, dtype=np.int64)
-    d = np.zeros(p, dtype=np.int64)
-    x = np.zeros(p, dtype=np.int64)
-    needs = np.zeros(p, dtype=np.int64)
+    g, d, x, needs, new = (np.zeros(p, dtype=np.int64) for _ in range(5))
     queue = np.zeros((3, p + instance.m), dtype=np.int64)
     hold = np.zeros((kernel.HOLD_ROWS, p), dtype=np.int64)
-    st = np.zeros(kernel.REGISTER, dtype=np.int64)
-    st[[kernel.N_COM, kernel.T_PROG, kernel.T_DATA, kernel.K]] = instance.n_com, t_prog, t_data, big_k
-    proactive = bool(policy.proactive)
-    iteration_start = 0
-    reason: str | None = "iteration"
-    entries: list[dict] = []
-    completions: list[int] = []
-    decisions = switches = 0
-    per_iteration = [0]
-    t = 0
-    rule = getattr(policy, "rule", None) if proactive else None
-    rule = rule() if rule is not None else None
-    switch = np.zeros(instance.m, dtype=np.int64)
-    pending: Configuration | None = None
-    while t < cap:
-        if t == states.shape[1]:
+    st = np.zeros(dk.REGISTER, dtype=np.int64)
+    st[[kernel.N_COM, kernel.T_PROG, kernel.T_DATA, kernel.K]] = instance.n_com, instance.T_prog, \
+        instance.T_data, big_k
+    st[dk.REASON] = dk.R_ITERATION
+    log_start = np.zeros(64, dtype=np.int64)
+    log_alloc = np.zeros((64, p), dtype=np.int64)
+    completions = np.zeros(big_k, dtype=np.int64)
+    per_iter = np.zeros(big_k + 1, dtype=np.int64)
+    while True:
+        st[kernel.STOP] = min(cap, states.shape[1])
+        code = dk.play(states, comm, x, g, d, needs, queue, st, hold, new, log_start, log_alloc, completions,
+                       per_iter, rng, rules)
+        if code == kernel.FINISHED:
+            break
+        t = int(st[kernel.T])
+        if code == kernel.LIMIT:
+            if t >= cap:
+                break
             states = instance.realization(min(cap, 4 * t))
             comm = np.concatenate([comm, np.zeros((p, states.shape[1] - t), dtype=np.int8)], axis=1)
-        ask = reason if reason is not None else ("slot" if proactive and x.any() else None)
-        st[kernel.HOLD] = kernel.NO_HOLD
-        if ask is not None:
-            now = states[:, t]
-            if pending is not None:
-                # The compiled rule decided this slot (the policy's own rule: the same decision).
-                decision, pending = pending, None
-            else:
-                obs = Observation(t=t, reason=ask, platform=platform, states=past(states, t),
-                                  iteration=int(st[kernel.DONE]), iteration_start=iteration_start,
-                                  allocation=x.copy(), program=g >= t_prog,
-                                  data=d.copy(), needs=needs.copy(), progress=int(st[kernel.C]),
-                                  workload=int(st[kernel.WORKLOAD]))
-                decision = policy.decide(obs, rng)
-            decisions += 1
+        elif code == dk.FULL:
+            log_start = np.concatenate([log_start, np.zeros_like(log_start)])
+            log_alloc = np.concatenate([log_alloc, np.zeros_like(log_alloc)])
+        elif code == dk.BAD:
+            raise ValueError(_rejected(int(st[dk.ERROR]), new))
+        else:
+            ask = int(st[dk.ASKED])
+            obs = Observation(t=t, reason=REASONS[ask], platform=platform, states=past(states, t),
+                              iteration=int(st[kernel.DONE]), iteration_start=int(st[kernel.ITER_START]),
+                              allocation=x.copy(), program=g >= instance.T_prog, data=d.copy(),
+                              needs=needs.copy(), progress=int(st[kernel.C]), workload=int(st[kernel.WORKLOAD]))
+            decision = policy.decide(obs, rng)
+            st[dk.DECIDED] = 1
+            st[dk.DECISIONS] += 1
             if decision is not None:
-                new = _checked(decision, platform, now)
-                if ask == "slot":
-                    switches += 1
-                    per_iteration[-1] += 1
-                leaving = (x > 0) & (new == 0)
-                g[leaving & (g < t_prog)] = 0
-                np.minimum(d, new * t_data, out=d)
-                x[:] = new
-                st[kernel.WORKLOAD], st[kernel.C] = int((x * w).max()), 0
-                order = np.asarray(decision.order, dtype=np.int64)
-                st[kernel.QUEUED] = kernel.build_queue(order, g, d, t_prog, t_data, queue, needs)
-                entries.append({"start": t, "allocation": x.tolist()})
-                reason = None
-            elif ask == "slot":
+                order = _order(decision, platform)
+                if not dk.configure(order, states, x, g, d, needs, queue, st, rules.mu, rules.w, new, log_start,
+                                    log_alloc):
+                    raise ValueError(_rejected(int(st[dk.ERROR]), new))
+                if ask == dk.R_SLOT:
+                    st[dk.SWITCHES] += 1
+                    per_iter[st[kernel.DONE]] += 1
+            elif ask == dk.R_SLOT:
+                st[kernel.HOLD] = kernel.NO_HOLD
                 promise = getattr(policy, "hold", None)
                 if promise is not None:
-                    hold[kernel.HOLD_UP] = promise.up
-                    mode = kernel.HOLD_UP_SET
-                    if promise.program is not None:
-                        hold[kernel.HOLD_PROGRAM] = promise.program
-                        mode = kernel.HOLD_KEY
-                        if promise.needs is not None:
-                            hold[kernel.HOLD_NEEDS] = promise.needs
-                            mode = kernel.HOLD_KEY_NEEDS
-                    st[kernel.HOLD] = mode
+                    _promise(promise, hold, st)
             else:
-                if x.any():
-                    # Everybody leaves: a partial program and all data are lost (III-C), as in
-                    # any entry (the replay applies the same rule to this idle entry).
-                    g[(x > 0) & (g < t_prog)] = 0
-                    d[:] = 0
-                    x[:] = 0
-                    st[kernel.WORKLOAD] = st[kernel.C] = st[kernel.QUEUED] = 0
-                    needs[:] = 0
-                    entries.append({"start": t, "allocation": [0] * p})
-                reason = "wait"
-        st[kernel.T], st[kernel.STOP] = t, min(cap, states.shape[1])
-        st[kernel.ITER_START] = iteration_start
-        st[kernel.ONE_SLOT] = reason == "wait" or (proactive and x.any())
-        if rule is not None and reason is None:
-            from ._proactive_kernel import SWITCH, advance_rule
-
-            code = advance_rule(states, comm, x, g, d, needs, queue, st, hold, *rule, switch)
-            if code == SWITCH:
-                pending = Configuration(tuple(int(q) for q in switch))
-        else:
-            code = kernel.advance(states, comm, x, g, d, needs, queue, st, hold)
-        t = int(st[kernel.T])
-        if code == kernel.FINISHED or code == kernel.ITERATION:
-            completions.append(t - 1)
-            if code == kernel.FINISHED:
-                break
-            iteration_start = t
-            reason = "iteration"
-            per_iteration.append(0)
-        elif code == kernel.LOST:
-            reason = "down"
+                dk.wait(x, g, d, needs, st, log_start, log_alloc)
+    t = int(st[kernel.T])
     done = int(st[kernel.DONE])
-    decisions += int(st[kernel.HELD])
     makespan = t if done == big_k else None
+    entries = [{"start": int(s), "allocation": a} for s, a in
+               zip(log_start[:st[dk.ENTRIES]].tolist(), log_alloc[:st[dk.ENTRIES]].tolist())]
     if x.any() and t < instance.max_realization():
         # The run ends here (K iterations, or the cap): an idle entry says so, so that the replay,
         # which reads an extendable realization as far as the schedule's entries reach, reads it
         # all and sees nothing go on computing after it.
         entries.append({"start": t, "allocation": [0] * p})
-    length = t
     letters = np.frombuffer(LETTERS.encode(), dtype=np.uint8)
     schedule = {
         "configurations": entries,
-        "communication": [letters[row].tobytes().decode().rstrip(".") for row in comm[:, :length]],
-        "completions": completions,
+        "communication": [letters[row].tobytes().decode().rstrip(".") for row in comm[:, :t]],
+        "completions": completions[:done].tolist(),
     }
-    return Run(schedule=schedule, makespan=makespan, failed=makespan is None, iterations=done,
-               slots=length, decisions=decisions, switches=switches, switches_per_iteration=per_iteration)
+    return Run(schedule=schedule, makespan=makespan, failed=makespan is None, iterations=done, slots=t,
+               decisions=int(st[dk.DECISIONS] + st[kernel.HELD]), switches=int(st[dk.SWITCHES]),
+               switches_per_iteration=per_iter[:min(done + 1, big_k)].tolist())
 
 
-def _checked(decision: Configuration, platform: Platform, now: np.ndarray) -> np.ndarray:
-    """The allocation of ``decision``: ``m`` tasks on UP workers within ``mu`` (else a policy's bug)."""
-    x = decision.allocation(platform.p)
-    if len(decision.order) != platform.m or x.size != platform.p:
+def _order(decision: Configuration, platform: Platform) -> np.ndarray:
+    """The workers of ``decision``'s ``m`` tasks (else a policy's bug: ``ValueError``)."""
+    order = np.asarray(decision.order, dtype=np.int64)
+    if order.shape != (platform.m,) or np.any((order < 0) | (order >= platform.p)):
         raise ValueError(f"a configuration assigns the m = {platform.m} tasks, got order {decision.order}")
-    if np.any(x > platform.mu):
-        raise ValueError(f"allocation {x.tolist()} exceeds mu")
-    if np.any((x > 0) & (now != UP)):
-        raise ValueError(f"allocation {x.tolist()} enrolls a worker that is not UP")
-    return x
+    return order
 
 
+def _rejected(error: int, allocation: np.ndarray) -> str:
+    from . import _decision_kernel as dk
+
+    what = "exceeds mu" if error == dk.BAD_MU else "enrolls a worker that is not UP"
+    return f"allocation {allocation.tolist()} {what}"
+
+
+def _promise(promise: Hold, hold: np.ndarray, st: np.ndarray) -> None:
+    """Install a proactive policy's :class:`Hold` for :func:`._simulator_kernel.advance`."""
+    from . import _simulator_kernel as kernel
+
+    hold[kernel.HOLD_UP] = promise.up
+    mode = kernel.HOLD_UP_SET
+    if promise.program is not None:
+        hold[kernel.HOLD_PROGRAM] = promise.program
+        mode = kernel.HOLD_KEY
+        if promise.needs is not None:
+            hold[kernel.HOLD_NEEDS] = promise.needs
+            mode = kernel.HOLD_KEY_NEEDS
+    st[kernel.HOLD] = mode
 
 
 @dataclass(frozen=True)

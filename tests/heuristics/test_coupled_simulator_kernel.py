@@ -192,7 +192,7 @@ def test_the_compiled_rule_takes_the_decisions_of_decide():
     for i, instance in enumerate(sample(4, seed=5)):
         for name in ("P-IP", "E-IE", "Y-IY", "P-IY"):
             pol = policy(name)
-            pol.rule = lambda: None
+            pol.compiled = lambda: None
             python = simulate(instance, pol, np.random.default_rng(i), cap=2000)
             compiled = simulate(instance, policy(name), np.random.default_rng(i), cap=2000)
             assert dataclasses.asdict(python) == dataclasses.asdict(compiled)
