@@ -49,9 +49,12 @@ def _p_nd(q, t, rows, pow2, big_t):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _value(alloc, needs, n_com, span1, rows, pow2, big_t, p_plus, e_c, power, work, conditional, out,
+def _value(members, count, needs, n_com, span1, rows, pow2, big_t, p_plus, e_c, power, work, conditional, out,
            with_prob=True):
     """``out = (P, E)`` of one set: ``P^(S)(W) P_comm`` and ``E_comm + E^(S)(W)`` (Section V).
+
+    The set is ``members[:count]``, in increasing processor order (the order of numpy's sums
+    and products over a mask).
 
     ``E_comm = max(max_q E^(q)(n_q), sum_q n_q / n_com)`` (NaN if a span is NaN, as numpy's
     ``max``); ``P_comm = prod_{q in S} P_ND^(q)(ceil E_comm)`` in processor order, ``2^61``
@@ -61,14 +64,14 @@ def _value(alloc, needs, n_com, span1, rows, pow2, big_t, p_plus, e_c, power, wo
     top = 0.0
     nan = False
     total = 0
-    for q in range(alloc.shape[0]):
-        if alloc[q] > 0:
-            total += needs[q]
-            v = span1[needs[q], q]
-            if v != v:
-                nan = True
-            elif v > top:
-                top = v
+    for i in range(count):
+        q = members[i]
+        total += needs[q]
+        v = span1[needs[q], q]
+        if v != v:
+            nan = True
+        elif v > top:
+            top = v
     time = total / n_com
     if nan:
         time = np.nan
@@ -81,9 +84,8 @@ def _value(alloc, needs, n_com, span1, rows, pow2, big_t, p_plus, e_c, power, wo
         else:
             slots = np.int64(_MAX_SLOTS)
         success = 1.0
-        for q in range(alloc.shape[0]):
-            if alloc[q] > 0:
-                success = success * _p_nd(q, slots, rows, pow2, big_t)
+        for i in range(count):
+            success = success * _p_nd(members[i], slots, rows, pow2, big_t)
     steps = float(work) - 1.0
     if conditional:
         gap = e_c / p_plus if p_plus > 0 else np.inf
@@ -156,7 +158,13 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
     p = w.shape[0]
     x = np.zeros(p, dtype=np.int64)
     cands = np.empty(p, dtype=np.int64)
+    # The set so far, incrementally: its members in processor order, key, W and needs n_q; a
+    # candidate's set differs in one worker only.
+    members = np.empty(p, dtype=np.int64)
     grown = np.empty(p, dtype=np.int64)
+    count = 0
+    key_x = 0
+    work_x = 0
     needs = np.zeros(p, dtype=np.int64)
     out = np.empty(2)
     for step in range(m):
@@ -169,15 +177,10 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
         best_score = 0.0
         nan = False
         for i in range(k):
-            work = 0
-            for q in range(p):
-                grown[q] = x[q] + (1 if q == cands[i] else 0)
-                if grown[q] * w[q] > work:
-                    work = grown[q] * w[q]
-                needs[q] = 0
-                if grown[q] > 0:
-                    needs[q] = max(grown[q] * t_data - data[q], 0) + (0 if program[q] else t_prog)
-            key = _key(grown)
+            c = cands[i]
+            xc = x[c] + 1
+            work = max(work_x, xc * w[c])
+            key = key_x | (np.int64(1) << c)
             row = find_set(set_keys, key)
             power_row = find_power(power_keys, key, work) if row >= 0 else -1
             if power_row < 0:
@@ -185,8 +188,25 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
                     for q in range(p):
                         batch[r, q] = x[q] + (1 if q == cands[r] else 0)
                 return k
-            _value(grown, needs, n_com, span1, rows, pow2, big_t, set_values[row, 0], set_values[row, 1],
-                   power_values[power_row], work, conditional, out, criterion != IE)
+            if x[c] > 0:
+                size = count
+                grown[:count] = members[:count]
+            else:
+                size = 0
+                for j in range(count):
+                    if members[j] > c and size == j:
+                        grown[size] = c
+                        size += 1
+                    grown[size] = members[j]
+                    size += 1
+                if size == count:
+                    grown[size] = c
+                    size += 1
+            kept = needs[c]
+            needs[c] = max(xc * t_data - data[c], 0) + (0 if program[c] else t_prog)
+            _value(grown, size, needs, n_com, span1, rows, pow2, big_t, set_values[row, 0],
+                   set_values[row, 1], power_values[power_row], work, conditional, out, criterion != IE)
+            needs[c] = kept
             prob, span = out[0], out[1]
             if criterion == IE:
                 score = -span
@@ -205,7 +225,17 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
             elif i == 0 or score > best_score:
                 best, best_score = i, score
         q = cands[best]
+        if x[q] == 0:
+            j = count
+            while j > 0 and members[j - 1] > q:
+                members[j] = members[j - 1]
+                j -= 1
+            members[j] = q
+            count += 1
         x[q] += 1
+        key_x |= np.int64(1) << q
+        work_x = max(work_x, x[q] * w[q])
+        needs[q] = max(x[q] * t_data - data[q], 0) + (0 if program[q] else t_prog)
         order[step] = q
     return -1
 
@@ -222,7 +252,13 @@ def value_of(x, needs, work, w, n_com, span1, rows, pow2, big_t, conditional, se
     power_row = find_power(power_keys, key, work) if row >= 0 else -1
     if power_row < 0:
         return False
-    _value(x, needs, n_com, span1, rows, pow2, big_t, set_values[row, 0], set_values[row, 1],
+    members = np.empty(x.shape[0], dtype=np.int64)
+    count = 0
+    for q in range(x.shape[0]):
+        if x[q] > 0:
+            members[count] = q
+            count += 1
+    _value(members, count, needs, n_com, span1, rows, pow2, big_t, set_values[row, 0], set_values[row, 1],
            power_values[power_row], work, conditional, out)
     return True
 

@@ -132,9 +132,9 @@ class Proactive:
             p, m = platform.p, platform.m
             memo = Dict.empty(types.UniTuple(types.int64, 2), types.int64)
             self._rule = (MEASURES.index(self.measure), self.criterion.name == "IY", memo,
-                          np.zeros((_RULE_MEMO, m), dtype=np.int64), np.zeros((_RULE_MEMO, p), dtype=np.int64),
-                          np.zeros((_RULE_MEMO, 2)), np.zeros(_RULE_MEMO, dtype=np.int64),
-                          np.zeros(1, dtype=np.int64))
+                          np.zeros((_RULE_MEMO, m), dtype=np.int64),
+                          np.zeros((_RULE_MEMO, p), dtype=np.int64), np.zeros((_RULE_MEMO, 2)),
+                          np.zeros(_RULE_MEMO, dtype=np.int64), np.zeros(1, dtype=np.int64))
 
     def compiled(self) -> tuple | None:
         """The decisions the simulator may take in compiled code (:func:`._decision_kernel.arguments`).

@@ -265,10 +265,14 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
     log_alloc = np.zeros((64, p), dtype=np.int64)
     completions = np.zeros(big_k, dtype=np.int64)
     per_iter = np.zeros(big_k + 1, dtype=np.int64)
+    play = None
     while True:
         st[kernel.STOP] = min(cap, states.shape[1])
-        code = dk.play(states, comm, x, g, d, needs, queue, st, hold, new, log_start, log_alloc, completions,
-                       per_iter, rng, rules)
+        args = (states, comm, x, g, d, needs, queue, st, hold, new, log_start, log_alloc, completions,
+                per_iter, rng, rules)
+        if play is None:
+            play = dk.entry(args)
+        code = play(*args)
         if code == kernel.FINISHED:
             break
         t = int(st[kernel.T])
@@ -277,9 +281,11 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
                 break
             states = instance.realization(min(cap, 4 * t))
             comm = np.concatenate([comm, np.zeros((p, states.shape[1] - t), dtype=np.int8)], axis=1)
+            play = None
         elif code == dk.FULL:
             log_start = np.concatenate([log_start, np.zeros_like(log_start)])
             log_alloc = np.concatenate([log_alloc, np.zeros_like(log_alloc)])
+            play = None
         elif code == dk.BAD:
             raise ValueError(_rejected(int(st[dk.ERROR]), new))
         else:
@@ -287,14 +293,15 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
             obs = Observation(t=t, reason=REASONS[ask], platform=platform, states=past(states, t),
                               iteration=int(st[kernel.DONE]), iteration_start=int(st[kernel.ITER_START]),
                               allocation=x.copy(), program=g >= instance.T_prog, data=d.copy(),
-                              needs=needs.copy(), progress=int(st[kernel.C]), workload=int(st[kernel.WORKLOAD]))
+                              needs=needs.copy(), progress=int(st[kernel.C]),
+                              workload=int(st[kernel.WORKLOAD]))
             decision = policy.decide(obs, rng)
             st[dk.DECIDED] = 1
             st[dk.DECISIONS] += 1
             if decision is not None:
                 order = _order(decision, platform)
-                if not dk.configure(order, states, x, g, d, needs, queue, st, rules.mu, rules.w, new, log_start,
-                                    log_alloc):
+                if not dk.configure(order, states, x, g, d, needs, queue, st, rules.mu, rules.w, new,
+                                    log_start, log_alloc):
                     raise ValueError(_rejected(int(st[dk.ERROR]), new))
                 if ask == dk.R_SLOT:
                     st[dk.SWITCHES] += 1
@@ -309,8 +316,9 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
     t = int(st[kernel.T])
     done = int(st[kernel.DONE])
     makespan = t if done == big_k else None
-    entries = [{"start": int(s), "allocation": a} for s, a in
-               zip(log_start[:st[dk.ENTRIES]].tolist(), log_alloc[:st[dk.ENTRIES]].tolist())]
+    n = int(st[dk.ENTRIES])
+    entries = [{"start": s, "allocation": a}
+               for s, a in zip(log_start[:n].tolist(), log_alloc[:n].tolist(), strict=True)]
     if x.any() and t < instance.max_realization():
         # The run ends here (K iterations, or the cap): an idle entry says so, so that the replay,
         # which reads an extendable realization as far as the schedule's entries reach, reads it
