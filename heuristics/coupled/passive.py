@@ -74,7 +74,9 @@ def estimates_for(platform: Platform, name: str) -> MarkovEstimates:
 _MAX_NEEDS = 1 << 16
 #: Rows of the compiled evaluation's tables of sets and of powers by set and ``W`` (powers of 2;
 #: emptied when half full).
-_SETS, _POWERS = 1 << 15, 1 << 16
+_SETS, _POWERS = 1 << 15, 1 << 18
+#: Most workloads whose powers :meth:`SetEstimates.value` learns ahead at once.
+_AHEAD = 4096
 
 
 class SetEstimates:
@@ -180,8 +182,13 @@ class SetEstimates:
         while not value_of(x, needs, work, self.w, pf.n_com, self.span1, self.estimates._rows,
                            self.estimates._pow2, self.estimates.T, self.conditional, self.set_keys,
                            self.set_values, self.power_keys, self.power_values, out):
-            # The numpy path's batch for one allocation is that set alone.
+            # The numpy path's batch for one allocation is that set alone. A proactive policy then
+            # values the same configuration at every slot with one computation slot less: its
+            # powers for the smaller workloads come along (an elementwise power's bits do not
+            # depend on its batch; the set's values are in the estimates' memo by now).
             self._learn(x[None, :], np.array([work], dtype=np.int64))
+            if 1 < work <= _AHEAD:
+                self._learn(np.repeat(x[None, :], work - 1, axis=0), np.arange(1, work, dtype=np.int64))
         return float(out[0]), float(out[1])
 
 
