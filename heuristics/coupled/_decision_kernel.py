@@ -269,7 +269,7 @@ def play(states, comm, x, g, d, needs, queue, st, hold, new, log_start, log_allo
             if not r.rule:
                 st[ASKED] = ask
                 return ASK
-            verdict = _decide(states, x, g, needs, st, r.mu, r.m, r.w, r.n_com, r.tables, r.criterion,
+            verdict = _decide(states, x, g, needs, st, hold, r.mu, r.m, r.w, r.n_com, r.tables, r.criterion,
                               r.measure, r.timed, r.memo, r.fresh_order, r.fresh_x, r.fresh_parts,
                               r.fresh_found, r.count, r.x2, r.parts, r.order)
             if verdict == _ASK:

@@ -13,7 +13,22 @@ import numpy as np
 from numba import njit
 
 from ._estimates_kernel import assign_tasks, value_of
-from ._simulator_kernel import ITER_START, T_DATA, T_PROG, WORKLOAD, C, T
+from ._simulator_kernel import (
+    HOLD,
+    HOLD_KEY,
+    HOLD_KEY_NEEDS,
+    HOLD_NEEDS,
+    HOLD_PROGRAM,
+    HOLD_UP,
+    HOLD_UP_SET,
+    ITER_START,
+    T_DATA,
+    T_PROG,
+    WORKLOAD,
+    C,
+    T,
+)
+from .proactive import _MONOTONE_T, _TINY
 
 #: :func:`_decide`'s verdict when the rule switches (``order`` holds the fresh configuration).
 SWITCH = 10
@@ -21,6 +36,16 @@ SWITCH = 10
 P, E, Y = 0, 1, 2
 _KEEP, _ASK = 0, 1
 _UP = 0
+
+
+@njit(cache=True, nogil=True)
+def _promise(states, t, g, needs, t_prog, hold, st, mode):
+    """Leave :meth:`.proactive.Proactive.decide`'s promise (:class:`.simulator.Hold`) after a "keep"."""
+    for q in range(g.shape[0]):
+        hold[HOLD_UP, q] = states[q, t] == _UP
+        hold[HOLD_PROGRAM, q] = g[q] >= t_prog
+        hold[HOLD_NEEDS, q] = needs[q]
+    st[HOLD] = mode
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -75,9 +100,12 @@ def _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, tables, crite
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _decide(states, x, g, needs, st, mu, m, w, n_com, tables, criterion, measure, timed, memo, fresh_order,
-            fresh_x, fresh_parts, fresh_found, count, x2, parts, order):
+def _decide(states, x, g, needs, st, hold, mu, m, w, n_com, tables, criterion, measure, timed, memo,
+            fresh_order, fresh_x, fresh_parts, fresh_found, count, x2, parts, order):
     """:meth:`.proactive.Proactive.decide` at slot ``st[T]``: keep, switch (``order``), or ask Python.
+
+    After a "keep" it leaves the promise ``decide`` would leave (``hold``, ``st[HOLD]``), by the
+    same proofs.
 
     ``tables``: the compiled evaluation's (span table, ``M_q^t`` rows, ``M_q^(2^j)``, ``T``,
     conditional, and the tables of set values and powers); ``memo`` (key (UP set, programs) ->
@@ -126,6 +154,7 @@ def _decide(states, x, g, needs, st, mu, m, w, n_com, tables, criterion, measure
             x2[:] = fresh_x[i]
             parts[:] = fresh_parts[i]
     if found == 0:
+        _promise(states, t, g, needs, t_prog, hold, st, HOLD_UP_SET)
         return _KEEP
     same = True
     for q in range(p):
@@ -133,6 +162,8 @@ def _decide(states, x, g, needs, st, mu, m, w, n_com, tables, criterion, measure
             same = False
             break
     if same:
+        if not timed:
+            _promise(states, t, g, needs, t_prog, hold, st, HOLD_KEY)
         return _KEEP
     fresh_value = _value(measure, parts[0], parts[1], elapsed)
     remaining = st[WORKLOAD] - st[C]
@@ -144,4 +175,11 @@ def _decide(states, x, g, needs, st, mu, m, w, n_com, tables, criterion, measure
         return _ASK
     current = _value(measure, parts[0], parts[1], elapsed)
     better = fresh_value < current if measure == E else fresh_value > current
-    return SWITCH if better else _KEEP
+    if better:
+        return SWITCH
+    if not timed and big_t < _MONOTONE_T:
+        if measure == E and (current == current or fresh_value != fresh_value):
+            _promise(states, t, g, needs, t_prog, hold, st, HOLD_KEY)
+        elif measure == P and (current >= _TINY or fresh_value != fresh_value):
+            _promise(states, t, g, needs, t_prog, hold, st, HOLD_KEY_NEEDS)
+    return _KEEP

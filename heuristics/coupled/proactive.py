@@ -58,6 +58,8 @@ _RULE_MEMO = 1 << 14
 #: A P-hold needs the kept probability at least this: its power ``P_+^(W-c-1)`` is then a normal
 #: float, far from the subnormal range where a larger exponent could round to a larger power.
 _TINY = 1e-290
+#: The P and E promises need the estimates' truncation ``T`` below this (:meth:`Proactive.decide`).
+_MONOTONE_T = 2**30
 
 
 def components(est: MarkovEstimates, platform: Platform, formula: str, x: np.ndarray, needs: np.ndarray,
@@ -123,7 +125,7 @@ class Proactive:
         self._fresh = {}
         self.hold = None
         # The P and E promises need 1 - P_+ >= 1 / (1 + T) far above a power's rounding error.
-        self._monotone = est.T < 2**30
+        self._monotone = est.T < _MONOTONE_T
         self._rule = None
         if self.criterion.engine is not None:
             from numba import types
