@@ -47,8 +47,8 @@ from ._simulator_kernel import (
 #: decision is due (a ``R_*`` code), whether Python took the decision at ``st[T]`` already, the
 #: decisions and switches so far, the entries logged, the decision Python is asked for, and what
 #: was wrong with a configuration (``BAD_*``).
-REASON, DECIDED, DECISIONS, SWITCHES, ENTRIES, ASKED, ERROR = range(14, 21)
-REGISTER = 21
+REASON, DECIDED, DECISIONS, SWITCHES, ENTRIES, ASKED, ERROR = range(ITER_START + 1, ITER_START + 8)
+REGISTER = ERROR + 1
 #: ``st[REASON]``: no decision due (but a proactive policy's slot decision), an iteration starts,
 #: an enrolled worker was DOWN, the master waits; and the proactive slot decision.
 R_NONE, R_ITERATION, R_DOWN, R_WAIT, R_SLOT = -1, 0, 1, 2, 3

@@ -3,8 +3,8 @@
 Between two decision points a run is deterministic: the master serves its FIFO queue, the
 configuration computes when it can, DOWN slots wipe programs and data. :func:`advance` plays
 those slots exactly as :mod:`.simulator`'s rules say (the pure-Python loop it replaced is kept
-as the oracle in ``tests/coupled_online_oracle.py``) and returns at the next decision point;
-Python keeps the policy calls and the schedule's bookkeeping. It shares no code with the replay
+as the oracle in ``tests/coupled_online_oracle.py``) and returns at the next decision point,
+where :func:`._decision_kernel.play` decides (or asks Python). It shares no code with the replay
 verifier's kernel (``volsched.solvers.coupled._replay_kernel``).
 
 Kept apart so that importing the heuristics does not import numba; :mod:`.simulator` imports it
@@ -18,8 +18,8 @@ from numba import njit
 
 #: Slots of the scalar register ``st`` of :func:`advance` (``ITER_START``: the slot the iteration
 #: began, for the proactive rule of :mod:`._proactive_kernel`).
+#: :mod:`._decision_kernel` adds its own slots after these.
 T, STOP, C, WORKLOAD, DONE, QUEUED, ONE_SLOT, N_COM, T_PROG, T_DATA, K, HELD, HOLD, ITER_START = range(14)
-REGISTER = 14
 #: Rows of ``hold`` (int64 (6, p)): who was UP, who held the program, the needs, at the promise;
 #: then scratch rows of :func:`advance` (allocated once per run, not once per call).
 HOLD_UP, HOLD_PROGRAM, HOLD_NEEDS, _SEEN, _SENT, _KINDS = 0, 1, 2, 3, 4, 5

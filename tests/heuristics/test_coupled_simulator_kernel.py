@@ -196,3 +196,59 @@ def test_the_compiled_rule_takes_the_decisions_of_decide():
             python = simulate(instance, pol, np.random.default_rng(i), cap=2000)
             compiled = simulate(instance, policy(name), np.random.default_rng(i), cap=2000)
             assert dataclasses.asdict(python) == dataclasses.asdict(compiled)
+
+
+def counting(pol):
+    """``pol`` with its ``decide`` calls counted in ``pol.calls``."""
+    decide = pol.decide
+    pol.calls = 0
+
+    def counted(observation, rng):
+        pol.calls += 1
+        return decide(observation, rng)
+
+    pol.decide = counted
+    return pol
+
+
+def test_the_kernel_takes_the_passive_and_random_decisions():
+    """RANDOM always decides in the compiled loop; H does once the values it needs are known."""
+    instance = paper_realization(10, 5, 6, 2, 3, slots=2000)
+    for name in ("RANDOM", "IE", "IAY"):
+        pol = counting(policy(name))
+        run = simulate(instance, pol, np.random.default_rng(1), cap=50_000)
+        assert run.decisions > 100
+        assert pol.calls < run.decisions / 2, (name, pol.calls, run.decisions)
+        if name == "RANDOM":
+            assert pol.calls == 0
+
+
+@pytest.mark.parametrize("name", ["RANDOM", "IP", "IY", "P-IAY", "Y-IE"])
+def test_decisions_taken_in_python_or_in_the_kernel_are_the_same(name):
+    """With no compiled decisions (every decision asked of ``decide``, but those a proactive policy's
+    own promises cover) the runs are the same."""
+    for i, instance in enumerate(sample(4, seed=7)):
+        pol = counting(policy(name))
+        pol.compiled = lambda: None
+        python = simulate(instance, pol, np.random.default_rng(i), cap=2000)
+        assert pol.calls == python.decisions or pol.proactive
+        compiled = simulate(instance, policy(name), np.random.default_rng(i), cap=2000)
+        assert dataclasses.asdict(python) == dataclasses.asdict(compiled)
+
+
+@pytest.mark.parametrize(("order", "fragment"), [
+    ((1, 2, 3, 1), "a configuration assigns the m = 5 tasks"),
+    ((1, 2, 3, 1, 9), "a configuration assigns the m = 5 tasks"),
+    ((0, 1, 1, 2, 3), "enrolls a worker that is not UP"),
+    ((4, 1, 1, 2, 3), "enrolls a worker that is not UP"),
+])
+def test_a_policy_configuration_that_breaks_a_rule_is_refused(order, fragment):
+    """P_0 is DOWN and P_4 RECLAIMED at slot 0 of Figure 1: a policy may not enroll them."""
+    with pytest.raises(ValueError, match=fragment):
+        simulate(figure1(), Fixed(order), np.random.default_rng(0))
+
+
+def test_a_configuration_beyond_mu_is_refused():
+    instance = dataclasses.replace(figure1(), mu=[1, 1, 1, 1, 1])
+    with pytest.raises(ValueError, match=r"allocation \[0, 2, 1, 1, 1\] exceeds mu"):
+        simulate(instance, Fixed((1, 1, 2, 3, 4)), np.random.default_rng(0))
