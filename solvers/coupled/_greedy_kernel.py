@@ -1,0 +1,368 @@
+"""Compiled (numba) loop of the ``full`` greedy (:mod:`.full_greedy`, issue 15).
+
+The algorithm is :mod:`.full_greedy`'s module docstring, step for step as its pure-Python
+loop did (``tests/coupled_greedy_oracle.py`` keeps that loop as the oracle: same schedules,
+bit for bit). A paper realization at m = 10 needs about 300,000 greedy steps over 10^6 slots,
+which took the Python loop 166 s (45 us per candidate attempt).
+
+:func:`tables` reads the realization once; :func:`steps` runs at most ``budget`` steps and
+returns, so that the caller can check its deadline and grow the entry arrays between calls.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Returns of :func:`steps`: ``K`` completions; the budget spent; the entry arrays full; the
+#: realization's end reached first.
+DONE, MORE, FULL, OUT = 0, 1, 2, 3
+
+#: ``state`` slots of :func:`steps`: the current slot, entries and completions recorded.
+T0, ENTRIES, COMPLETED = 0, 1, 2
+
+_UP, _DOWN = 0, 2
+_PROG, _DATA = 1, 2
+
+
+@njit(cache=True, nogil=True)
+def tables(avail):
+    """``(next_down, next_off, next_rise, count)`` of a realization ``avail`` (int8, ``(p, H)``).
+
+    ``next_down[q, t]`` and ``next_off[q, t]``: the first slot ``>= t`` where ``q`` is DOWN,
+    resp. not UP (``H`` if none), for ``t = 0..H``; ``next_rise[t]``: the first slot ``> t``
+    where some processor becomes UP; ``count[q, t]``: the UP slots of ``q`` before ``t``.
+    """
+    p, horizon = avail.shape
+    next_down = np.empty((p, horizon + 1), dtype=np.int32)
+    next_off = np.empty((p, horizon + 1), dtype=np.int32)
+    count = np.empty((p, horizon + 1), dtype=np.int32)
+    for q in range(p):
+        down = off = horizon
+        next_down[q, horizon] = next_off[q, horizon] = horizon
+        for t in range(horizon - 1, -1, -1):
+            if avail[q, t] == _DOWN:
+                down = t
+            if avail[q, t] != _UP:
+                off = t
+            next_down[q, t], next_off[q, t] = down, off
+        seen = 0
+        count[q, 0] = 0
+        for t in range(horizon):
+            if avail[q, t] == _UP:
+                seen += 1
+            count[q, t + 1] = seen
+    next_rise = np.empty(horizon + 1, dtype=np.int32)
+    next_rise[horizon] = rise = horizon
+    for t in range(horizon - 1, -1, -1):
+        next_rise[t] = rise
+        if t > 0:
+            for q in range(p):
+                if avail[q, t] == _UP and avail[q, t - 1] != _UP:
+                    rise = t
+                    break
+    return next_down, next_off, next_rise, count
+
+
+@njit(cache=True, nogil=True)
+def _water_fill(chosen, k, w, cap, m, x):
+    """Fill ``x`` with ``m`` tasks on ``chosen[:k]`` (one each, then the smallest ``(x + 1) w``).
+
+    Ties go to the lower index, as the heap of ``((x + 1) w, q)`` pairs did. False when the
+    caps cannot hold ``m`` tasks.
+    """
+    room = 0
+    for i in range(k):
+        room += cap[chosen[i]]
+    if k > m or room < m:
+        return False
+    x[:] = 0
+    for i in range(k):
+        x[chosen[i]] = 1
+    for _ in range(m - k):
+        best, best_v = -1, 0
+        for i in range(k):
+            q = chosen[i]
+            if x[q] < cap[q]:
+                v = (x[q] + 1) * w[q]
+                if best < 0 or v < best_v or (v == best_v and q < best):
+                    best, best_v = q, v
+        x[best] += 1
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _attempt(x, t0, prog, limit, record, avail, next_down, next_off, count, w, n_com, t_prog, t_data,
+             rows, need_p, need_d, waiting, send_q, send_t, send_c):
+    """One attempt of ``x`` from ``t0``: ``(completion or -1, failure slot, transfers recorded)``.
+
+    Transfers go to the UP workers with the most left to receive (a stable order: the lower
+    index first among equals), at most ``n_com`` per slot; with no more workers than ``n_com``
+    each receives in each of its UP slots, found from ``count`` unless ``record``.
+    """
+    p, horizon = avail.shape
+    n = 0
+    fail = horizon
+    for q in range(p):
+        if x[q] > 0:
+            rows[n] = q
+            need_p[n] = t_prog - prog[q]
+            need_d[n] = x[q] * t_data
+            fail = min(fail, next_down[q, t0])
+            n += 1
+    end = min(fail, limit)
+    sent = 0
+    t = t0
+    if n <= n_com and not record:
+        for i in range(n):
+            need = need_p[i] + need_d[i]
+            if need:
+                q = rows[i]
+                t = max(t, np.searchsorted(count[q], count[q, t0] + need))
+    else:
+        left = 0
+        for i in range(n):
+            left += need_p[i] + need_d[i]
+        while left:
+            if t >= end:
+                return -1, fail, sent
+            k = 0
+            for i in range(n):
+                if avail[rows[i], t] == _UP and need_p[i] + need_d[i]:
+                    # insertion into a stable descending order of what is left to receive
+                    j = k
+                    while j > 0 and need_p[waiting[j - 1]] + need_d[waiting[j - 1]] < need_p[i] + need_d[i]:
+                        waiting[j] = waiting[j - 1]
+                        j -= 1
+                    waiting[j] = i
+                    k += 1
+            for j in range(min(k, n_com)):
+                i = waiting[j]
+                send_q[sent], send_t[sent] = rows[i], t
+                if need_p[i]:
+                    need_p[i] -= 1
+                    send_c[sent] = _PROG
+                else:
+                    need_d[i] -= 1
+                    send_c[sent] = _DATA
+                sent += 1
+                left -= 1
+            t += 1
+    if t >= end:
+        return -1, fail, sent
+    workload = 0
+    for i in range(n):
+        workload = max(workload, x[rows[i]] * w[rows[i]])
+    done = 0
+    s = t
+    while s < end:
+        block = end
+        for i in range(n):
+            block = min(block, next_off[rows[i], s])
+        if block > s:  # slots s .. block - 1 have every worker UP
+            if done + block - s >= workload:
+                return s + workload - done - 1, fail, sent
+            done += block - s
+            s = block
+        else:
+            s += 1
+    return -1, fail, sent
+
+
+@njit(cache=True, nogil=True)
+def _sort_by(order, k, key, w):
+    """Sort ``order[:k]`` by ``(key[q], w[q], q)``."""
+    for a in range(1, k):
+        q = order[a]
+        b = a
+        while b > 0:
+            r = order[b - 1]
+            if key[r] < key[q] or (key[r] == key[q] and (w[r] < w[q] or (w[r] == w[q] and r < q))):
+                break
+            order[b] = r
+            b -= 1
+        order[b] = q
+
+
+@njit(cache=True, nogil=True)
+def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com, t_prog, t_data,
+          all_subsets, state, prog, current, starts, allocations, completions, comm, budget):
+    """Run at most ``budget`` greedy steps from ``state``; return :data:`DONE` .. :data:`OUT`.
+
+    ``state`` (:data:`T0`, :data:`ENTRIES`, :data:`COMPLETED`), ``prog`` (program progress at
+    ``t0``), ``current`` (the allocation in force), ``starts``/``allocations`` (the entries),
+    ``completions`` and ``comm`` (int8 ``(p, H)`` transfer codes) are updated in place, so that
+    a call resumes where the last one stopped.
+    """
+    p, horizon = avail.shape
+    t0, n_entries, n_done = state[T0], state[ENTRIES], state[COMPLETED]
+    size = p * t_prog + m * t_data
+    rows = np.empty(p, dtype=np.int64)
+    need_p = np.empty(p, dtype=np.int64)
+    need_d = np.empty(p, dtype=np.int64)
+    waiting = np.empty(p, dtype=np.int64)
+    send_q = np.empty(size, dtype=np.int64)
+    send_t = np.empty(size, dtype=np.int64)
+    send_c = np.empty(size, dtype=np.int8)
+    ready = np.empty(p, dtype=np.int64)
+    orders = np.empty((4, p), dtype=np.int64)
+    key = np.zeros(p, dtype=np.int64)
+    chosen = np.empty(p, dtype=np.int64)
+    stamp = np.zeros(p, dtype=np.int64)
+    x = np.zeros(p, dtype=np.int64)
+    best = np.zeros(p, dtype=np.int64)
+    longest = np.zeros(p, dtype=np.int64)
+    code = DONE
+    taken = 0
+    mark = 0
+    while n_done < big_k:
+        if t0 >= horizon:
+            code = OUT
+            break
+        if taken == budget:
+            code = MORE
+            break
+        if n_entries == starts.shape[0]:
+            code = FULL
+            break
+        taken += 1
+        nr = 0
+        for q in range(p):
+            if avail[q, t0] == _UP:
+                ready[nr] = q
+                nr += 1
+        best_t, first_fail, last_fail = horizon, horizon, -1
+        found = has_longest = False
+        n_sets = 1 if nr <= all_subsets else 4
+        # candidates: each single processor that holds m tasks, then sets of k >= 2 (a set of one
+        # is such a single or holds too few), in the Python loop's order
+        for c in range(-1, n_sets):
+            top = min(m, nr)
+            if c == -1:
+                top = nr
+            elif nr > all_subsets:
+                for i in range(nr):
+                    orders[c, i] = ready[i]
+                    q = ready[i]
+                    key[q] = (0 if c == 0 else -next_down[q, t0] if c == 1
+                              else -next_off[q, t0] if c == 2 else -prog[q])
+                _sort_by(orders[c], nr, key, w)
+            k = 2 if c >= 0 else 1
+            combo = np.arange(k)
+            while True:
+                if c == -1:
+                    if k > top:
+                        break
+                    q = ready[k - 1]
+                    k += 1
+                    if cap[q] < m:
+                        continue
+                    x[:] = 0
+                    x[q] = m
+                elif nr <= all_subsets:
+                    if k > top:
+                        break
+                    for i in range(k):
+                        chosen[i] = ready[combo[i]]
+                    # the next combination of k among nr, in lexicographic order (then k + 1)
+                    i = k - 1
+                    while i >= 0 and combo[i] == nr - k + i:
+                        i -= 1
+                    size_k = k
+                    if i < 0:
+                        k += 1
+                        combo = np.arange(k)
+                    else:
+                        combo[i] += 1
+                        for j in range(i + 1, k):
+                            combo[j] = combo[j - 1] + 1
+                    if not _water_fill(chosen, size_k, w, cap, m, x):
+                        continue
+                else:
+                    if k > top:
+                        break
+                    size_k = k
+                    k += 1
+                    mark += 1
+                    for i in range(size_k):
+                        chosen[i] = orders[c, i]
+                        stamp[chosen[i]] = mark
+                    repeated = False
+                    for e in range(c):
+                        same = 0
+                        for i in range(size_k):
+                            same += stamp[orders[e, i]] == mark
+                        if same == size_k:
+                            repeated = True
+                            break
+                    if repeated or not _water_fill(chosen, size_k, w, cap, m, x):
+                        continue
+                done, fail, _ = _attempt(x, t0, prog, best_t, False, avail, next_down, next_off, count,
+                                         w, n_com, t_prog, t_data, rows, need_p, need_d, waiting,
+                                         send_q, send_t, send_c)
+                first_fail = min(first_fail, fail)
+                if fail > last_fail:
+                    last_fail = fail
+                    longest[:] = x
+                    has_longest = True
+                if done >= 0 and done < best_t:
+                    best[:] = x
+                    best_t = done
+                    found = True
+        if not found:
+            nxt = min(first_fail + 1, next_rise[t0])
+            sent = 0
+            if has_longest:
+                _, _, sent = _attempt(longest, t0, prog, nxt, True, avail, next_down, next_off, count,
+                                      w, n_com, t_prog, t_data, rows, need_p, need_d, waiting,
+                                      send_q, send_t, send_c)
+            programs = 0
+            for j in range(sent):
+                if send_c[j] == _PROG and send_t[j] < nxt:
+                    programs += 1
+            busy = False
+            for q in range(p):
+                busy |= current[q] > 0
+            if programs or busy:
+                target = longest if programs else np.zeros(p, dtype=np.int64)
+                starts[n_entries] = t0
+                allocations[n_entries] = target
+                n_entries += 1
+                for q in range(p):  # a worker that leaves loses a partial program (Section III-C)
+                    if current[q] > 0 and target[q] == 0 and prog[q] < t_prog:
+                        prog[q] = 0
+                current[:] = target
+                for j in range(sent):
+                    if send_c[j] == _PROG and send_t[j] < nxt:
+                        comm[send_q[j], send_t[j]] = _PROG
+                        prog[send_q[j]] += 1
+            for q in range(p):
+                if next_down[q, t0] < nxt:
+                    prog[q] = 0
+            t0 = nxt
+            continue
+        continuing = n_done > 0 and completions[n_done - 1] == t0 - 1
+        for q in range(p):
+            continuing &= current[q] == best[q]
+        if not continuing:
+            starts[n_entries] = t0
+            allocations[n_entries] = best
+            n_entries += 1
+            for q in range(p):
+                if current[q] > 0 and best[q] == 0 and prog[q] < t_prog:
+                    prog[q] = 0
+        _, _, sent = _attempt(best, t0, prog, horizon, True, avail, next_down, next_off, count,
+                              w, n_com, t_prog, t_data, rows, need_p, need_d, waiting, send_q, send_t, send_c)
+        for j in range(sent):
+            comm[send_q[j], send_t[j]] = send_c[j]
+        for q in range(p):
+            if next_down[q, t0] <= best_t:
+                prog[q] = 0
+            if best[q] > 0:
+                prog[q] = t_prog
+        current[:] = best
+        completions[n_done] = best_t
+        n_done += 1
+        t0 = best_t + 1
+    state[T0], state[ENTRIES], state[COMPLETED] = t0, n_entries, n_done
+    return code

@@ -1,0 +1,62 @@
+"""The compiled ``full`` greedy against the Python greedy it replaced (``tests/coupled_greedy_oracle.py``).
+
+Random tiny instances (every subset a candidate), random wider ones (more than
+``ALL_SUBSETS`` processors UP: the four orders), and paper realizations read far:
+the schedules must be the same, entry for entry and transfer for transfer.
+"""
+
+import numpy as np
+import pytest
+from coupled_full_oracle import random_tiny
+from coupled_greedy_oracle import greedy_full_oracle
+
+from volsched.instances.coupled import CoupledInstance, paper_realization
+from volsched.solvers.coupled.full_greedy import ALL_SUBSETS, greedy_full
+from volsched.solvers.coupled.horizon import cut
+from volsched.solvers.coupled.replay import check_claim
+
+
+def random_wide(rng: np.random.Generator) -> CoupledInstance:
+    """Up to 12 processors, mostly UP, with ties in ``w`` and caps, and enough slots for ``K`` iterations."""
+    p = int(rng.integers(ALL_SUBSETS + 1, 13))
+    horizon = int(rng.integers(20, 120))
+    avail = rng.choice(3, size=(p, horizon), p=rng.dirichlet([12.0, 1.5, 1.0])).astype(np.int8)
+    m = int(rng.integers(1, 7))
+    mu = [None if v == 0 else int(v) for v in rng.integers(0, 4, p)]
+    if sum(min(m, v if v is not None else m) for v in mu) < m:
+        mu = [None] * p
+    return CoupledInstance(availability=avail, w=rng.integers(1, 4, p).tolist(), mu=mu, m=m,
+                           n_com=int(rng.integers(1, 4)), T_prog=int(rng.integers(0, 4)),
+                           T_data=int(rng.integers(0, 3)), K=int(rng.integers(1, 4)))
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_same_schedule_as_the_python_greedy_on_tiny_instances(seed):
+    instance = random_tiny(np.random.default_rng([31, seed]), max_p=5, max_h=24, max_k=3)
+    assert greedy_full(instance) == greedy_full_oracle(instance)
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_same_schedule_as_the_python_greedy_on_wide_instances(seed):
+    instance = random_wide(np.random.default_rng([37, seed]))
+    schedule = greedy_full(instance)
+    assert schedule == greedy_full_oracle(instance)
+    if schedule is not None:
+        assert check_claim(instance, schedule) == schedule["completions"][-1] + 1
+
+
+@pytest.mark.parametrize(("m", "n_com", "w_min", "slots"),
+                         [(5, 5, 1, 2000), (10, 1, 2, 8000), (10, 10, 3, 16000), (5, 20, 6, 32000)])
+def test_same_schedule_as_the_python_greedy_on_paper_realizations(m, n_com, w_min, slots):
+    instance = cut(paper_realization(m, n_com, w_min, scenario=1, trial=2), slots)
+    schedule = greedy_full(instance)
+    assert schedule == greedy_full_oracle(instance)
+    if schedule is not None:
+        assert check_claim(instance, schedule) == schedule["completions"][-1] + 1
+
+
+def test_wide_instances_reach_the_orders():
+    """The wide set is not vacuous: most instances have more than ALL_SUBSETS processors UP at slot 0."""
+    wide = [random_wide(np.random.default_rng([37, seed])) for seed in range(150)]
+    assert sum(int((inst.availability[:, 0] == 0).sum()) > ALL_SUBSETS for inst in wide) > 100
+    assert sum(greedy_full(inst) is not None for inst in wide) > 50
