@@ -21,7 +21,8 @@ All ratios are measured in one run, on the same inputs, in the same process:
    realizations, cap 10^6 slots, each run verified by the replay as ``Family.simulate``
    does) from a stratified sample: ``--strata`` cells of the (m, n_com, w_min) grid spread
    over it, ``--per-stratum`` realizations each (seeded scenario and trial), every heuristic
-   on each, in ``--workers`` processes. Each cell stands for its 100 realizations and the
+   on each, then the preset's exact tasks (``iterations`` chain; ``full`` bounds and greedy,
+   60 s limit), in ``--workers`` processes. Each cell stands for its 100 realizations and the
    unsampled cells for the grid's 60 by their nearest sampled ``w_min`` (same m and n_com).
    ``--profile``: where the time of the costliest sampled realization goes (cProfile, top 25).
 """
@@ -236,12 +237,23 @@ def strata(count: int) -> list[tuple[int, int, int]]:
     return [(m, n_com, w) for m, n_com in grid for w in picks]
 
 
+#: The preset's exact tasks per realization, as a sweep runs them (``family.solve``, its limit).
+EXACT = (("iterations", "chain"), ("full", "greedy"))
+EXACT_LIMIT = 60
+
+
 def one_realization(job) -> list[tuple]:
-    """Every heuristic on one realization, as a sweep task does: simulate, then verify by the replay."""
+    """Every heuristic on one realization, as a sweep task does (simulate, then verify by the
+    replay), then the preset's exact tasks (the ``iterations`` chain, the ``full`` bounds and greedy)."""
     (m, n_com, w_min), scenario, trial = job
     family = FAMILIES["coupled"]
     inst = paper_realization(m, n_com, w_min, scenario, trial)
     out = []
+    for problem, method in EXACT:
+        t0 = time.perf_counter()
+        result = family.solve(inst, problem=problem, method=method, time_limit=EXACT_LIMIT, seed=0)
+        t1 = time.perf_counter()
+        out.append((m, n_com, w_min, problem, t1 - t0, result.status.value, 0))
     for name in NAMES:
         t0 = time.perf_counter()
         result = family.simulate(inst, name, 0)
@@ -261,32 +273,41 @@ def bench_preset(count: int, per: int, workers: int, profile: bool) -> None:
     with ProcessPoolExecutor(workers) as pool:
         rows = [row for part in pool.map(one_realization, jobs) for row in part]
     wall = time.perf_counter() - t0
+    exact = tuple(problem for problem, _ in EXACT)
     per_cell = defaultdict(float)
+    per_cell_exact = defaultdict(float)
     per_name = defaultdict(float)
-    fails = defaultdict(int)
+    outcomes = defaultdict(lambda: defaultdict(int))
     for m, n_com, w_min, name, seconds, status, _ in rows:
-        per_cell[(m, n_com, w_min)] += seconds / per
+        (per_cell_exact if name in exact else per_cell)[(m, n_com, w_min)] += seconds / per
         per_name[name] += seconds
-        fails[name] += status != "feasible"
+        outcomes[name][status] += 1
     sampled_w = sorted({w for _, _, w in per_cell})
-    total = 0.0
+    total = total_exact = 0.0
     for m, n_com, w in itertools.product(PAPER_TASKS, PAPER_NCOM, PAPER_WMIN):
-        nearest = min(sampled_w, key=lambda v: (abs(v - w), v))
-        total += 100 * per_cell[(m, n_com, nearest)]
-    seconds = sum(row[4] for row in rows)
-    slots = sum(row[6] for row in rows)
-    print(f"sample: {len(rows)} runs, {slots:,} slots, {seconds:.0f} s of runs "
-          f"({slots / seconds:,.0f} slots/s with the replay), wall {wall:.0f} s\n")
-    print("| heuristic | s in the sample | failed runs |")
+        nearest = (m, n_com, min(sampled_w, key=lambda v: (abs(v - w), v)))
+        total += 100 * per_cell[nearest]
+        total_exact += 100 * per_cell_exact[nearest]
+    runs = [row for row in rows if row[3] not in exact]
+    seconds = sum(row[4] for row in runs)
+    slots = sum(row[6] for row in runs)
+    print(f"sample: {len(runs)} runs, {slots:,} slots, {seconds:.0f} s of runs "
+          f"({slots / seconds:,.0f} slots/s with the replay), "
+          f"{sum(per_name[e] for e in exact):.0f} s of exact tasks, wall {wall:.0f} s\n")
+    print("| task | s in the sample | outcomes |")
+    print("|---|---:|---|")
+    for name in (*NAMES, *exact):
+        told = ", ".join(f"{k} {v}" for k, v in sorted(outcomes[name].items()))
+        print(f"| {name} | {per_name[name]:.1f} | {told} |")
+    print("\n| stratum (m, n_com, w_min) | s per realization (17 runs) | s of exact tasks |")
     print("|---|---:|---:|")
-    for name in NAMES:
-        print(f"| {name} | {per_name[name]:.1f} | {fails[name]}/{len(jobs)} |")
-    print("\n| stratum (m, n_com, w_min) | s per realization (17 runs) |")
-    print("|---|---:|")
     for cell in sorted(per_cell):
-        print(f"| {cell} | {per_cell[cell]:.1f} |")
+        print(f"| {cell} | {per_cell[cell]:.1f} | {per_cell_exact[cell]:.1f} |")
     print(f"\nestimate for the preset's heuristics: {total / 3600:.1f} h of runs, "
           f"{total / workers / 3600:.2f} h on {workers} workers (target 0.5 h)")
+    print(f"estimate for its exact tasks ({', '.join(exact)}; limit {EXACT_LIMIT} s): "
+          f"{total_exact / 3600:.1f} h, {total_exact / workers / 3600:.2f} h on {workers} workers; "
+          f"the whole preset {(total + total_exact) / workers / 3600:.2f} h on {workers} workers")
     if profile:
         # The costliest realization of the sample again, in this process, under cProfile (which
         # slows the Python parts, not the compiled ones).
