@@ -2,7 +2,7 @@
 
 import pytest
 
-from volsched.families.coupled.tables import offline_reference, plots, report, tables
+from volsched.families.coupled.tables import gaps, offline_reference, plots, report, tables
 
 
 def _params(m, w_min, scenario, trial):
@@ -59,3 +59,24 @@ def test_report_and_plots(tmp_path):
     made = plots(_store(), tmp_path)
     assert made and all(p.exists() and p.stat().st_size > 0 for p in made)
     assert report([r for r in _store() if r["kind"] == "exact"]) is None
+
+
+def test_offline_gap_per_cell():
+    rows = _store()
+    # A realization whose only rows are a failed run and a greedy that found nothing: no UB.
+    p = _params(5, 2, 1, 0)
+    rows += [_row("heuristic", "IE", "full", p, None),
+             _row("exact", "greedy", "full", p, None, "unknown", 60)]
+    cells = {(c["m"], c["w_min"]): c for c in gaps(rows)}
+    assert list(cells) == [(5, 1), (5, 2), (5, "all")]
+    one = cells[(5, 1)]   # LB 50 on both; UB 90 and 91 (the greedy); the runs do not beat it
+    assert one["realizations"] == 2 and one["without_upper_bound"] == 0
+    assert one["median_gap"] == pytest.approx(((90 - 50) / 90 + (91 - 50) / 91) / 2)
+    assert one["max_gap"] == pytest.approx(41 / 91) and one["proven_optimal"] == 0
+    assert one["median_gap_greedy"] == pytest.approx(one["median_gap"])
+    two = cells[(5, 2)]   # 280 = 280 proven; the other has no UB
+    assert (two["realizations"], two["without_upper_bound"], two["proven_optimal"]) == (2, 1, 1)
+    assert two["median_gap"] == 0
+    assert cells[(5, "all")]["realizations"] == 4 and cells[(5, "all")]["proven_optimal"] == 1
+    part = report(rows)
+    assert part["json"]["offline_gap"] == gaps(rows) and "(UB - LB) / UB" in part["markdown"]

@@ -60,6 +60,44 @@ def offline_reference(rows: list[dict]) -> dict[str, dict]:
     return dict(out)
 
 
+def gaps(rows: list[dict]) -> list[dict]:
+    """The off-line reference's relative gap ``(UB - LB) / UB`` per ``(m, w_min)`` (issue 15, part 4).
+
+    ``UB`` is the best known schedule of the realization (the ``full`` greedy's or any run's),
+    ``LB`` its best proven bound (:func:`offline_reference`). Per cell and per ``m`` (``w_min``
+    ``"all"``): the realizations, those without an upper bound, the median and largest gap, the
+    median gap of the ``full`` greedy alone (what the runs add), and the realizations proven
+    optimal (gap 0).
+    """
+    paper = _paper(rows)
+    refs = offline_reference(paper)
+    cell_of = {r["instance_key"]: (r["params"]["tasks"], r["params"]["w_min"]) for r in paper}
+    greedy = {r["instance_key"]: r["objective"] for r in paper
+              if r["kind"] == "exact" and r["problem"] == "full" and r["status"] in FINISHED
+              and r["objective"] is not None}
+    groups: dict[tuple, list[str]] = defaultdict(list)
+    for key, (m, w_min) in cell_of.items():
+        groups[(m, w_min)].append(key)
+        groups[(m, "all")].append(key)
+    out = []
+    def order(cell):
+        m, w_min = cell
+        return m, w_min == "all", 0 if w_min == "all" else w_min
+
+    for (m, w_min), keys in sorted(groups.items(), key=lambda kv: order(kv[0])):
+        known = [(refs[k]["best"] - refs[k]["lower"]) / refs[k]["best"] for k in keys
+                 if refs[k]["best"] and refs[k]["lower"] is not None]
+        alone = [(greedy[k] - refs[k]["lower"]) / greedy[k] for k in keys
+                 if k in greedy and refs[k]["lower"] is not None]
+        out.append({"m": m, "w_min": w_min, "realizations": len(keys),
+                    "without_upper_bound": sum(not refs[k]["best"] for k in keys),
+                    "median_gap": float(np.median(known)) if known else None,
+                    "max_gap": max(known) if known else None,
+                    "median_gap_greedy": float(np.median(alone)) if alone else None,
+                    "proven_optimal": sum(g <= 0 for g in known)})
+    return out
+
+
 def _ratio_mean(values: list[float]) -> float | None:
     return float(np.mean(values)) if values else None
 
@@ -119,6 +157,17 @@ def to_markdown(by_m: dict[int, list[dict]], reference: str = REFERENCE) -> str:
               f"{_fmt(t['ratio_optimum_mean'], '.3f')} ({t['proven']})"] for t in table])
         out.append("")
     return "\n".join(out)
+
+
+def gaps_markdown(cells: list[dict]) -> str:
+    """:func:`gaps` as a table."""
+    head = ["m", "w_min", "realizations", "without UB", "median gap (UB: best known)", "max",
+            "median gap (UB: full greedy alone)", "proven optimal"]
+    body = [[str(c["m"]), str(c["w_min"]), str(c["realizations"]), str(c["without_upper_bound"]),
+             _fmt(c["median_gap"], ".3f"), _fmt(c["max_gap"], ".3f"), _fmt(c["median_gap_greedy"], ".3f"),
+             str(c["proven_optimal"])] for c in cells]
+    return "\n".join(["## Off-line reference: relative gap (UB - LB) / UB per (m, w_min)", "",
+                      *_report()._markdown_table(head, body), ""])
 
 
 def figure2(rows: list[dict], path: Path, m: int = 10, reference: str = REFERENCE) -> Path | None:
@@ -193,8 +242,9 @@ def report(rows: list[dict], reference: str | None = None) -> dict | None:
         return None
     ref = reference or REFERENCE
     by_m = tables(rows, ref)
-    return {"json": {"casanova2013": {str(m): t for m, t in by_m.items()}},
-            "markdown": to_markdown(by_m, ref)}
+    cells = gaps(rows)
+    return {"json": {"casanova2013": {str(m): t for m, t in by_m.items()}, "offline_gap": cells},
+            "markdown": to_markdown(by_m, ref) + "\n" + gaps_markdown(cells)}
 
 
 def plots(rows: list[dict], folder: Path, reference: str | None = None) -> list[Path]:
@@ -207,4 +257,5 @@ def plots(rows: list[dict], folder: Path, reference: str | None = None) -> list[
     return [p for p in made if p is not None]
 
 
-__all__ = ["figure2", "offline_reference", "plots", "report", "tables", "to_markdown"]
+__all__ = ["figure2", "gaps", "gaps_markdown", "offline_reference", "plots", "report", "tables",
+           "to_markdown"]
