@@ -167,6 +167,9 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
     work_x = 0
     needs = np.zeros(p, dtype=np.int64)
     out = np.empty(2)
+    # IE on the conditional E reads neither P nor the power P_+^(W-1): a (set, W) pair not met
+    # before then costs no round trip (the set's own values are still learned in its step's batch).
+    need_power = not (conditional and criterion == IE)
     for step in range(m):
         k = 0
         for j in range(up.shape[0]):
@@ -182,8 +185,8 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
             work = max(work_x, xc * w[c])
             key = key_x | (np.int64(1) << c)
             row = find_set(set_keys, key)
-            power_row = find_power(power_keys, key, work) if row >= 0 else -1
-            if power_row < 0:
+            power_row = find_power(power_keys, key, work) if row >= 0 and need_power else -1
+            if row < 0 or (need_power and power_row < 0):
                 for r in range(k):
                     for q in range(p):
                         batch[r, q] = x[q] + (1 if q == cands[r] else 0)
@@ -205,7 +208,8 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
             kept = needs[c]
             needs[c] = max(xc * t_data - data[c], 0) + (0 if program[c] else t_prog)
             _value(grown, size, needs, n_com, span1, rows, pow2, big_t, set_values[row, 0],
-                   set_values[row, 1], power_values[power_row], work, conditional, out, criterion != IE)
+                   set_values[row, 1], power_values[power_row] if need_power else np.nan, work, conditional,
+                   out, criterion != IE)
             needs[c] = kept
             prob, span = out[0], out[1]
             if criterion == IE:

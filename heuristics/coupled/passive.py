@@ -74,7 +74,7 @@ def estimates_for(platform: Platform, name: str) -> MarkovEstimates:
 _MAX_NEEDS = 1 << 16
 #: Rows of the compiled evaluation's tables of sets and of powers by set and ``W`` (powers of 2;
 #: emptied when half full).
-_SETS, _POWERS = 1 << 15, 1 << 18
+_SETS, _POWERS = 1 << 18, 1 << 18
 #: Most workloads whose powers :meth:`SetEstimates.value` learns ahead at once.
 _AHEAD = 4096
 

@@ -92,6 +92,13 @@ def test_proactive_runs_are_bit_identical(name):
         same_run(instance, name, i, cap=1200)
 
 
+@pytest.mark.parametrize("name", ["IE", "IY", "P-IE", "E-IE"])
+def test_conditional_runs_are_bit_identical(name):
+    """IE on the conditional E learns no power it does not read; the runs are the same."""
+    for i, instance in enumerate(sample(8, seed=3)):
+        same_run(instance, name, i, cap=4000 if "-" not in name else 1500, formula="conditional")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_many_runs_are_bit_identical(name):
