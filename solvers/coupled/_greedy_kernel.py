@@ -185,6 +185,20 @@ def _sort_by(order, k, key, w):
 
 
 @njit(cache=True, nogil=True)
+def _enter(starts, allocations, n_entries, t0, current, target, prog, t_prog):
+    """Record the entry of ``target`` at ``t0`` and return the entries' new count.
+
+    A worker that leaves the configuration loses a partial program (Section III-C).
+    """
+    starts[n_entries] = t0
+    allocations[n_entries] = target
+    for q in range(current.shape[0]):
+        if current[q] > 0 and target[q] == 0 and prog[q] < t_prog:
+            prog[q] = 0
+    return n_entries + 1
+
+
+@njit(cache=True, nogil=True)
 def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com, t_prog, t_data,
           all_subsets, state, prog, current, starts, allocations, completions, comm, budget):
     """Run at most ``budget`` greedy steps from ``state``; return :data:`DONE` .. :data:`OUT`.
@@ -325,12 +339,7 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
                 busy |= current[q] > 0
             if programs or busy:
                 target = longest if programs else np.zeros(p, dtype=np.int64)
-                starts[n_entries] = t0
-                allocations[n_entries] = target
-                n_entries += 1
-                for q in range(p):  # a worker that leaves loses a partial program (Section III-C)
-                    if current[q] > 0 and target[q] == 0 and prog[q] < t_prog:
-                        prog[q] = 0
+                n_entries = _enter(starts, allocations, n_entries, t0, current, target, prog, t_prog)
                 current[:] = target
                 for j in range(sent):
                     if send_c[j] == _PROG and send_t[j] < nxt:
@@ -345,12 +354,7 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
         for q in range(p):
             continuing &= current[q] == best[q]
         if not continuing:
-            starts[n_entries] = t0
-            allocations[n_entries] = best
-            n_entries += 1
-            for q in range(p):
-                if current[q] > 0 and best[q] == 0 and prog[q] < t_prog:
-                    prog[q] = 0
+            n_entries = _enter(starts, allocations, n_entries, t0, current, best, prog, t_prog)
         _, _, sent = _attempt(best, t0, prog, horizon, True, avail, next_down, next_off, count,
                               w, n_com, t_prog, t_data, rows, need_p, need_d, waiting, send_q, send_t, send_c)
         for j in range(sent):
