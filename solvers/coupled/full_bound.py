@@ -63,7 +63,7 @@ slot's state is the *thermometer* bitmask with bit ``(j - 1) p + q`` set iff
 of the ``J``'s, and a DOWN of ``q`` clears ``q``'s bits on every level. An
 allocation fits a kept mask ``c`` iff ``x_q <= c_q``, so the best workload of
 ``c`` is ``W(c) = min {W : sum_q min(c_q, floor(W / w_q)) >= m}``. This is the
-closed-set sweep of :mod:`.iterations` (:func:`.iterations.closed_sweep`) on
+closed-set sweep of :mod:`.iterations` (:class:`.iterations.ClosedSweep`) on
 these masks, and with ``T_prog = T_data = 0`` it is exactly the ``iterations``
 chain.
 """
@@ -72,104 +72,57 @@ from __future__ import annotations
 
 import numpy as np
 
-from volsched.instances.coupled import DOWN, UP, CoupledInstance
+from volsched.instances.coupled import CoupledInstance
 
-from .iterations import closed_sweep, min_workload, slot_masks
+from .iterations import ClosedSweep, min_workload
 
-BLOCK = 512
-"""Slots whose thermometer masks are built at once (a sweep usually stops long before ``H``)."""
+#: Slots whose masks are built at once: the first block, then twice as many each time, up to
+#: the last (an iteration's sweep usually stops long before ``H``).
+FIRST_BLOCK, LAST_BLOCK = 256, 65_536
 
 
 class _DataChain:
-    """Per-instance tables: UP counts, last DOWN, program levels, DOWN masks on every level."""
+    """Per-instance tables (:func:`._chain_kernel.tables`) and the sweep of thermometer masks."""
 
     def __init__(self, instance: CoupledInstance):
+        from . import _chain_kernel as kernel  # numba only on first use
+
+        self.kernel = kernel
         self.instance = instance
-        p, horizon, m = instance.p, instance.horizon, instance.m
-        avail = instance.availability
-        up, down = avail == UP, avail == DOWN
-        self.up = up
+        p, m = instance.p, instance.m
+        self.avail = np.ascontiguousarray(instance.availability, dtype=np.int8)
         self.cap = np.array([int(min(mu, m)) for mu in instance.mu], dtype=np.int64)
         self.levels = int(self.cap.max())
-        t_prog, t_data = instance.T_prog, instance.T_data
-        # count[q, u]: UP slots of q in [0, u); since[q, u]: L_q(u), one past the last DOWN before u.
-        self.count = np.zeros((p, horizon + 1), dtype=np.int64)
-        np.cumsum(up, axis=1, out=self.count[:, 1:])
-        self.since = np.zeros((p, horizon + 1), dtype=np.int64)
-        marks = np.where(down, np.arange(1, horizon + 1), 0)
-        np.maximum.accumulate(marks, axis=1, out=self.since[:, 1:])
-        alive = self.count - np.take_along_axis(self.count, self.since, axis=1)  # A_q(u)
-        if t_data:
-            self.prog_level = np.clip((alive - t_prog) // t_data, -1, None)
-        else:
-            self.prog_level = np.where(alive >= t_prog, m, -1)
-        np.minimum(self.prog_level, self.cap[:, None], out=self.prog_level)
-        replicate = sum(1 << (j * p) for j in range(self.levels))
-        self.down = [mask * replicate for mask in slot_masks(instance, DOWN)]
-        self.least = min_workload(instance, range(p))
-        self.first_level = (1 << p) - 1
-        self.workloads: dict[int, int] = {}
+        self.count, self.since, self.program = kernel.tables(self.avail, instance.T_prog, instance.T_data,
+                                                             self.cap)
+        self.sweep = ClosedSweep(instance, self.levels, 1, min_workload(instance, range(p)))
         caps = self.cap.tolist()
         k_min = next(k for k in range(1, p + 1) if sum(sorted(caps, reverse=True)[:k]) >= m)
-        self.lag0 = -(-(k_min * t_prog + m * t_data) // instance.n_com)
-        self.lag = -(-(m * t_data) // instance.n_com)
+        self.lag0 = -(-(k_min * instance.T_prog + m * instance.T_data) // instance.n_com)
+        self.lag = -(-(m * instance.T_data) // instance.n_com)
 
-    def workload(self, mask: int) -> int:
-        """``W(c)`` of a thermometer mask, cached (``H + 1`` when it cannot hold ``m`` tasks)."""
-        found = self.workloads.get(mask)
-        if found is None:
-            instance, p = self.instance, self.instance.p
-            held = [0] * p
-            for j in range(self.levels):
-                level = (mask >> (j * p)) & self.first_level
-                while level:
-                    low = level & -level
-                    held[low.bit_length() - 1] += 1
-                    level ^= low
-            members = [q for q in range(p) if held[q]]
-            w = [int(v) for v in instance.w]
-            found = instance.horizon + 1
-            if sum(held) >= instance.m:
-                lo, hi = 1, max(w[q] * held[q] for q in members)
-                while lo < hi:
-                    mid = (lo + hi) // 2
-                    if sum(min(held[q], mid // w[q]) for q in members) >= instance.m:
-                        hi = mid
-                    else:
-                        lo = mid + 1
-                found = lo
-            self.workloads[mask] = found
-        return found
-
-    def levels_at(self, start: int, lo: int, hi: int) -> np.ndarray:
-        """``J_q(start, u)`` for ``u`` in ``[lo, hi)``, shape ``(p, hi - lo)``."""
-        count = self.count[:, lo:hi]
-        since = np.maximum(self.since[:, lo:hi], start)
-        got = count - np.take_along_axis(self.count, since, axis=1)  # D_q(start, u)
-        t_data = self.instance.T_data
-        data_level = got // t_data if t_data else self.cap[:, None]
-        level = np.minimum(self.prog_level[:, lo:hi], data_level)
-        return np.where(self.up[:, lo:hi], level, 0)
-
-    def slots(self, start: int):
-        """``(u, thermometer mask, DOWN mask)`` for ``u = start, start + 1, ...`` up to the horizon."""
-        horizon, p = self.instance.horizon, self.instance.p
+    def blocks(self, start: int):
+        """Blocks of thermometer and DOWN masks (:meth:`.iterations.ClosedSweep.first`) from ``start``."""
+        horizon = self.instance.horizon
         first = start + (self.lag0 if start == 0 else self.lag)
-        steps = np.arange(1, self.levels + 1)[:, None, None]
+        size = FIRST_BLOCK
+        up = np.zeros((size, self.sweep.words), dtype=np.uint64)
+        down = np.zeros_like(up)
         u = start
         while u < horizon:
-            hi = min(horizon, u + BLOCK)
-            level = self.levels_at(start, u, hi)
-            level[:, : max(0, min(first, hi) - u)] = 0
-            bits = (level[None, :, :] >= steps).reshape(self.levels * p, hi - u)
-            packed = np.packbits(bits, axis=0, bitorder="little")
-            for i in range(hi - u):
-                yield u + i, int.from_bytes(packed[:, i].tobytes(), "little"), self.down[u + i]
+            hi = min(horizon, u + size)
+            if up.shape[0] < size:
+                up = np.zeros((size, self.sweep.words), dtype=np.uint64)
+                down = np.zeros_like(up)
+            self.kernel.thermometers(self.avail, self.count, self.since, self.program, self.cap, start, u, hi,
+                                     first, self.instance.T_data, self.levels, up, down)
+            yield u, up[: hi - u], down[: hi - u]
             u = hi
+            size = min(2 * size, LAST_BLOCK)
 
     def earliest(self, start: int) -> int | None:
         """``F(start)`` of the module docstring, or ``None`` when no iteration completes in the horizon."""
-        found = closed_sweep(self.slots(start), self.workload, self.least)
+        found = self.sweep.first(self.blocks(start))
         return None if found is None else found[0]
 
 

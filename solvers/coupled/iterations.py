@@ -42,7 +42,6 @@ which one passes is ``E(s)``.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -95,47 +94,82 @@ def min_workload(instance: CoupledInstance, members) -> int | None:
     return lo
 
 
-def slot_masks(instance: CoupledInstance, code: int) -> list[int]:
-    """Per slot, the set of processors in state ``code`` as an integer bitmask (bit ``q``)."""
-    packed = np.packbits(instance.availability == code, axis=0, bitorder="little")
-    return [int.from_bytes(packed[:, t].tobytes(), "little") for t in range(instance.horizon)]
+def packed_words(bits: np.ndarray) -> np.ndarray:
+    """Masks of boolean rows, one per column: bit ``b`` of column ``t`` is ``bits[b, t]``.
 
-
-def closed_sweep(slots, workload, least: int) -> tuple[int, list[int]] | None:
-    """The sweep of the module docstring: first slot at which a kept set's count reaches its workload.
-
-    ``slots`` yields ``(t, up, down)`` for consecutive slots from the attempt's
-    earliest start: ``up`` the bitmask of the members that may count slot ``t``,
-    ``down`` the members whose window ends before ``t`` (bits set in both are
-    not expected). ``workload(members)`` is ``W`` of a bitmask; ``least`` a
-    value no set's workload is below (a cheap filter). Returns ``(t, sets)``
-    with every kept set that passes at ``t``, or ``None`` when ``slots`` ends.
-    The members may be any bit encoding whose ``&`` is the intersection of what
-    they allow (:mod:`.full_bound` encodes task counts per processor this way).
+    Returns uint64 ``(columns, ceil(rows / 64))``, word ``b // 64`` holding bit ``b % 64``.
     """
-    family: dict[int, int] = {}
-    for t, up, down in slots:
-        if down and family:
-            kept: dict[int, int] = {}
-            for members, count in family.items():
-                members &= ~down
-                if members and kept.get(members, 0) < count:
-                    kept[members] = count
-            family = kept
-        if not up:
-            continue
-        grown = dict(family)
-        fresh = {up: 1}
-        for members, count in family.items():
-            inter = members & up
-            if inter and fresh.get(inter, 0) <= count:
-                fresh[inter] = count + 1
-        grown.update(fresh)
-        family = grown
-        done = [members for members, count in fresh.items() if count >= least and count >= workload(members)]
-        if done:
-            return t, done
-    return None
+    rows, columns = bits.shape
+    packed = np.packbits(bits, axis=0, bitorder="little")
+    out = np.zeros((columns, 8 * max(1, -(-rows // 64))), dtype=np.uint8)
+    out[:, : packed.shape[0]] = packed.T
+    return out.view(np.uint64)
+
+
+def as_int(words: np.ndarray) -> int:
+    """One mask of :func:`packed_words` as a Python integer."""
+    return int.from_bytes(words.astype("<u8").tobytes(), "little")
+
+
+CAPACITY = 1024
+"""Kept sets a sweep's table starts with (it doubles as needed)."""
+
+
+class ClosedSweep:
+    """The sweep of the module docstring, compiled (:mod:`._sweep_kernel`), on masks of any width.
+
+    The kept sets are masks of ``levels`` levels of ``p`` bits (bit ``j p + q``); processor
+    ``q`` holds ``min(cap_q, step * levels_q)`` tasks, ``levels_q`` the levels where its bit is
+    set: ``levels = 1, step = m`` for sets of processors, ``step = 1`` for the thermometer masks
+    of :mod:`.full_bound`. ``least`` is a value no set's workload is below (a cheap filter).
+    """
+
+    def __init__(self, instance: CoupledInstance, levels: int, step: int, least: int | None):
+        self.p, self.levels, self.step, self.m = instance.p, levels, step, instance.m
+        self.cap = np.array([int(min(mu, instance.m)) for mu in instance.mu], dtype=np.int64)
+        self.w = np.asarray(instance.w, dtype=np.int64)
+        self.no_fit = instance.horizon + 1
+        self.least = self.no_fit if least is None else least
+        self.words = max(1, -(-levels * instance.p // 64))
+
+    def first(self, blocks) -> tuple[int, list[int]] | None:
+        """The first slot at which a kept set's count reaches its workload, and every set passing then.
+
+        ``blocks`` yields ``(t, up, down)`` for consecutive slots from the attempt's earliest
+        start: ``up`` and ``down`` uint64 ``(B, words)`` (:func:`packed_words`) for slots ``t ..
+        t + B - 1``, ``up`` the members that may count a slot, ``down`` those whose window ends
+        before it. Returns ``None`` when the blocks end first.
+        """
+        from . import _sweep_kernel as kernel  # numba only on first use
+
+        capacity = CAPACITY
+        keys = np.zeros((capacity, self.words), dtype=np.uint64)
+        counts = np.zeros(capacity, dtype=np.int64)
+        workloads = np.full(capacity, -1, dtype=np.int64)
+        index = np.full(4 * capacity, -1, dtype=np.int64)
+        union = np.zeros(self.words, dtype=np.uint64)
+        state = np.zeros(4, dtype=np.int64)
+        scratch = _scratch(capacity)
+        for t, up, down in blocks:
+            state[kernel.NEXT] = 0
+            while True:
+                code = kernel.run(up, down, keys, counts, workloads, index, union, state, *scratch, self.p,
+                                  self.levels, self.step, self.cap, self.w, self.m, self.no_fit, self.least)
+                if code == kernel.PASSED:
+                    rows = scratch[-1][: state[kernel.HITS]]
+                    return t + int(state[kernel.AT]), [as_int(keys[r]) for r in rows]
+                if code == kernel.ENDED:
+                    break
+                keys, counts, workloads, index = kernel.grown(keys, counts, workloads, state[kernel.SIZE])
+                scratch = _scratch(keys.shape[0])
+        return None
+
+
+def _scratch(capacity: int) -> tuple[np.ndarray, ...]:
+    """:func:`._sweep_kernel.run`'s work arrays for a table of ``capacity`` rows: old counts,
+    rows touched (their number last), stamps (the slot counter last), passing rows."""
+    return (np.zeros(capacity, dtype=np.int64), np.zeros(capacity + 1, dtype=np.int64),
+            np.zeros(capacity + 1, dtype=np.int64), np.zeros(capacity, dtype=np.int64))
 
 
 class _Sweep:
@@ -143,9 +177,11 @@ class _Sweep:
 
     def __init__(self, instance: CoupledInstance):
         self.instance = instance
-        self.up, self.down = slot_masks(instance, UP), slot_masks(instance, DOWN)
+        self.up = packed_words(instance.availability == UP)
+        self.down = packed_words(instance.availability == DOWN)
         self.workloads: dict[int, int] = {}
-        self.least = min_workload(instance, range(instance.p))  # no set needs less than all processors
+        # no set needs less than all processors
+        self.sweep = ClosedSweep(instance, 1, instance.m, min_workload(instance, range(instance.p)))
 
     def workload(self, members: int) -> int:
         """``W(S)`` of a bitmask, cached (``H + 1`` when the set cannot hold ``m`` tasks)."""
@@ -157,10 +193,7 @@ class _Sweep:
         return found
 
     def earliest(self, start: int) -> Iteration | None:
-        horizon = self.instance.horizon
-        slots = zip(range(start, horizon), itertools.islice(self.up, start, None),
-                    itertools.islice(self.down, start, None), strict=False)
-        found = closed_sweep(slots, self.workload, self.least)
+        found = self.sweep.first([(start, self.up[start:], self.down[start:])])
         return None if found is None else self._pick(found[1], start, found[0])
 
     def _pick(self, done: list[int], start: int, t: int) -> Iteration:

@@ -1,0 +1,75 @@
+"""Compiled (numba) tables and thermometer masks of the data chain (:mod:`.full_bound`, issue 15).
+
+The definitions are :mod:`.full_bound`'s module docstring: ``A_q(u)``, ``D_q(s, u)``, ``L_q(u)``
+and ``J_q(s, u)``. The numpy construction it replaced is kept in the tests' oracle
+(``tests/coupled_sweep_oracle.py``): the same masks, hence the same chain.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_UP, _DOWN = 0, 2
+
+
+@njit(cache=True, nogil=True)
+def tables(avail, t_prog, t_data, cap):
+    """``(count, since, program)`` of a realization ``avail`` (int8 ``(p, H)``), int32 ``(p, H + 1)``.
+
+    ``count[q, u]``: UP slots of ``q`` in ``[0, u)``; ``since[q, u]``: ``L_q(u)``, one past the
+    last DOWN of ``q`` before ``u`` (0 if none); ``program[q, u]``: the most tasks the UP slots
+    of ``q`` since then allow besides the program, ``floor((A_q(u) - T_prog) / T_data)`` (all of
+    ``cap_q`` when ``T_data = 0``), at most ``cap_q``, and -1 when ``A_q(u) < T_prog``.
+    """
+    p, horizon = avail.shape
+    count = np.empty((p, horizon + 1), dtype=np.int32)
+    since = np.empty((p, horizon + 1), dtype=np.int32)
+    program = np.empty((p, horizon + 1), dtype=np.int32)
+    for q in range(p):
+        seen = 0
+        after = 0
+        for u in range(horizon + 1):
+            count[q, u] = seen
+            since[q, u] = after
+            alive = seen - count[q, after]
+            if alive < t_prog:
+                level = -1
+            elif t_data:
+                level = min((alive - t_prog) // t_data, cap[q])
+            else:
+                level = cap[q]
+            program[q, u] = level
+            if u < horizon:
+                if avail[q, u] == _UP:
+                    seen += 1
+                elif avail[q, u] == _DOWN:
+                    after = u + 1
+    return count, since, program
+
+
+@njit(cache=True, nogil=True)
+def thermometers(avail, count, since, program, cap, start, lo, hi, first, t_data, levels, up, down):
+    """Masks of slots ``lo .. hi - 1`` for an iteration allowed to start at ``start``.
+
+    ``up[i]`` gets bit ``j p + q`` for ``j < J_q(start, lo + i)`` (none before slot ``first``),
+    ``down[i]`` every level of the processors DOWN at ``lo + i``; both uint64 ``(>= hi - lo, nw)``.
+    """
+    p = avail.shape[0]
+    for i in range(hi - lo):
+        u = lo + i
+        up[i] = 0
+        down[i] = 0
+        for q in range(p):
+            state = avail[q, u]
+            if state == _DOWN:
+                for j in range(levels):
+                    b = j * p + q
+                    down[i, b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+            if state != _UP or u < first:
+                continue
+            got = count[q, u] - count[q, max(since[q, u], start)]
+            level = min(program[q, u], got // t_data if t_data else cap[q])
+            for j in range(level):
+                b = j * p + q
+                up[i, b >> 6] |= np.uint64(1) << np.uint64(b & 63)
