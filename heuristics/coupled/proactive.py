@@ -53,8 +53,11 @@ from .simulator import UP, Configuration, Hold, Observation, Platform
 
 MEASURES = ("P", "E", "Y")
 #: Fresh configurations a policy keeps (the memo is emptied when full), in Python and in the rule.
+#: A failing m = 10 run meets about 120,000 UP sets in 860,000 slots: at 2^18 instead of 2^14 its
+#: proactive rules ran 1.3-1.5x faster (benchmarks/RESULTS.md, session 24); the rows are
+#: allocated lazily, so short runs do not pay for them.
 _FRESH = 1 << 16
-_RULE_MEMO = 1 << 14
+_RULE_MEMO = 1 << 18
 #: A P-hold needs the kept probability at least this: its power ``P_+^(W-c-1)`` is then a normal
 #: float, far from the subnormal range where a larger exponent could round to a larger power.
 _TINY = 1e-290
