@@ -2,7 +2,9 @@
 
 Copied from commit 7351c49 (``solvers/coupled/full_greedy.py``'s ``greedy_full``) before its
 steps moved to :mod:`volsched.solvers.coupled._greedy_kernel`. The new code must give the same
-schedules, bit for bit. Only the name was changed (``_oracle`` suffix) and imports adapted.
+schedules, bit for bit. Only the name was changed (``_oracle`` suffix) and imports adapted;
+in session 24 both gained the same candidate orders (the fastest among the processors UP for
+the next 2, 4, 8, ... slots), added here in the loop's own terms.
 """
 
 from __future__ import annotations
@@ -79,6 +81,11 @@ def greedy_full_oracle(instance: CoupledInstance, deadline: float | None = None)
                 sorted(ready, key=lambda q: (-next_off[q, t0], w[q], q)),
                 sorted(ready, key=lambda q: (-prog[q], w[q], q)),
             ]
+            reach = max(int(next_off[q, t0]) - t0 for q in ready)
+            span = 2
+            while span <= reach:
+                orders.append(sorted(ready, key=lambda q, s=span: (next_off[q, t0] - t0 < s, w[q], q)))
+                span *= 2
             sets = [tuple(sorted(order[:k])) for order in orders for k in range(1, min(m, len(order)) + 1)]
         seen = set()
         for q in ready:

@@ -219,7 +219,7 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
     send_t = np.empty(size, dtype=np.int64)
     send_c = np.empty(size, dtype=np.int8)
     ready = np.empty(p, dtype=np.int64)
-    orders = np.empty((4, p), dtype=np.int64)
+    orders = np.empty((4 + 62, p), dtype=np.int64)
     key = np.zeros(p, dtype=np.int64)
     chosen = np.empty(p, dtype=np.int64)
     stamp = np.zeros(p, dtype=np.int64)
@@ -248,6 +248,12 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
         best_t, first_fail, last_fail = horizon, horizon, -1
         found = has_longest = False
         n_sets = 1 if nr <= all_subsets else 4
+        if nr > all_subsets:
+            reach = 0
+            for i in range(nr):
+                reach = max(reach, next_off[ready[i], t0] - t0)
+            while 1 << (n_sets - 3) <= reach:  # one order per span 2, 4, 8, ... that someone stays UP
+                n_sets += 1
         # candidates: each single processor that holds m tasks, then sets of k >= 2 (a set of one
         # is such a single or holds too few), in the Python loop's order
         for c in range(-1, n_sets):
@@ -259,7 +265,8 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
                     orders[c, i] = ready[i]
                     q = ready[i]
                     key[q] = (0 if c == 0 else -next_down[q, t0] if c == 1
-                              else -next_off[q, t0] if c == 2 else -prog[q])
+                              else -next_off[q, t0] if c == 2 else -prog[q] if c == 3
+                              else 0 if next_off[q, t0] - t0 >= 1 << (c - 3) else 1)
                 _sort_by(orders[c], nr, key, w)
             k = 2 if c >= 0 else 1
             combo = np.arange(k)

@@ -7,9 +7,12 @@ Iteration after iteration, from the current slot ``t0``:
    processor that can hold all ``m`` tasks, and sets of processors with the
    ``m`` tasks water-filled to minimise ``max_q x_q w_q`` under ``mu_q``: every
    set of at most ``m`` of them when at most :data:`ALL_SUBSETS` are UP, else for
-   ``k = 1..m`` the first ``k`` of four orders (fastest ``w_q``; longest time
+   ``k = 1..m`` the first ``k`` of these orders: fastest ``w_q``; longest time
    before their next DOWN slot; longest current UP run; most program received
-   first, then fastest).
+   first, then fastest; and, for each span ``2, 4, 8, ...`` that some processor
+   stays UP from ``t0``, the fastest among those UP throughout it first (fast
+   but soon lost workers are what the first orders miss: on paper realizations
+   with ``w_min <= 2`` these orders cut the gap to the lower bound by up to half).
 2. Each candidate is simulated as one attempt started at ``t0``: transfers
    as soon as possible under ``n_com`` (the workers with the most left to receive
    first, program before data), then computation in every slot where all its

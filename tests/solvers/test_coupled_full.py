@@ -492,3 +492,17 @@ def test_huge_allocations_do_not_wrap_around_to_m():
                 "completions": [9]}
     with pytest.raises(Infeasible, match=r"allocation\[0\]: .* exceed the m = 5"):
         check_claim(instance, schedule, communication=False)
+
+
+def test_the_greedy_takes_fast_workers_that_stay_up():
+    """(5, 5, 1, 0, 0) read to 14 slots, one iteration: the five fastest workers include two that
+    are DOWN or RECLAIMED within 6 slots, and the four first orders took 3 tasks on P17 (11 slots).
+    The fastest among those UP for 8 slots (P6, P7, P13, P17, P18: 6 transfer slots, then W = 3)
+    meet the data chain's bound 9, which CP-SAT also proved optimal (47 s, session 24)."""
+    instance = paper_realization(5, 5, 1, 0, 0)
+    instance = CoupledInstance(availability=instance.availability[:, :14], w=instance.w, mu=instance.mu, m=5,
+                               n_com=5, T_prog=instance.T_prog, T_data=instance.T_data, K=1)
+    result = solve(instance, problem="full", method="greedy")
+    assert result.status is SolveStatus.OPTIMAL and result.objective == 9
+    first = result.solution["schedule"]["configurations"][0]["allocation"]
+    assert np.flatnonzero(first).tolist() == [6, 7, 13, 17, 18]
