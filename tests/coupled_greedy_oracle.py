@@ -4,7 +4,8 @@ Copied from commit 7351c49 (``solvers/coupled/full_greedy.py``'s ``greedy_full``
 steps moved to :mod:`volsched.solvers.coupled._greedy_kernel`. The new code must give the same
 schedules, bit for bit. Only the name was changed (``_oracle`` suffix) and imports adapted;
 in session 24 both gained the same candidate orders (the fastest among the processors UP for
-the next 2, 4, 8, ... slots), added here in the loop's own terms.
+the next 2, 4, 8, ... slots; ``spans``), added here in the loop's own terms. It is one pass:
+``greedy_pass`` of the package.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ def _next(mask: np.ndarray) -> np.ndarray:
     return out
 
 
-def greedy_full_oracle(instance: CoupledInstance, deadline: float | None = None) -> dict | None:
+def greedy_full_oracle(instance: CoupledInstance, deadline: float | None = None,
+                       spans: bool = True) -> dict | None:
     """A schedule of ``K`` iterations in the format of :mod:`.replay`, or ``None`` if none was found.
 
     ``None`` does not prove infeasibility. Once the replay accepts it, its
@@ -81,7 +83,7 @@ def greedy_full_oracle(instance: CoupledInstance, deadline: float | None = None)
                 sorted(ready, key=lambda q: (-next_off[q, t0], w[q], q)),
                 sorted(ready, key=lambda q: (-prog[q], w[q], q)),
             ]
-            reach = max(int(next_off[q, t0]) - t0 for q in ready)
+            reach = max(int(next_off[q, t0]) - t0 for q in ready) if spans else 0
             span = 2
             while span <= reach:
                 orders.append(sorted(ready, key=lambda q, s=span: (next_off[q, t0] - t0 < s, w[q], q)))

@@ -200,13 +200,14 @@ def _enter(starts, allocations, n_entries, t0, current, target, prog, t_prog):
 
 @njit(cache=True, nogil=True)
 def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com, t_prog, t_data,
-          all_subsets, state, prog, current, starts, allocations, completions, comm, budget):
+          all_subsets, spans, state, prog, current, starts, allocations, completions, comm, budget):
     """Run at most ``budget`` greedy steps from ``state``; return :data:`DONE` .. :data:`OUT`.
 
     ``state`` (:data:`T0`, :data:`ENTRIES`, :data:`COMPLETED`), ``prog`` (program progress at
     ``t0``), ``current`` (the allocation in force), ``starts``/``allocations`` (the entries),
     ``completions`` and ``comm`` (int8 ``(p, H)`` transfer codes) are updated in place, so that
-    a call resumes where the last one stopped.
+    a call resumes where the last one stopped. ``spans``: with the orders by span UP
+    (:mod:`.full_greedy`, step 1).
     """
     p, horizon = avail.shape
     t0, n_entries, n_done = state[T0], state[ENTRIES], state[COMPLETED]
@@ -248,7 +249,7 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
         best_t, first_fail, last_fail = horizon, horizon, -1
         found = has_longest = False
         n_sets = 1 if nr <= all_subsets else 4
-        if nr > all_subsets:
+        if spans and nr > all_subsets:
             reach = 0
             for i in range(nr):
                 reach = max(reach, next_off[ready[i], t0] - t0)

@@ -11,8 +11,7 @@ Iteration after iteration, from the current slot ``t0``:
    before their next DOWN slot; longest current UP run; most program received
    first, then fastest; and, for each span ``2, 4, 8, ...`` that some processor
    stays UP from ``t0``, the fastest among those UP throughout it first (fast
-   but soon lost workers are what the first orders miss: on paper realizations
-   with ``w_min <= 2`` these orders cut the gap to the lower bound by up to half).
+   but soon lost workers are what the first orders miss).
 2. Each candidate is simulated as one attempt started at ``t0``: transfers
    as soon as possible under ``n_com`` (the workers with the most left to receive
    first, program before data), then computation in every slot where all its
@@ -24,6 +23,12 @@ Iteration after iteration, from the current slot ``t0``:
    force at ``t0`` with only its program transfers before ``t1`` (a program is
    kept while its holder is not DOWN, Section III-C), or the configuration is
    set idle when it would send nothing.
+
+A greedy is not monotone in its candidates: an earlier first iteration can leave
+worse workers for the next. :func:`greedy_full` therefore makes two passes, with
+and without the span orders, and keeps the earlier makespan (on the 3,000 m = 5
+paper realizations the span pass alone was better on 547 and worse on 107,
+``benchmarks/RESULTS.md``).
 
 Deterministic (ties go to the earlier candidate, lower indices first). The
 dispatcher (:func:`volsched.solvers.finish`) replays the schedule; this module does not.
@@ -51,10 +56,18 @@ BUDGET = 2000
 def greedy_full(instance: CoupledInstance, deadline: float | None = None) -> dict | None:
     """A schedule of ``K`` iterations in the format of :mod:`.replay`, or ``None`` if none was found.
 
+    The better of the two passes of the module docstring (the span pass on a tie).
     ``None`` does not prove infeasibility. Once the replay accepts it, its
     makespan is an upper bound on the optimum. With ``deadline`` (a
-    ``time.perf_counter()`` value) it gives up, with ``None``, once that has passed.
+    ``time.perf_counter()`` value) a pass gives up, with ``None``, once that has passed.
     """
+    found = [schedule for spans in (True, False)
+             if (schedule := greedy_pass(instance, spans, deadline)) is not None]
+    return min(found, key=lambda schedule: schedule["completions"][-1], default=None)
+
+
+def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None = None) -> dict | None:
+    """One pass of the greedy, with or without the span orders; ``None`` as :func:`greedy_full`."""
     from . import _greedy_kernel as kernel  # numba only on first use
 
     if deadline is not None and time.perf_counter() > deadline:
@@ -73,8 +86,8 @@ def greedy_full(instance: CoupledInstance, deadline: float | None = None) -> dic
     comm = np.zeros((p, horizon), dtype=np.int8)
     while True:
         code = kernel.steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, instance.n_com,
-                            instance.T_prog, instance.T_data, ALL_SUBSETS, state, prog, current, starts,
-                            allocations, completions, comm, BUDGET)
+                            instance.T_prog, instance.T_data, ALL_SUBSETS, spans, state, prog, current,
+                            starts, allocations, completions, comm, BUDGET)
         if code in (kernel.DONE, kernel.OUT):
             break
         if code == kernel.FULL:
@@ -94,4 +107,4 @@ def greedy_full(instance: CoupledInstance, deadline: float | None = None) -> dic
     }
 
 
-__all__ = ["greedy_full"]
+__all__ = ["greedy_full", "greedy_pass"]
