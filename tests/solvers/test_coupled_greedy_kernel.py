@@ -68,7 +68,8 @@ def test_the_pass_without_span_orders_can_be_the_better():
     """(5, 5, 3, 3, 9): the span pass's first choices leave it later (373 slots against 334 in
     session 24), and greedy_full keeps the other pass."""
     instance = cut(paper_realization(5, 5, 3, scenario=3, trial=9), 2000)
-    with_spans, without = (greedy_full_oracle(instance, spans=spans)["completions"][-1] for spans in (True, False))
+    with_spans, without = (greedy_full_oracle(instance, spans=spans)["completions"][-1]
+                           for spans in (True, False))
     assert without < with_spans
     assert greedy_full(instance)["completions"][-1] == without
 
