@@ -13,28 +13,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from bench_coupled_greedy import CASES, LONG, timed  # noqa: E402  (the same realizations)
 from coupled_sweep_oracle import DataChainOracle, SweepOracle, chain_oracle  # noqa: E402
 
 from volsched.instances.coupled import paper_realization  # noqa: E402
 from volsched.solvers.coupled.full_bound import data_chain  # noqa: E402
 from volsched.solvers.coupled.horizon import cut  # noqa: E402
 from volsched.solvers.coupled.iterations import solve_iterations  # noqa: E402
-
-#: (m, n_com, w_min, scenario, trial, slots read), as in bench_coupled_greedy.py
-CASES = [(5, 5, 1, 0, 0, 2000), (5, 10, 5, 2, 0, 64_000), (10, 10, 3, 4, 0, 64_000),
-         (10, 5, 10, 0, 0, 64_000), (10, 5, 10, 0, 0, 256_000)]
-LONG = [(10, 5, 10, 0, 0, 1_000_000)]
-
-
-def timed(fn, *args):
-    begin = time.perf_counter()
-    out = fn(*args)
-    return out, time.perf_counter() - begin
 
 
 def main() -> None:
