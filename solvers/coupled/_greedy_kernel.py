@@ -15,8 +15,8 @@ import numpy as np
 from numba import njit
 
 #: Returns of :func:`steps`: ``K`` completions; the budget spent; the entry arrays full; the
-#: realization's end reached first.
-DONE, MORE, FULL, OUT = 0, 1, 2, 3
+#: realization's end reached first; (with ``pause``) a step with candidates that complete.
+DONE, MORE, FULL, OUT, CHOICE = 0, 1, 2, 3, 4
 
 #: ``state`` slots of :func:`steps`: the current slot, entries and completions recorded.
 T0, ENTRIES, COMPLETED = 0, 1, 2
@@ -185,13 +185,14 @@ def _sort_by(order, k, key, w):
 
 
 @njit(cache=True, nogil=True)
-def _enter(starts, allocations, n_entries, t0, current, target, prog, t_prog):
-    """Record the entry of ``target`` at ``t0`` and return the entries' new count.
+def _enter(starts, allocations, n_entries, t0, current, target, prog, t_prog, record):
+    """Enter ``target`` at ``t0`` (recorded with ``record``) and return the entries' new count.
 
     A worker that leaves the configuration loses a partial program (Section III-C).
     """
-    starts[n_entries] = t0
-    allocations[n_entries] = target
+    if record:
+        starts[n_entries] = t0
+        allocations[n_entries] = target
     for q in range(current.shape[0]):
         if current[q] > 0 and target[q] == 0 and prog[q] < t_prog:
             prog[q] = 0
@@ -199,15 +200,55 @@ def _enter(starts, allocations, n_entries, t0, current, target, prog, t_prog):
 
 
 @njit(cache=True, nogil=True)
+def commit(best, best_t, avail, next_down, next_off, count, w, n_com, t_prog, t_data, state, prog, current,
+           starts, allocations, completions, comm, record):
+    """Run ``best`` from ``state[T0]`` to its completion at ``best_t``: its entry (unless it continues
+    the configuration in force into a new iteration), its transfers and the programs it leaves."""
+    p = avail.shape[0]
+    t0, n_entries, n_done = state[T0], state[ENTRIES], state[COMPLETED]
+    size = p * t_prog + best.sum() * t_data
+    rows = np.empty(p, dtype=np.int64)
+    need_p = np.empty(p, dtype=np.int64)
+    need_d = np.empty(p, dtype=np.int64)
+    waiting = np.empty(p, dtype=np.int64)
+    send_q = np.empty(size, dtype=np.int64)
+    send_t = np.empty(size, dtype=np.int64)
+    send_c = np.empty(size, dtype=np.int8)
+    continuing = n_done > 0 and completions[n_done - 1] == t0 - 1
+    for q in range(p):
+        continuing &= current[q] == best[q]
+    if not continuing:
+        n_entries = _enter(starts, allocations, n_entries, t0, current, best, prog, t_prog, record)
+    _, _, sent = _attempt(best, t0, prog, avail.shape[1], True, avail, next_down, next_off, count,
+                          w, n_com, t_prog, t_data, rows, need_p, need_d, waiting, send_q, send_t, send_c)
+    if record:
+        for j in range(sent):
+            comm[send_q[j], send_t[j]] = send_c[j]
+    for q in range(p):
+        if next_down[q, t0] <= best_t:
+            prog[q] = 0
+        if best[q] > 0:
+            prog[q] = t_prog
+    current[:] = best
+    completions[n_done] = best_t
+    state[T0], state[ENTRIES], state[COMPLETED] = best_t + 1, n_entries, n_done + 1
+
+
+@njit(cache=True, nogil=True)
 def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com, t_prog, t_data,
-          all_subsets, spans, state, prog, current, starts, allocations, completions, comm, budget):
-    """Run at most ``budget`` greedy steps from ``state``; return :data:`DONE` .. :data:`OUT`.
+          all_subsets, spans, state, prog, current, starts, allocations, completions, comm, budget,
+          record, pause, top_x, top_t):
+    """Run at most ``budget`` greedy steps from ``state``; return :data:`DONE` .. :data:`CHOICE`.
 
     ``state`` (:data:`T0`, :data:`ENTRIES`, :data:`COMPLETED`), ``prog`` (program progress at
     ``t0``), ``current`` (the allocation in force), ``starts``/``allocations`` (the entries),
     ``completions`` and ``comm`` (int8 ``(p, H)`` transfer codes) are updated in place, so that
     a call resumes where the last one stopped. ``spans``: with the orders by span UP
-    (:mod:`.full_greedy`, step 1).
+    (:mod:`.full_greedy`, step 1). Without ``record`` the entries and transfers are not
+    written (a look-ahead's trial run: the same decisions). With ``pause``, a step where some
+    candidate completes is not committed: the ``len(top_t)`` earliest-completing candidates
+    (the first found among equal completions first; ``-1`` completions pad the rest) are left in
+    ``top_x``/``top_t`` and :data:`CHOICE` is returned; :func:`commit` then runs the chosen one.
     """
     p, horizon = avail.shape
     t0, n_entries, n_done = state[T0], state[ENTRIES], state[COMPLETED]
@@ -230,6 +271,7 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
     code = DONE
     taken = 0
     mark = 0
+    n_top = top_t.shape[0]
     while n_done < big_k:
         if t0 >= horizon:
             code = OUT
@@ -237,10 +279,12 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
         if taken == budget:
             code = MORE
             break
-        if n_entries == starts.shape[0]:
+        if record and n_entries == starts.shape[0]:
             code = FULL
             break
         taken += 1
+        if pause:
+            top_t[:] = -1
         nr = 0
         for q in range(p):
             if avail[q, t0] == _UP:
@@ -319,7 +363,10 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
                             break
                     if repeated or not _water_fill(chosen, size_k, w, cap, m, x):
                         continue
-                done, fail, _ = _attempt(x, t0, prog, best_t, False, avail, next_down, next_off, count,
+                limit = best_t
+                if pause:  # the r earliest, not only the running best
+                    limit = horizon if top_t[n_top - 1] < 0 else max(best_t, top_t[n_top - 1])
+                done, fail, _ = _attempt(x, t0, prog, limit, False, avail, next_down, next_off, count,
                                          w, n_com, t_prog, t_data, rows, need_p, need_d, waiting,
                                          send_q, send_t, send_c)
                 first_fail = min(first_fail, fail)
@@ -331,6 +378,14 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
                     best[:] = x
                     best_t = done
                     found = True
+                if pause and done >= 0 and (top_t[n_top - 1] < 0 or done < top_t[n_top - 1]):
+                    j = n_top - 1
+                    while j > 0 and (top_t[j - 1] < 0 or done < top_t[j - 1]):
+                        top_t[j] = top_t[j - 1]
+                        top_x[j] = top_x[j - 1]
+                        j -= 1
+                    top_t[j] = done
+                    top_x[j] = x
         if not found:
             nxt = min(first_fail + 1, next_rise[t0])
             sent = 0
@@ -347,34 +402,23 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
                 busy |= current[q] > 0
             if programs or busy:
                 target = longest if programs else np.zeros(p, dtype=np.int64)
-                n_entries = _enter(starts, allocations, n_entries, t0, current, target, prog, t_prog)
+                n_entries = _enter(starts, allocations, n_entries, t0, current, target, prog, t_prog, record)
                 current[:] = target
                 for j in range(sent):
                     if send_c[j] == _PROG and send_t[j] < nxt:
-                        comm[send_q[j], send_t[j]] = _PROG
+                        if record:
+                            comm[send_q[j], send_t[j]] = _PROG
                         prog[send_q[j]] += 1
             for q in range(p):
                 if next_down[q, t0] < nxt:
                     prog[q] = 0
             t0 = nxt
             continue
-        continuing = n_done > 0 and completions[n_done - 1] == t0 - 1
-        for q in range(p):
-            continuing &= current[q] == best[q]
-        if not continuing:
-            n_entries = _enter(starts, allocations, n_entries, t0, current, best, prog, t_prog)
-        _, _, sent = _attempt(best, t0, prog, horizon, True, avail, next_down, next_off, count,
-                              w, n_com, t_prog, t_data, rows, need_p, need_d, waiting, send_q, send_t, send_c)
-        for j in range(sent):
-            comm[send_q[j], send_t[j]] = send_c[j]
-        for q in range(p):
-            if next_down[q, t0] <= best_t:
-                prog[q] = 0
-            if best[q] > 0:
-                prog[q] = t_prog
-        current[:] = best
-        completions[n_done] = best_t
-        n_done += 1
-        t0 = best_t + 1
+        state[T0], state[ENTRIES], state[COMPLETED] = t0, n_entries, n_done
+        if pause:
+            return CHOICE
+        commit(best, best_t, avail, next_down, next_off, count, w, n_com, t_prog, t_data, state, prog,
+               current, starts, allocations, completions, comm, record)
+        t0, n_entries, n_done = state[T0], state[ENTRIES], state[COMPLETED]
     state[T0], state[ENTRIES], state[COMPLETED] = t0, n_entries, n_done
     return code

@@ -126,11 +126,17 @@ class _DataChain:
         return None if found is None else found[0]
 
 
-def data_chain(instance: CoupledInstance) -> list[int]:
-    """The relaxed chain ``f_1, ..., f_K`` (fewer when the horizon is too short): ``f_K + 1 <= OPT``."""
+def data_chain(instance: CoupledInstance, start: int = 0) -> list[int]:
+    """The relaxed chain ``f_1, ..., f_K`` (fewer when the horizon is too short): ``f_K + 1 <= OPT``.
+
+    With ``start > 0`` the chain is that of ``K`` iterations *after* one that ends at
+    ``start - 1`` at the earliest: by the monotonicity of ``F``, if every schedule
+    completes its first ``k`` iterations at ``start - 1`` or later (``start`` a lower
+    bound on the makespan of ``k`` iterations), ``f_K + 1`` is a lower bound on the
+    makespan of ``k + K`` iterations.
+    """
     chain = _DataChain(instance)
     done: list[int] = []
-    start = 0
     while len(done) < instance.K:
         t = chain.earliest(start)
         if t is None:

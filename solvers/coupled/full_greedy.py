@@ -25,10 +25,14 @@ Iteration after iteration, from the current slot ``t0``:
    set idle when it would send nothing.
 
 A greedy is not monotone in its candidates: an earlier first iteration can leave
-worse workers for the next. :func:`greedy_full` therefore makes two passes, with
-and without the span orders, and keeps the earlier makespan (on the 3,000 m = 5
-paper realizations the span pass alone was better on 547 and worse on 107,
-``benchmarks/RESULTS.md``).
+worse workers for the next. :func:`greedy_full` therefore makes three passes and
+keeps the earlier makespan: with and without the span orders (on the 3,000 m = 5
+paper realizations the span pass alone was better on 547 and worse on 107), and a
+*rollout* of the span pass (:func:`greedy_pass` with ``lookahead``): at each step
+the :data:`LOOKAHEAD` earliest-completing candidates are each finished by the plain
+greedy, and the one that finishes first is committed. Committing the first
+iteration's earliest candidate can strand the next one (a fast worker about to go
+DOWN); the rollout sees it (``benchmarks/RESULTS.md``, session 25).
 
 Deterministic (ties go to the earlier candidate, lower indices first). The
 dispatcher (:func:`volsched.solvers.finish`) replays the schedule; this module does not.
@@ -49,6 +53,9 @@ from .replay import LETTERS
 ALL_SUBSETS = 5
 """With at most this many processors UP, every subset of at most ``m`` of them is a candidate."""
 
+LOOKAHEAD = 8
+"""Candidates that the rollout pass tries at each step (:func:`greedy_pass`)."""
+
 #: Greedy steps per compiled call between two looks at the deadline (about 10 ms of steps).
 BUDGET = 2000
 
@@ -56,54 +63,113 @@ BUDGET = 2000
 def greedy_full(instance: CoupledInstance, deadline: float | None = None) -> dict | None:
     """A schedule of ``K`` iterations in the format of :mod:`.replay`, or ``None`` if none was found.
 
-    The better of the two passes of the module docstring (the span pass on a tie).
+    The best of the three passes of the module docstring (the earlier pass on a tie).
     ``None`` does not prove infeasibility. Once the replay accepts it, its
     makespan is an upper bound on the optimum. With ``deadline`` (a
     ``time.perf_counter()`` value) a pass gives up, with ``None``, once that has passed.
     """
-    found = [schedule for spans in (True, False)
-             if (schedule := greedy_pass(instance, spans, deadline)) is not None]
+    found = [schedule for spans, lookahead in ((True, 0), (False, 0), (True, LOOKAHEAD))
+             if (schedule := greedy_pass(instance, spans, deadline, lookahead)) is not None]
     return min(found, key=lambda schedule: schedule["completions"][-1], default=None)
 
 
-def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None = None) -> dict | None:
-    """One pass of the greedy, with or without the span orders; ``None`` as :func:`greedy_full`."""
+class _Run:
+    """The arrays of one greedy run (:func:`._greedy_kernel.steps`), and its copies for trial runs."""
+
+    def __init__(self, instance: CoupledInstance, kernel, spans: bool, lookahead: int):
+        p, m = instance.p, instance.m
+        self.kernel, self.instance = kernel, instance
+        self.avail = np.ascontiguousarray(instance.availability, dtype=np.int8)
+        self.w = np.asarray(instance.w, dtype=np.int64)
+        self.cap = np.array([int(min(mu, m)) for mu in instance.mu], dtype=np.int64)
+        self.tables = kernel.tables(self.avail)
+        self.spans = spans
+        self.state = np.zeros(3, dtype=np.int64)
+        self.prog = np.zeros(p, dtype=np.int64)
+        self.current = np.zeros(p, dtype=np.int64)
+        self.starts = np.zeros(64, dtype=np.int64)
+        self.allocations = np.zeros((64, p), dtype=np.int64)
+        self.completions = np.zeros(instance.K, dtype=np.int64)
+        self.comm = np.zeros((p, instance.horizon), dtype=np.int8)
+        self.top_x = np.zeros((max(lookahead, 1), p), dtype=np.int64)
+        self.top_t = np.zeros(max(lookahead, 1), dtype=np.int64)
+
+    def trial(self) -> _Run:
+        """A copy that shares the realization and writes no entries nor transfers."""
+        other = object.__new__(_Run)
+        other.__dict__.update(self.__dict__)
+        for name in ("state", "prog", "current", "completions"):
+            setattr(other, name, getattr(self, name).copy())
+        return other
+
+    def steps(self, record: bool, pause: bool) -> int:
+        inst, (next_down, next_off, next_rise, count) = self.instance, self.tables
+        return self.kernel.steps(self.avail, next_down, next_off, next_rise, count, self.w, self.cap, inst.m,
+                                 inst.K, inst.n_com, inst.T_prog, inst.T_data, ALL_SUBSETS, self.spans,
+                                 self.state, self.prog, self.current, self.starts, self.allocations,
+                                 self.completions, self.comm, BUDGET, record, pause, self.top_x, self.top_t)
+
+    def commit(self, j: int, record: bool) -> None:
+        inst, (next_down, next_off, _, count) = self.instance, self.tables
+        self.kernel.commit(self.top_x[j], int(self.top_t[j]), self.avail, next_down, next_off, count, self.w,
+                           inst.n_com, inst.T_prog, inst.T_data, self.state, self.prog, self.current,
+                           self.starts, self.allocations, self.completions, self.comm, record)
+
+    def run(self, record: bool, pause: bool, deadline: float | None) -> int | None:
+        """Steps until done, out of slots or (with ``pause``) a choice; ``None`` past ``deadline``."""
+        kernel = self.kernel
+        while True:
+            code = self.steps(record, pause)
+            if code in (kernel.DONE, kernel.OUT, kernel.CHOICE):
+                return code
+            if code == kernel.FULL:
+                self.starts = np.concatenate([self.starts, np.zeros_like(self.starts)])
+                self.allocations = np.concatenate([self.allocations, np.zeros_like(self.allocations)])
+            if deadline is not None and time.perf_counter() > deadline:
+                return None
+
+
+def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None = None,
+                lookahead: int = 0) -> dict | None:
+    """One pass of the greedy, with or without the span orders; ``None`` as :func:`greedy_full`.
+
+    With ``lookahead`` ``r``, a rollout: at each step where candidates complete, each of the
+    ``r`` earliest is committed in a trial run that the plain greedy then finishes, and the one
+    whose trial finishes first is committed (the earliest-completing one on a tie; ``r = 1`` is
+    the plain greedy). The plain greedy's own choice is among them and its trial is the plain
+    greedy from there, so by induction the pass is never later than the plain pass.
+    """
     from . import _greedy_kernel as kernel  # numba only on first use
 
     if deadline is not None and time.perf_counter() > deadline:
         return None
-    p, horizon, m, big_k = instance.p, instance.horizon, instance.m, instance.K
-    avail = np.ascontiguousarray(instance.availability, dtype=np.int8)
-    w = np.asarray(instance.w, dtype=np.int64)
-    cap = np.array([int(min(mu, m)) for mu in instance.mu], dtype=np.int64)
-    next_down, next_off, next_rise, count = kernel.tables(avail)
-    state = np.zeros(3, dtype=np.int64)
-    prog = np.zeros(p, dtype=np.int64)
-    current = np.zeros(p, dtype=np.int64)
-    starts = np.zeros(64, dtype=np.int64)
-    allocations = np.zeros((64, p), dtype=np.int64)
-    completions = np.zeros(big_k, dtype=np.int64)
-    comm = np.zeros((p, horizon), dtype=np.int8)
+    run = _Run(instance, kernel, spans, lookahead)
     while True:
-        code = kernel.steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, instance.n_com,
-                            instance.T_prog, instance.T_data, ALL_SUBSETS, spans, state, prog, current,
-                            starts, allocations, completions, comm, BUDGET)
-        if code in (kernel.DONE, kernel.OUT):
-            break
-        if code == kernel.FULL:
-            starts = np.concatenate([starts, np.zeros_like(starts)])
-            allocations = np.concatenate([allocations, np.zeros_like(allocations)])
-        if deadline is not None and time.perf_counter() > deadline:
+        code = run.run(True, lookahead > 0, deadline)
+        if code is None:
             return None
+        if code != kernel.CHOICE:
+            break
+        best, best_end, tried = 0, None, np.flatnonzero(run.top_t >= 0).tolist()
+        for j in tried if len(tried) > 1 else ():
+            trial = run.trial()
+            trial.commit(j, False)
+            ended = trial.run(False, False, deadline)
+            if ended is None:
+                return None
+            end = trial.completions[-1] if ended == kernel.DONE else instance.horizon
+            if best_end is None or end < best_end:
+                best, best_end = j, end
+        run.commit(best, True)
     if code == kernel.OUT:
         return None
-    n = int(state[kernel.ENTRIES])
+    n = int(run.state[kernel.ENTRIES])
     codes = np.frombuffer(LETTERS.encode(), dtype=np.uint8)
     return {
-        "configurations": [{"start": t, "allocation": row}
-                           for t, row in zip(starts[:n].tolist(), allocations[:n].tolist(), strict=True)],
-        "communication": [codes[row].tobytes().decode().rstrip(LETTERS[0]) for row in comm],
-        "completions": completions.tolist(),
+        "configurations": [{"start": t, "allocation": row} for t, row
+                           in zip(run.starts[:n].tolist(), run.allocations[:n].tolist(), strict=True)],
+        "communication": [codes[row].tobytes().decode().rstrip(LETTERS[0]) for row in run.comm],
+        "completions": run.completions.tolist(),
     }
 
 

@@ -5,13 +5,15 @@ Random tiny instances (every subset a candidate), random wider ones (more than
 the schedules must be the same, entry for entry and transfer for transfer.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 from coupled_full_oracle import random_tiny
 from coupled_greedy_oracle import greedy_full_oracle
 
 from volsched.instances.coupled import CoupledInstance, paper_realization
-from volsched.solvers.coupled.full_greedy import ALL_SUBSETS, greedy_full, greedy_pass
+from volsched.solvers.coupled.full_greedy import ALL_SUBSETS, LOOKAHEAD, greedy_full, greedy_pass
 from volsched.solvers.coupled.horizon import cut
 from volsched.solvers.coupled.replay import check_claim
 
@@ -46,18 +48,22 @@ def test_same_schedule_as_the_python_greedy_on_wide_instances(seed, spans):
         assert check_claim(instance, schedule) == schedule["completions"][-1] + 1
 
 
-def test_the_greedy_keeps_the_better_pass():
-    """Over the wide instances greedy_full takes the better pass; the span pass wins some."""
+def test_the_greedy_keeps_the_best_pass():
+    """Over the wide instances greedy_full takes the best of the two plain passes and the rollout;
+    the span pass wins some."""
     wins = {True: 0, False: 0}
     for seed in range(150):
         instance = random_wide(np.random.default_rng([37, seed]))
         makespans = {spans: None if (s := greedy_full_oracle(instance, spans=spans)) is None
                      else s["completions"][-1] for spans in (True, False)}
+        rollout = greedy_pass(instance, True, lookahead=LOOKAHEAD)
         best = greedy_full(instance)
         if best is None:
-            assert makespans == {True: None, False: None}
+            assert makespans == {True: None, False: None} and rollout is None
             continue
-        assert best["completions"][-1] == min(v for v in makespans.values() if v is not None)
+        found = [v for v in makespans.values() if v is not None]
+        found += [] if rollout is None else [rollout["completions"][-1]]
+        assert best["completions"][-1] == min(found)
         for spans in (True, False):
             other = makespans[not spans]
             wins[spans] += makespans[spans] is not None and (other is None or makespans[spans] < other)
@@ -71,7 +77,8 @@ def test_the_pass_without_span_orders_can_be_the_better():
     with_spans, without = (greedy_full_oracle(instance, spans=spans)["completions"][-1]
                            for spans in (True, False))
     assert without < with_spans
-    assert greedy_full(instance)["completions"][-1] == without
+    rollout = greedy_pass(instance, True, lookahead=LOOKAHEAD)["completions"][-1]
+    assert greedy_full(instance)["completions"][-1] == min(without, rollout)
 
 
 @pytest.mark.parametrize(("m", "n_com", "w_min", "slots"),
@@ -89,3 +96,35 @@ def test_wide_instances_reach_the_orders():
     wide = [random_wide(np.random.default_rng([37, seed])) for seed in range(150)]
     assert sum(int((inst.availability[:, 0] == 0).sum()) > ALL_SUBSETS for inst in wide) > 100
     assert sum(greedy_full(inst) is not None for inst in wide) > 50
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_a_rollout_of_one_candidate_is_the_plain_pass(seed):
+    """Pausing at each choice and committing the earliest candidate changes nothing."""
+    instance = random_wide(np.random.default_rng([37, seed]))
+    for spans in (True, False):
+        assert greedy_pass(instance, spans, lookahead=1) == greedy_pass(instance, spans)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_the_rollout_is_never_later_than_the_plain_pass(seed):
+    rng = np.random.default_rng([41, seed])
+    instance = random_wide(rng) if seed % 2 else random_tiny(rng, max_p=5, max_h=24, max_k=3)
+    plain = greedy_pass(instance, True)
+    rollout = greedy_pass(instance, True, lookahead=LOOKAHEAD)
+    if plain is not None:
+        assert rollout is not None and rollout["completions"][-1] <= plain["completions"][-1]
+    if rollout is not None:
+        assert check_claim(instance, rollout) == rollout["completions"][-1] + 1
+
+
+def test_the_rollout_keeps_workers_for_the_next_iteration():
+    """(5, 10, 1, 8, 8) with K = 3: the plain greedy takes the earliest first and second iterations
+    (8, 18) on the fast workers 1 and 10, both lost by slot 27, and waits for the third until 95;
+    the rollout starts later ({10: 4, 17: 1} completes at 12) and finishes at 42. CP-SAT proves
+    the optimum 22 (``benchmarks/bench_coupled_gap_sources.py``)."""
+    instance = cut(dataclasses.replace(paper_realization(5, 10, 1, scenario=8, trial=8), K=3), 2000)
+    assert greedy_pass(instance, True)["completions"] == [8, 18, 95]
+    rollout = greedy_pass(instance, True, lookahead=LOOKAHEAD)
+    assert rollout["completions"][-1] <= 42
+    assert check_claim(instance, rollout) == rollout["completions"][-1] + 1
