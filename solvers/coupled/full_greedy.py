@@ -63,13 +63,17 @@ BUDGET = 2000
 def greedy_full(instance: CoupledInstance, deadline: float | None = None) -> dict | None:
     """A schedule of ``K`` iterations in the format of :mod:`.replay`, or ``None`` if none was found.
 
-    The best of the three passes of the module docstring (the earlier pass on a tie).
+    The best of the three passes of the module docstring (the earlier pass on a tie); the
+    rollout runs only when the plain span pass found a schedule.
     ``None`` does not prove infeasibility. Once the replay accepts it, its
     makespan is an upper bound on the optimum. With ``deadline`` (a
     ``time.perf_counter()`` value) a pass gives up, with ``None``, once that has passed.
     """
-    found = [schedule for spans, lookahead in ((True, 0), (False, 0), (True, LOOKAHEAD))
-             if (schedule := greedy_pass(instance, spans, deadline, lookahead)) is not None]
+    spans, plain = (greedy_pass(instance, spans, deadline) for spans in (True, False))
+    # The rollout refines what the span pass found: where that pass runs out of slots (a prefix
+    # too short, :func:`.horizon.reading`), its trials would too, at many times the cost.
+    rollout = None if spans is None else greedy_pass(instance, True, deadline, LOOKAHEAD)
+    found = [schedule for schedule in (spans, plain, rollout) if schedule is not None]
     return min(found, key=lambda schedule: schedule["completions"][-1], default=None)
 
 
