@@ -1,5 +1,7 @@
 """Problem ``full``: the data-chain lower bound (issue 15, part 4) against brute force, greedy, hand cases."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from coupled_full_oracle import brute_full, random_tiny
@@ -137,3 +139,27 @@ def test_solve_full_is_infeasible_when_only_the_data_chain_says_so():
         result = solve(instance, problem="full", method=method)
         assert result.status == SolveStatus.INFEASIBLE and result.objective is None
         assert result.solution["completed_iterations_data_chain"] == 0
+
+
+def test_a_chain_restarted_after_its_first_completion_is_its_tail():
+    for args in [(5, 5, 1, 0, 0), (5, 20, 3, 2, 1), (10, 10, 2, 4, 3)]:
+        instance = paper_realization(*args)
+        whole = data_chain(instance)
+        tail = data_chain(dataclasses.replace(instance, K=instance.K - 1), start=whole[0] + 1)
+        assert tail == whole[1:]
+
+
+@pytest.mark.parametrize("block", range(3))
+def test_the_prefix_and_chain_bound_never_exceeds_brute_force(block):
+    """The chain restarted at the exact optimum of the first iteration bounds K = 2 iterations."""
+    checked = 0
+    for instance in TINY[block * 100:(block + 1) * 100]:
+        if instance.K != 2 or (first := brute_full(dataclasses.replace(instance, K=1))) is None:
+            continue
+        expected = brute_full(instance)
+        optimum = instance.horizon + 1 if expected is None else expected
+        rest = data_chain(dataclasses.replace(instance, K=1), start=first)
+        bound = rest[0] + 1 if rest else instance.horizon + 1
+        assert data_chain_bound(instance) <= bound <= optimum  # F is monotone in its start
+        checked += 1
+    assert checked >= 20
