@@ -3,7 +3,8 @@
 Usage: python benchmarks/bench_coupled_gap_sources.py [--sample N] [--time-limit S] [--seed S]
 
 On the ``casanova2013`` m = 5 realizations the median relative gap (UB - LB) / UB of the
-``greedy`` method is 0.171, and 0.22-0.31 at w_min 1-5 (benchmarks/RESULTS.md). CP-SAT cannot
+``greedy`` method was 0.171 in session 24 (0.159 with the rollout pass), and 0.19-0.29 at w_min
+1-5 (benchmarks/RESULTS.md). CP-SAT cannot
 prove the 10-iteration problem at that size, but it proves its prefixes: the same realization
 with ``K`` = 3, 5 or 7 iterations, cut at the greedy makespan (``p H <= 2000``). On each proven
 prefix this prints the lower bound of ``method="greedy"`` (data chain and the others), the
