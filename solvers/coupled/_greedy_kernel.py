@@ -235,6 +235,53 @@ def commit(best, best_t, avail, next_down, next_off, count, w, n_com, t_prog, t_
 
 
 @njit(cache=True, nogil=True)
+def preload(y, avail, next_down, next_off, count, w, n_com, t_prog, t_data, state, prog, current, starts,
+            allocations, comm, record):
+    """Put ``y`` in force at ``state[T0]`` until its workers all hold the program, sending only programs.
+
+    False (nothing changed) when nobody in ``y`` lacks the program or a worker of ``y`` goes DOWN
+    before its program is complete. Otherwise the entry, the program transfers, and ``state[T0]``
+    moved to the slot after the last of them: the workers that then leave keep their complete
+    programs (Section III-C), so a later configuration can use them without ``T_prog``.
+    """
+    p = avail.shape[0]
+    t0, n_entries = state[T0], state[ENTRIES]
+    size = p * t_prog + y.sum() * t_data
+    rows = np.empty(p, dtype=np.int64)
+    need_p = np.empty(p, dtype=np.int64)
+    need_d = np.empty(p, dtype=np.int64)
+    waiting = np.empty(p, dtype=np.int64)
+    send_q = np.empty(size, dtype=np.int64)
+    send_t = np.empty(size, dtype=np.int64)
+    send_c = np.empty(size, dtype=np.int8)
+    _, fail, sent = _attempt(y, t0, prog, avail.shape[1], True, avail, next_down, next_off, count, w, n_com,
+                             t_prog, t_data, rows, need_p, need_d, waiting, send_q, send_t, send_c)
+    got = np.zeros(p, dtype=np.int64)
+    nxt = -1
+    for j in range(sent):
+        if send_c[j] == _PROG and send_t[j] < fail:
+            got[send_q[j]] += 1
+            nxt = max(nxt, send_t[j] + 1)
+    if nxt < 0:
+        return False
+    for q in range(p):
+        if y[q] > 0 and prog[q] + got[q] < t_prog:
+            return False
+    state[ENTRIES] = _enter(starts, allocations, n_entries, t0, current, y, prog, t_prog, record)
+    current[:] = y
+    for j in range(sent):
+        if send_c[j] == _PROG and send_t[j] < nxt:
+            if record:
+                comm[send_q[j], send_t[j]] = _PROG
+            prog[send_q[j]] += 1
+    for q in range(p):
+        if next_down[q, t0] < nxt:
+            prog[q] = 0
+    state[T0] = nxt
+    return True
+
+
+@njit(cache=True, nogil=True)
 def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com, t_prog, t_data,
           all_subsets, spans, state, prog, current, starts, allocations, completions, comm, budget,
           record, pause, top_x, top_t):

@@ -29,10 +29,12 @@ worse workers for the next. :func:`greedy_full` therefore makes three passes and
 keeps the earlier makespan: with and without the span orders (on the 3,000 m = 5
 paper realizations the span pass alone was better on 547 and worse on 107), and a
 *rollout* of the span pass (:func:`greedy_pass` with ``lookahead``): at each step
-the :data:`LOOKAHEAD` earliest-completing candidates are each finished by the plain
-greedy, and the one that finishes first is committed. Committing the first
-iteration's earliest candidate can strand the next one (a fast worker about to go
-DOWN); the rollout sees it (``benchmarks/RESULTS.md``, session 25).
+the :data:`LOOKAHEAD` earliest-completing candidates, and a preload of programs to
+spare workers, are each finished by the plain greedy, and the one that finishes
+first is committed. Committing the first iteration's earliest candidate can strand
+the next one (a fast worker about to go DOWN), and the plain greedy never sends a
+program to a worker that it does not use at once; the rollout sees both
+(``benchmarks/RESULTS.md``, session 25).
 
 Deterministic (ties go to the earlier candidate, lower indices first). The
 dispatcher (:func:`volsched.solvers.finish`) replays the schedule; this module does not.
@@ -119,6 +121,40 @@ class _Run:
                            inst.n_com, inst.T_prog, inst.T_data, self.state, self.prog, self.current,
                            self.starts, self.allocations, self.completions, self.comm, record)
 
+    def preload(self, y: np.ndarray, record: bool) -> bool:
+        inst, (next_down, next_off, _, count) = self.instance, self.tables
+        return self.kernel.preload(y, self.avail, next_down, next_off, count, self.w, inst.n_com, inst.T_prog,
+                                   inst.T_data, self.state, self.prog, self.current, self.starts,
+                                   self.allocations, self.comm, record)
+
+    def spread(self) -> np.ndarray | None:
+        """A preload: the earliest candidate's workers and spare ones, one task each (the rest of
+        the ``m`` tasks on the candidate's workers), or ``None``.
+
+        Spare workers lack the program and stay UP for ``T_prog`` slots at least; those not DOWN
+        for ``4 T_prog`` slots come first, then the fastest, then the lower index. The optimum
+        does this on the paper realizations (``benchmarks/RESULTS.md``, session 25): a worker
+        enrolled only while it receives the program keeps it when it leaves (Section III-C).
+        """
+        inst, (next_down, next_off) = self.instance, self.tables[:2]
+        t0, chosen = int(self.state[self.kernel.T0]), self.top_x[0] > 0
+        room = inst.m - int(chosen.sum())
+        if room <= 0 or inst.T_prog == 0:
+            return None
+        spare = [q for q in range(inst.p) if not chosen[q] and next_off[q, t0] - t0 >= inst.T_prog
+                 and self.prog[q] < inst.T_prog and self.cap[q] >= 1]
+        if not spare:
+            return None
+        spare.sort(key=lambda q: (int(next_down[q, t0]) - t0 < 4 * inst.T_prog, int(self.w[q]), q))
+        y = chosen.astype(np.int64)
+        y[spare[:room]] = 1
+        left = inst.m - int(y.sum())
+        for q in np.flatnonzero(chosen).tolist():
+            more = min(int(self.cap[q]) - 1, left)
+            y[q] += more
+            left -= more
+        return None if left else y
+
     def run(self, record: bool, pause: bool, deadline: float | None) -> int | None:
         """Steps until done, out of slots or (with ``pause``) a choice; ``None`` past ``deadline``."""
         kernel = self.kernel
@@ -140,8 +176,11 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None =
     With ``lookahead`` ``r``, a rollout: at each step where candidates complete, each of the
     ``r`` earliest is committed in a trial run that the plain greedy then finishes, and the one
     whose trial finishes first is committed (the earliest-completing one on a tie; ``r = 1`` is
-    the plain greedy). The plain greedy's own choice is among them and its trial is the plain
-    greedy from there, so by induction the pass is never later than the plain pass.
+    the plain greedy). With ``r >= 2`` one more option is tried last, a *preload*
+    (:meth:`_Run.spread`, :func:`._greedy_kernel.preload`): the earliest candidate's workers
+    and spare workers get one task each only until they all hold the program, and the greedy
+    chooses again. The plain greedy's own choice is among the options and its trial is the
+    plain greedy from there, so by induction the pass is never later than the plain pass.
     """
     from . import _greedy_kernel as kernel  # numba only on first use
 
@@ -154,17 +193,25 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None =
             return None
         if code != kernel.CHOICE:
             break
-        best, best_end, tried = 0, None, np.flatnonzero(run.top_t >= 0).tolist()
-        for j in tried if len(tried) > 1 else ():
+        spread = run.spread() if lookahead > 1 else None
+        options = np.flatnonzero(run.top_t >= 0).tolist() + ([-1] if spread is not None else [])
+        best, best_end = 0, None
+        for j in options if len(options) > 1 else ():
             trial = run.trial()
-            trial.commit(j, False)
+            if j >= 0:
+                trial.commit(j, False)
+            elif not trial.preload(spread, False):
+                continue
             ended = trial.run(False, False, deadline)
             if ended is None:
                 return None
             end = trial.completions[-1] if ended == kernel.DONE else instance.horizon
             if best_end is None or end < best_end:
                 best, best_end = j, end
-        run.commit(best, True)
+        if best >= 0:
+            run.commit(best, True)
+        else:
+            run.preload(spread, True)
     if code == kernel.OUT:
         return None
     n = int(run.state[kernel.ENTRIES])

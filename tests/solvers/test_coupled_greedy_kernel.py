@@ -13,6 +13,7 @@ from coupled_full_oracle import random_tiny
 from coupled_greedy_oracle import greedy_full_oracle
 
 from volsched.instances.coupled import CoupledInstance, paper_realization
+from volsched.solvers.coupled import full_greedy
 from volsched.solvers.coupled.full_greedy import ALL_SUBSETS, LOOKAHEAD, greedy_full, greedy_pass
 from volsched.solvers.coupled.horizon import cut
 from volsched.solvers.coupled.replay import check_claim
@@ -128,3 +129,18 @@ def test_the_rollout_keeps_workers_for_the_next_iteration():
     rollout = greedy_pass(instance, True, lookahead=LOOKAHEAD)
     assert rollout["completions"][-1] <= 42
     assert check_claim(instance, rollout) == rollout["completions"][-1] + 1
+
+
+def test_the_rollout_preloads_programs(monkeypatch):
+    """(5, 5, 1, 8, 0) with K = 5: the rollout's preload option sends programs to spare workers
+    (one task each, only until they hold it) and finishes earlier than the rollout without it;
+    the replay accepts the schedule, whose first entry is a preload that computes nothing."""
+    instance = cut(dataclasses.replace(paper_realization(5, 5, 1, scenario=8, trial=0), K=5), 2000)
+    with_preload = greedy_pass(instance, True, lookahead=LOOKAHEAD)
+    monkeypatch.setattr(full_greedy._Run, "spread", lambda self: None)
+    without = greedy_pass(instance, True, lookahead=LOOKAHEAD)
+    assert with_preload["completions"][-1] < without["completions"][-1]
+    assert check_claim(instance, with_preload) == with_preload["completions"][-1] + 1
+    first, second = with_preload["configurations"][:2]
+    assert second["start"] <= with_preload["completions"][0]
+    assert sum(first["allocation"]) == instance.m and first["allocation"] != second["allocation"]
