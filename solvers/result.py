@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 class SolveStatus(StrEnum):
@@ -32,6 +34,22 @@ def reject_unless(condition: bool, field: str, message: str) -> None:
     """Raise :class:`Infeasible` ``"<field>: <message>"`` unless ``condition`` (a verifier's ``require``)."""
     if not condition:
         raise Infeasible(f"{field}: {message}")
+
+
+def verified_value(value: Any) -> float:
+    """A verifier's objective as a float; :class:`Infeasible` when no finite float holds it.
+
+    Verifiers compute with Python integers, so a solution may claim dates beyond any float (a
+    start of ``10^400``): such a value is rejected as the solution's fault, not converted.
+    """
+    try:
+        out = float(value)
+    except OverflowError:
+        raise Infeasible(f"objective: the solution's value is about 2^{int(value).bit_length()}, "
+                         "beyond any float") from None
+    if not math.isfinite(out):
+        raise Infeasible(f"objective: the solution's value is {out!r}, not a finite number")
+    return out
 
 
 def relative_gap(objective: float | None, bound: float | None) -> float | None:

@@ -17,7 +17,7 @@ from typing import Any
 from volsched.instances.errors import InputError, is_number, require
 from volsched.solvers import Infeasible, SolveStatus
 from volsched.solvers.problem import agrees
-from volsched.solvers.result import relative_gap
+from volsched.solvers.result import relative_gap, verified_value
 
 from .families import Family, solution_error
 
@@ -112,7 +112,7 @@ def verify_result(family: Family, instance: Any, obj: Any) -> dict:
                 "unchecked": unchecked}
 
     try:
-        value = float(problem.verify(instance, solution))
+        value = verified_value(problem.verify(instance, solution))
     except Infeasible as exc:
         raise solution_error(exc) from None
     checked.append("solution")

@@ -113,3 +113,16 @@ def test_every_status_solve_writes_is_accepted_and_says_what_it_checked(capsys, 
     assert_input_error(code, err, "solution.completed_iterations: claims 1")
     code, _, err = verify(capsys, tmp_path, path, tampered(result, ("objective",), 3))
     assert_input_error(code, err, "objective: an infeasible result has no objective")
+
+
+def test_a_start_beyond_any_float_is_bad_input(capsys, tmp_path):
+    """Verifiers compute in Python integers: a feasible schedule whose makespan no float holds is
+    the file's fault (exit 2), not an OverflowError (found by tests/fuzz, session 25)."""
+    from volsched.instances.slack.generators import generate_theorem2
+
+    path, result = solved(capsys, tmp_path, generate_theorem2(machines=3, jobs=6, seed=0),
+                          "--problem", "plain", "--method", "cpsat")
+    late = len(result["solution"]["schedule"]) - 1
+    code, _, err = verify(capsys, tmp_path, path,
+                          tampered(result, ("solution", "schedule", late, 1), 10**400))
+    assert_input_error(code, err, "the solution's value is about 2^1329, beyond any float")

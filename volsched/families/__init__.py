@@ -35,6 +35,7 @@ from volsched.instances.errors import InputError, check_int, require
 from volsched.instances.io import check_envelope
 from volsched.solvers import Infeasible, Problem, SolveResult
 from volsched.solvers import solve as solve_problem
+from volsched.solvers.result import verified_value
 
 
 @dataclass(frozen=True)
@@ -283,7 +284,7 @@ class Family:
         require(isinstance(solution, dict), "solution", "must be a JSON object")
         problem = self.problem(solution.get("problem"), "solution.problem")
         try:
-            return problem, float(problem.verify(instance, solution))
+            return problem, verified_value(problem.verify(instance, solution))
         except Infeasible as exc:
             raise solution_error(exc) from None
 
@@ -339,7 +340,7 @@ class Family:
                 problem.verify_partial(instance, solution)
                 value = None
             else:
-                value = float(problem.verify(instance, solution))
+                value = verified_value(problem.verify(instance, solution))
         except Infeasible as exc:
             raise RuntimeError(f"{self.name}: heuristic {name} produced an infeasible "
                                f"solution: {exc}") from None
