@@ -92,6 +92,14 @@ def _water_fill(chosen, k, w, cap, m, x):
 
 
 @njit(cache=True, nogil=True)
+def _scratch(p, size):
+    """The work arrays of :func:`_attempt`: per worker, then per transfer (``size`` at most)."""
+    return (np.empty(p, dtype=np.int64), np.empty(p, dtype=np.int64), np.empty(p, dtype=np.int64),
+            np.empty(p, dtype=np.int64), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+            np.empty(size, dtype=np.int8))
+
+
+@njit(cache=True, nogil=True)
 def _attempt(x, t0, prog, limit, record, avail, next_down, next_off, count, w, n_com, t_prog, t_data,
              rows, need_p, need_d, waiting, send_q, send_t, send_c):
     """One attempt of ``x`` from ``t0``: ``(completion or -1, failure slot, transfers recorded)``.
@@ -207,13 +215,7 @@ def commit(best, best_t, avail, next_down, next_off, count, w, n_com, t_prog, t_
     p = avail.shape[0]
     t0, n_entries, n_done = state[T0], state[ENTRIES], state[COMPLETED]
     size = p * t_prog + best.sum() * t_data
-    rows = np.empty(p, dtype=np.int64)
-    need_p = np.empty(p, dtype=np.int64)
-    need_d = np.empty(p, dtype=np.int64)
-    waiting = np.empty(p, dtype=np.int64)
-    send_q = np.empty(size, dtype=np.int64)
-    send_t = np.empty(size, dtype=np.int64)
-    send_c = np.empty(size, dtype=np.int8)
+    rows, need_p, need_d, waiting, send_q, send_t, send_c = _scratch(p, size)
     continuing = n_done > 0 and completions[n_done - 1] == t0 - 1
     for q in range(p):
         continuing &= current[q] == best[q]
@@ -247,13 +249,7 @@ def preload(y, avail, next_down, next_off, count, w, n_com, t_prog, t_data, stat
     p = avail.shape[0]
     t0, n_entries = state[T0], state[ENTRIES]
     size = p * t_prog + y.sum() * t_data
-    rows = np.empty(p, dtype=np.int64)
-    need_p = np.empty(p, dtype=np.int64)
-    need_d = np.empty(p, dtype=np.int64)
-    waiting = np.empty(p, dtype=np.int64)
-    send_q = np.empty(size, dtype=np.int64)
-    send_t = np.empty(size, dtype=np.int64)
-    send_c = np.empty(size, dtype=np.int8)
+    rows, need_p, need_d, waiting, send_q, send_t, send_c = _scratch(p, size)
     _, fail, sent = _attempt(y, t0, prog, avail.shape[1], True, avail, next_down, next_off, count, w, n_com,
                              t_prog, t_data, rows, need_p, need_d, waiting, send_q, send_t, send_c)
     got = np.zeros(p, dtype=np.int64)
@@ -300,13 +296,7 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
     p, horizon = avail.shape
     t0, n_entries, n_done = state[T0], state[ENTRIES], state[COMPLETED]
     size = p * t_prog + m * t_data
-    rows = np.empty(p, dtype=np.int64)
-    need_p = np.empty(p, dtype=np.int64)
-    need_d = np.empty(p, dtype=np.int64)
-    waiting = np.empty(p, dtype=np.int64)
-    send_q = np.empty(size, dtype=np.int64)
-    send_t = np.empty(size, dtype=np.int64)
-    send_c = np.empty(size, dtype=np.int8)
+    rows, need_p, need_d, waiting, send_q, send_t, send_c = _scratch(p, size)
     ready = np.empty(p, dtype=np.int64)
     orders = np.empty((4 + 62, p), dtype=np.int64)
     key = np.zeros(p, dtype=np.int64)
