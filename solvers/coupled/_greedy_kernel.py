@@ -237,14 +237,18 @@ def commit(best, best_t, avail, next_down, next_off, count, w, n_com, t_prog, t_
 
 
 @njit(cache=True, nogil=True)
-def preload(y, avail, next_down, next_off, count, w, n_com, t_prog, t_data, state, prog, current, starts,
-            allocations, comm, record):
+def preload(y, until, avail, next_down, next_off, count, w, n_com, t_prog, t_data, state, prog, current,
+            starts, allocations, comm, record):
     """Put ``y`` in force at ``state[T0]`` until its workers all hold the program, sending only programs.
 
     False (nothing changed) when nobody in ``y`` lacks the program or a worker of ``y`` goes DOWN
     before its program is complete. Otherwise the entry, the program transfers, and ``state[T0]``
     moved to the slot after the last of them: the workers that then leave keep their complete
     programs (Section III-C), so a later configuration can use them without ``T_prog``.
+
+    With ``until > state[T0]``, a *wait* instead: ``y`` is in force, sending only programs, in the
+    slots before ``until`` (a partial program continues if the next entry keeps its worker, and
+    is lost otherwise), and ``state[T0]`` moves to ``until``. False when ``until <= state[T0]``.
     """
     p = avail.shape[0]
     t0, n_entries = state[T0], state[ENTRIES]
@@ -258,15 +262,19 @@ def preload(y, avail, next_down, next_off, count, w, n_com, t_prog, t_data, stat
         if send_c[j] == _PROG and send_t[j] < fail:
             got[send_q[j]] += 1
             nxt = max(nxt, send_t[j] + 1)
-    if nxt < 0:
+    if until >= 0:
+        if until <= t0:
+            return False
+        nxt = until
+    elif nxt < 0:
         return False
     for q in range(p):
-        if y[q] > 0 and prog[q] + got[q] < t_prog:
+        if until < 0 and y[q] > 0 and prog[q] + got[q] < t_prog:
             return False
     state[ENTRIES] = _enter(starts, allocations, n_entries, t0, current, y, prog, t_prog, record)
     current[:] = y
     for j in range(sent):
-        if send_c[j] == _PROG and send_t[j] < nxt:
+        if send_c[j] == _PROG and send_t[j] < min(nxt, fail):
             if record:
                 comm[send_q[j], send_t[j]] = _PROG
             prog[send_q[j]] += 1

@@ -25,16 +25,21 @@ Iteration after iteration, from the current slot ``t0``:
    set idle when it would send nothing.
 
 A greedy is not monotone in its candidates: an earlier first iteration can leave
-worse workers for the next. :func:`greedy_full` therefore makes three passes and
-keeps the earlier makespan: with and without the span orders (on the 3,000 m = 5
-paper realizations the span pass alone was better on 547 and worse on 107), and a
-*rollout* of the span pass (:func:`greedy_pass` with ``lookahead``): at each step
-the :data:`LOOKAHEAD` earliest-completing candidates, and a preload of programs to
-spare workers, are each finished by the plain greedy, and the one that finishes
-first is committed. Committing the first iteration's earliest candidate can strand
-the next one (a fast worker about to go DOWN), and the plain greedy never sends a
-program to a worker that it does not use at once; the rollout sees both
-(``benchmarks/RESULTS.md``, session 25).
+worse workers for the next. :func:`greedy_full` therefore makes five passes and
+keeps the earliest makespan: with and without the span orders (on the 3,000 m = 5
+paper realizations the span pass alone was better on 547 and worse on 107), and
+three *rollouts* of the span pass (:func:`greedy_pass` with ``lookahead``). At each
+step of a rollout, the :data:`LOOKAHEAD` earliest-completing candidates, a preload
+of programs to spare workers, and a *wait* for the next processor to come UP are
+each finished by the plain greedy, and the option whose trial ends first is
+committed; the three rollouts judge a trial by its last completion or by the
+completion :data:`REACHES` iterations on. Committing the first iteration's earliest
+candidate can strand the next one (a fast worker about to go DOWN); the plain
+greedy never sends a program to a worker that it does not use at once, and never
+waits for a fast worker that is RECLAIMED or DOWN at ``t0``; the rollouts see all
+three. A trial finished to the last iteration judges an early step by the plain
+greedy's noisy tail, which a shorter reach does not (``benchmarks/RESULTS.md``,
+sessions 25 and 26).
 
 Deterministic (ties go to the earlier candidate, lower indices first). The
 dispatcher (:func:`volsched.solvers.finish`) replays the schedule; this module does not.
@@ -58,6 +63,9 @@ ALL_SUBSETS = 5
 LOOKAHEAD = 8
 """Candidates that the rollout pass tries at each step (:func:`greedy_pass`)."""
 
+REACHES = (None, 2, 3)
+"""The rollout passes' judges: a trial's last completion, or its completion this many iterations on."""
+
 #: Greedy steps per compiled call between two looks at the deadline (about 10 ms of steps).
 BUDGET = 2000
 
@@ -72,10 +80,11 @@ def greedy_full(instance: CoupledInstance, deadline: float | None = None) -> dic
     ``time.perf_counter()`` value) a pass gives up, with ``None``, once that has passed.
     """
     spans, plain = (greedy_pass(instance, spans, deadline) for spans in (True, False))
-    # The rollout refines what the span pass found: where that pass runs out of slots (a prefix
-    # too short, :func:`.horizon.reading`), its trials would too, at many times the cost.
-    rollout = None if spans is None else greedy_pass(instance, True, deadline, LOOKAHEAD)
-    found = [schedule for schedule in (spans, plain, rollout) if schedule is not None]
+    # The rollouts refine what the span pass found: where that pass runs out of slots (a prefix
+    # too short, :func:`.horizon.reading`), their trials would too, at many times the cost.
+    rollouts = [] if spans is None else [greedy_pass(instance, True, deadline, LOOKAHEAD, reach)
+                                         for reach in REACHES]
+    found = [schedule for schedule in (spans, plain, *rollouts) if schedule is not None]
     return min(found, key=lambda schedule: schedule["completions"][-1], default=None)
 
 
@@ -99,6 +108,7 @@ class _Run:
         self.comm = np.zeros((p, instance.horizon), dtype=np.int8)
         self.top_x = np.zeros((max(lookahead, 1), p), dtype=np.int64)
         self.top_t = np.zeros(max(lookahead, 1), dtype=np.int64)
+        self.stop = instance.K
 
     def trial(self) -> _Run:
         """A copy that shares the realization and writes no entries nor transfers."""
@@ -111,7 +121,7 @@ class _Run:
     def steps(self, record: bool, pause: bool) -> int:
         inst, (next_down, next_off, next_rise, count) = self.instance, self.tables
         return self.kernel.steps(self.avail, next_down, next_off, next_rise, count, self.w, self.cap, inst.m,
-                                 inst.K, inst.n_com, inst.T_prog, inst.T_data, ALL_SUBSETS, self.spans,
+                                 self.stop, inst.n_com, inst.T_prog, inst.T_data, ALL_SUBSETS, self.spans,
                                  self.state, self.prog, self.current, self.starts, self.allocations,
                                  self.completions, self.comm, BUDGET, record, pause, self.top_x, self.top_t)
 
@@ -121,11 +131,18 @@ class _Run:
                            inst.n_com, inst.T_prog, inst.T_data, self.state, self.prog, self.current,
                            self.starts, self.allocations, self.completions, self.comm, record)
 
-    def preload(self, y: np.ndarray, record: bool) -> bool:
+    def preload(self, y: np.ndarray, record: bool, until: int = -1) -> bool:
         inst, (next_down, next_off, _, count) = self.instance, self.tables
-        return self.kernel.preload(y, self.avail, next_down, next_off, count, self.w, inst.n_com, inst.T_prog,
-                                   inst.T_data, self.state, self.prog, self.current, self.starts,
+        return self.kernel.preload(y, until, self.avail, next_down, next_off, count, self.w, inst.n_com,
+                                   inst.T_prog, inst.T_data, self.state, self.prog, self.current, self.starts,
                                    self.allocations, self.comm, record)
+
+    def rise(self) -> int:
+        """The slot of the next wait option: the first after ``t0`` where some processor comes UP, if
+        that is before the earliest candidate completes; else -1."""
+        t0 = int(self.state[self.kernel.T0])
+        rise = int(self.tables[2][t0])
+        return rise if rise < int(self.top_t[0]) else -1
 
     def spread(self) -> np.ndarray | None:
         """A preload: the earliest candidate's workers and spare ones, one task each (the rest of
@@ -170,17 +187,24 @@ class _Run:
 
 
 def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None = None,
-                lookahead: int = 0) -> dict | None:
+                lookahead: int = 0, reach: int | None = None) -> dict | None:
     """One pass of the greedy, with or without the span orders; ``None`` as :func:`greedy_full`.
 
     With ``lookahead`` ``r``, a rollout: at each step where candidates complete, each of the
     ``r`` earliest is committed in a trial run that the plain greedy then finishes, and the one
     whose trial finishes first is committed (the earliest-completing one on a tie; ``r = 1`` is
-    the plain greedy). With ``r >= 2`` one more option is tried last, a *preload*
+    the plain greedy). With ``r >= 2`` two more options are tried last. A *preload*
     (:meth:`_Run.spread`, :func:`._greedy_kernel.preload`): the earliest candidate's workers
     and spare workers get one task each only until they all hold the program, and the greedy
-    chooses again. The plain greedy's own choice is among the options and its trial is the
-    plain greedy from there, so by induction the pass is never later than the plain pass.
+    chooses again. A *wait* (:meth:`_Run.rise`): the earliest candidate is in force, sending
+    only programs, until the next slot where a processor comes UP, if that is before the
+    candidate would complete; the greedy then chooses again among more workers. The plain
+    greedy's own choice is among the options and its trial is the plain greedy from there, so
+    by induction the pass is never later than the plain pass.
+
+    With ``reach`` ``h``, a trial runs only until ``h`` more iterations complete, and the
+    options are compared on that completion: the induction no longer holds, and the pass may
+    end later than the plain one or find no schedule.
     """
     from . import _greedy_kernel as kernel  # numba only on first use
 
@@ -194,24 +218,30 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None =
         if code != kernel.CHOICE:
             break
         spread = run.spread() if lookahead > 1 else None
-        options = np.flatnonzero(run.top_t >= 0).tolist() + ([-1] if spread is not None else [])
+        rise = run.rise() if lookahead > 1 else -1
+        options = (np.flatnonzero(run.top_t >= 0).tolist() + ([-1] if spread is not None else [])
+                   + ([-2] if rise >= 0 else []))
         best, best_end = 0, None
         for j in options if len(options) > 1 else ():
             trial = run.trial()
+            if reach is not None:
+                trial.stop = min(instance.K, int(run.state[kernel.COMPLETED]) + reach)
             if j >= 0:
                 trial.commit(j, False)
-            elif not trial.preload(spread, False):
+            elif not (trial.preload(spread, False) if j == -1 else trial.preload(run.top_x[0], False, rise)):
                 continue
             ended = trial.run(False, False, deadline)
             if ended is None:
                 return None
-            end = trial.completions[-1] if ended == kernel.DONE else instance.horizon
+            end = trial.completions[trial.stop - 1] if ended == kernel.DONE else instance.horizon
             if best_end is None or end < best_end:
                 best, best_end = j, end
         if best >= 0:
             run.commit(best, True)
-        else:
+        elif best == -1:
             run.preload(spread, True)
+        else:
+            run.preload(run.top_x[0].copy(), True, rise)
     if code == kernel.OUT:
         return None
     n = int(run.state[kernel.ENTRIES])
