@@ -130,7 +130,7 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
     lower_bounds = {"iterations": relaxed[-1].completion + 1, "communication": trivial_bound(instance),
                     "transfers": transfer_bound(instance), "data_chain": chain[-1] + 1}
     lower = max(lower_bounds.values())
-    schedule = greedy_full(instance, None if time_limit is None else begin + time_limit)
+    schedule = greedy_full(instance, None if time_limit is None else begin + time_limit, lower)
     upper = None if schedule is None else schedule["completions"][-1] + 1
     source = None if schedule is None else "greedy"
     late = schedule is None and time_limit is not None and time.perf_counter() - begin > time_limit

@@ -70,22 +70,27 @@ REACHES = (None, 2, 3)
 BUDGET = 2000
 
 
-def greedy_full(instance: CoupledInstance, deadline: float | None = None) -> dict | None:
+def greedy_full(instance: CoupledInstance, deadline: float | None = None, target: int = 0) -> dict | None:
     """A schedule of ``K`` iterations in the format of :mod:`.replay`, or ``None`` if none was found.
 
-    The best of the three passes of the module docstring (the earlier pass on a tie); the
-    rollout runs only when the plain span pass found a schedule.
+    The best of the five passes of the module docstring (the earlier pass on a tie); the
+    rollouts run only when the plain span pass found a schedule, and no pass runs once one has
+    a makespan of at most ``target`` (a lower bound: no later pass could be earlier).
     ``None`` does not prove infeasibility. Once the replay accepts it, its
     makespan is an upper bound on the optimum. With ``deadline`` (a
     ``time.perf_counter()`` value) a pass gives up, with ``None``, once that has passed.
     """
-    spans, plain = (greedy_pass(instance, spans, deadline) for spans in (True, False))
+    best = greedy_pass(instance, True, deadline)
     # The rollouts refine what the span pass found: where that pass runs out of slots (a prefix
     # too short, :func:`.horizon.reading`), their trials would too, at many times the cost.
-    rollouts = [] if spans is None else [greedy_pass(instance, True, deadline, LOOKAHEAD, reach)
-                                         for reach in REACHES]
-    found = [schedule for schedule in (spans, plain, *rollouts) if schedule is not None]
-    return min(found, key=lambda schedule: schedule["completions"][-1], default=None)
+    passes = [(False, 0, None)] + ([] if best is None else [(True, LOOKAHEAD, reach) for reach in REACHES])
+    for spans, lookahead, reach in passes:
+        if best is not None and best["completions"][-1] + 1 <= target:
+            break
+        schedule = greedy_pass(instance, spans, deadline, lookahead, reach)
+        if schedule is not None and (best is None or schedule["completions"][-1] < best["completions"][-1]):
+            best = schedule
+    return best
 
 
 class _Run:

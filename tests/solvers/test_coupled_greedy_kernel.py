@@ -182,3 +182,22 @@ def test_a_shorter_reach_can_be_the_better():
     best = greedy_full(instance)
     assert best["completions"][-1] + 1 <= short
     assert check_claim(instance, best) == best["completions"][-1] + 1
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_pass_that_meets_the_lower_bound_ends_the_search(seed):
+    """greedy_full stops once a pass meets ``target``: with the data chain's bound as the target
+    it finds the same makespan as with none, and without any rollout when the span pass meets it."""
+    rng = np.random.default_rng([43, seed])
+    instance = random_wide(rng) if seed % 2 else random_tiny(rng, max_p=5, max_h=24, max_k=3)
+    chain = data_chain(instance)
+    if len(chain) < instance.K:
+        return
+    lower = chain[-1] + 1
+    full, early = greedy_full(instance), greedy_full(instance, target=lower)
+    assert (full is None) == (early is None)
+    if full is not None:
+        assert early["completions"][-1] == full["completions"][-1]
+        span = greedy_pass(instance, True)
+        if span is not None and span["completions"][-1] + 1 == lower:
+            assert early == span
