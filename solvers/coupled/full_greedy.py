@@ -25,14 +25,14 @@ Iteration after iteration, from the current slot ``t0``:
    set idle when it would send nothing.
 
 A greedy is not monotone in its candidates: an earlier first iteration can leave
-worse workers for the next. :func:`greedy_full` therefore makes five passes and
+worse workers for the next. :func:`greedy_full` therefore makes seven passes and
 keeps the earliest makespan: with and without the span orders (on the 3,000 m = 5
 paper realizations the span pass alone was better on 547 and worse on 107), and
-three *rollouts* of the span pass (:func:`greedy_pass` with ``lookahead``). At each
+five *rollouts* of the span pass (:func:`greedy_pass` with ``lookahead``). At each
 step of a rollout, the :data:`LOOKAHEAD` earliest-completing candidates, a preload
 of programs to spare workers, and a *wait* for the next processor to come UP are
 each finished by the plain greedy, and the option whose trial ends first is
-committed; the three rollouts judge a trial by its last completion or by the
+committed; the five rollouts judge a trial by its last completion or by the
 completion :data:`REACHES` iterations on. Committing the first iteration's earliest
 candidate can strand the next one (a fast worker about to go DOWN); the plain
 greedy never sends a program to a worker that it does not use at once, and never
@@ -63,7 +63,7 @@ ALL_SUBSETS = 5
 LOOKAHEAD = 8
 """Candidates that the rollout pass tries at each step (:func:`greedy_pass`)."""
 
-REACHES = (None, 2, 3)
+REACHES = (None, 1, 2, 3, 4)
 """The rollout passes' judges: a trial's last completion, or its completion this many iterations on."""
 
 #: Greedy steps per compiled call between two looks at the deadline (about 10 ms of steps).
@@ -73,7 +73,7 @@ BUDGET = 2000
 def greedy_full(instance: CoupledInstance, deadline: float | None = None, target: int = 0) -> dict | None:
     """A schedule of ``K`` iterations in the format of :mod:`.replay`, or ``None`` if none was found.
 
-    The best of the five passes of the module docstring (the earlier pass on a tie); the
+    The best of the seven passes of the module docstring (the earlier pass on a tie); the
     rollouts run only when the plain span pass found a schedule, and no pass runs once one has
     a makespan of at most ``target`` (a lower bound: no later pass could be earlier).
     ``None`` does not prove infeasibility. Once the replay accepts it, its
