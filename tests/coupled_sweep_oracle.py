@@ -90,6 +90,7 @@ class DataChainOracle:
         marks = np.where(down, np.arange(1, horizon + 1), 0)
         np.maximum.accumulate(marks, axis=1, out=self.since[:, 1:])
         alive = self.count - np.take_along_axis(self.count, self.since, axis=1)  # A_q(u)
+        self.alive = alive
         if t_data:
             self.prog_level = np.clip((alive - t_prog) // t_data, -1, None)
         else:
@@ -140,6 +141,21 @@ class DataChainOracle:
         t_data = self.instance.T_data
         data_level = got // t_data if t_data else self.cap[:, None]
         level = np.minimum(self.prog_level[:, lo:hi], data_level)
+        if start > 0 and self.least is not None:
+            # The quiet window: min over v in [start, u - j T_data] of g_q(v), the UP slots of q in
+            # [max(L_q(v), v - least), v), is kept out of A_q(u) for processors not DOWN since start.
+            v = np.arange(start, hi)
+            back = np.maximum(self.since[:, start:hi], v - self.least)
+            quiet_slots = self.count[:, start:hi] - np.take_along_axis(self.count, back, axis=1)
+            low = np.minimum.accumulate(quiet_slots, axis=1)
+            u = np.arange(lo, hi)
+            allowed = np.zeros_like(level)
+            for j in range(1, self.levels + 1):
+                at = u - j * t_data
+                inside = at >= start
+                quiet = low[:, np.clip(at - start, 0, None)]
+                allowed += inside & (self.alive[:, lo:hi] - quiet >= self.instance.T_prog + j * t_data)
+            level = np.where(self.since[:, lo:hi] < start, np.minimum(level, allowed), level)
         return np.where(self.up[:, lo:hi], level, 0)
 
     def slots(self, start: int):

@@ -49,13 +49,31 @@ def tables(avail, t_prog, t_data, cap):
 
 
 @njit(cache=True, nogil=True)
-def thermometers(avail, count, since, program, cap, start, lo, hi, first, t_data, levels, up, down):
+def thermometers(avail, count, since, program, cap, start, lo, hi, first, t_prog, t_data, least, carry,
+                 levels, up, down):
     """Masks of slots ``lo .. hi - 1`` for an iteration allowed to start at ``start``.
 
     ``up[i]`` gets bit ``j p + q`` for ``j < J_q(start, lo + i)`` (none before slot ``first``),
     ``down[i]`` every level of the processors DOWN at ``lo + i``; both uint64 ``(>= hi - lo, nw)``.
+    With ``start > 0``, ``J`` also meets the quiet-window condition (:mod:`.full_bound`): ``g_q(v)``
+    is the UP slots of ``q`` in ``[max(L_q(v), v - least), v)`` and ``carry[q]`` the least ``g_q``
+    over ``[start, max(start, lo - levels T_data))``, large at a start's first block; it is
+    updated for the next block.
     """
     p = avail.shape[0]
+    base = max(start, lo - levels * t_data)
+    following = max(start, hi - levels * t_data)
+    low = np.empty((p, max(hi - base, 1)), dtype=np.int64)  # low[q, v - base]: least g_q over [start, v]
+    if start > 0:
+        for q in range(p):
+            run = carry[q]
+            for v in range(base, hi):
+                if v == following:
+                    carry[q] = run
+                run = min(run, count[q, v] - count[q, max(since[q, v], v - least)])
+                low[q, v - base] = run
+            if following == hi:
+                carry[q] = run
     for i in range(hi - lo):
         u = lo + i
         up[i] = 0
@@ -70,6 +88,13 @@ def thermometers(avail, count, since, program, cap, start, lo, hi, first, t_data
                 continue
             got = count[q, u] - count[q, max(since[q, u], start)]
             level = min(program[q, u], got // t_data if t_data else cap[q])
+            if start > 0 and since[q, u] < start:
+                alive = count[q, u] - count[q, since[q, u]]
+                while level > 0:
+                    v = u - level * t_data
+                    if v >= start and alive - low[q, v - base] >= t_prog + level * t_data:
+                        break
+                    level -= 1
             for j in range(level):
                 b = j * p + q
                 up[i, b >> 6] |= np.uint64(1) << np.uint64(b & 63)

@@ -21,6 +21,14 @@ member DOWN in ``[a, t]``), at least ``W(x)`` slots ``u`` in ``[a, t]`` have
 ``J_q(s, u) >= x_q`` for every ``q`` in ``S``. ``F(s)`` is the earliest such
 ``t`` over all ``x``.
 
+**The quiet window** (session 26). For ``s > 0`` the iteration follows one that
+completed at ``s' - 1`` for some ``s' >= s``. Write ``W_min`` for the least workload
+of any allocation (:func:`.iterations.min_workload` over all processors), ``g_q(v)``
+for the UP slots of ``q`` in ``[max(L_q(v), v - W_min), v)``, and ``Q_q(s, u, j)``
+for the least ``g_q(v)`` over ``v`` in ``[s, u - j T_data]``. For ``s > 0`` and a
+processor not DOWN in ``[s, u)`` (``L_q(u) < s``), *ready for j tasks* also needs
+``A_q(u) - Q_q(s, u, j) >= T_prog + j T_data`` (false when that range is empty).
+
 **Every iteration of a feasible schedule satisfies it.** Take a schedule
 accepted by the replay whose ``i``-th iteration completes at ``c_i`` on the
 allocation ``x`` of its last attempt, begun at ``a'``, and let ``s = c_{i-1} +
@@ -38,17 +46,31 @@ Such a slot ``u`` has ``J_q(s, u) >= x_q`` for each member:
   still among these slots, so ``D_q(s, u) >= d_q(u) >= x_q T_data``.
 * The program was received after the last DOWN of ``q`` (III-B: DOWN loses it),
   in UP slots of ``q`` other than its data slots, so ``A_q(u) >= T_prog + x_q
-  T_data``. The relaxation forgets *when* the program came (enrolled or not,
-  while others computed), which is why no state crosses iterations.
+  T_data``. The relaxation forgets *when* the program came (enrolled or not),
+  which is why no state crosses iterations; the quiet window takes back a part.
 * All ``m T_data`` data slots of the iteration are sent in ``[s, u)``, at most
   ``n_com`` per slot, so ``u >= b(s)``; in the first iteration the programs of
   the ``|S| >= k_min`` members are sent too (nobody holds one at slot 0).
+* The quiet window (``i >= 2``, ``s' = c_{i-1} + 1``): the last attempt of
+  iteration ``i - 1`` computes ``W(x_{i-1}) >= W_min`` slots ending at ``c_{i-1}``,
+  and from its first computing slot on nobody receives anything: its members
+  hold the program and all their data (a further ``P`` or ``D`` would be useless,
+  which the replay rejects, and within the attempt no member loses any), and the
+  others are not enrolled (III-C). So no transfer falls in ``[s' - W_min, s')``.
+  A member ``q`` not DOWN in ``[s', u)`` has ``L_q(s') = L_q(u)``, and received its
+  program and its ``x_q T_data`` data slots in distinct UP slots of ``[L_q(u), u)``
+  outside that window: ``T_prog + x_q T_data <= A_q(u) - g_q(s')``. Its data came in
+  ``[s', u)``, so ``s' <= u - x_q T_data`` and ``g_q(s') >= Q_q(s, u, x_q)`` for any
+  ``s <= s'``. (This is the slack that let the data chain reload, for free, the
+  program of a worker that came back UP while others computed.)
 
 So ``x`` completes at ``c_i`` from ``s`` in the relaxation: ``F(c_{i-1} + 1)
 <= c_i``.
 
 **Chaining.** ``F`` depends on ``s`` alone and is non-decreasing: a larger
-``s`` only shrinks ``D_q``, raises ``b`` and ``a``. Hence the chain ``f_1 =
+``s`` only shrinks ``D_q``, raises ``b`` and ``a``, and shrinks the range of
+``Q_q`` and widens the processors it applies to (``F(0)``, without the window,
+serves only the first iteration). Hence the chain ``f_1 =
 F(0)``, ``f_i = F(f_{i-1} + 1)`` has ``f_i <= c_i`` for every feasible
 schedule, by induction (``f_i = F(f_{i-1} + 1) <= F(c_{i-1} + 1) <= c_i``), as
 in :mod:`.iterations`: ``f_K + 1`` is a lower bound on the makespan, and when
@@ -84,7 +106,7 @@ FIRST_BLOCK, LAST_BLOCK = 256, 65_536
 class _DataChain:
     """Per-instance tables (:func:`._chain_kernel.tables`) and the sweep of thermometer masks."""
 
-    def __init__(self, instance: CoupledInstance):
+    def __init__(self, instance: CoupledInstance, quiet: bool = True):
         from . import _chain_kernel as kernel  # numba only on first use
 
         self.kernel = kernel
@@ -95,7 +117,9 @@ class _DataChain:
         self.levels = int(self.cap.max())
         self.count, self.since, self.program = kernel.tables(self.avail, instance.T_prog, instance.T_data,
                                                              self.cap)
-        self.sweep = ClosedSweep(instance, self.levels, 1, min_workload(instance, range(p)))
+        self.least = min_workload(instance, range(p))
+        self.sweep = ClosedSweep(instance, self.levels, 1, self.least)
+        self.quiet = (self.least or 0) if quiet else 0
         caps = self.cap.tolist()
         k_min = next(k for k in range(1, p + 1) if sum(sorted(caps, reverse=True)[:k]) >= m)
         self.lag0 = -(-(k_min * instance.T_prog + m * instance.T_data) // instance.n_com)
@@ -108,6 +132,7 @@ class _DataChain:
         size = FIRST_BLOCK
         up = np.zeros((size, self.sweep.words), dtype=np.uint64)
         down = np.zeros_like(up)
+        carry = np.full(self.instance.p, horizon + 1, dtype=np.int64)
         u = start
         while u < horizon:
             hi = min(horizon, u + size)
@@ -115,7 +140,8 @@ class _DataChain:
                 up = np.zeros((size, self.sweep.words), dtype=np.uint64)
                 down = np.zeros_like(up)
             self.kernel.thermometers(self.avail, self.count, self.since, self.program, self.cap, start, u, hi,
-                                     first, self.instance.T_data, self.levels, up, down)
+                                     first, self.instance.T_prog, self.instance.T_data, self.quiet, carry,
+                                     self.levels, up, down)
             yield u, up[: hi - u], down[: hi - u]
             u = hi
             size = min(2 * size, LAST_BLOCK)
@@ -126,16 +152,17 @@ class _DataChain:
         return None if found is None else found[0]
 
 
-def data_chain(instance: CoupledInstance, start: int = 0) -> list[int]:
+def data_chain(instance: CoupledInstance, start: int = 0, quiet: bool = True) -> list[int]:
     """The relaxed chain ``f_1, ..., f_K`` (fewer when the horizon is too short): ``f_K + 1 <= OPT``.
 
     With ``start > 0`` the chain is that of ``K`` iterations *after* one that ends at
     ``start - 1`` at the earliest: by the monotonicity of ``F``, if every schedule
     completes its first ``k`` iterations at ``start - 1`` or later (``start`` a lower
     bound on the makespan of ``k`` iterations), ``f_K + 1`` is a lower bound on the
-    makespan of ``k + K`` iterations.
+    makespan of ``k + K`` iterations. ``quiet=False`` drops the quiet-window condition
+    (the chain of session 25, weaker; kept for comparison).
     """
-    chain = _DataChain(instance)
+    chain = _DataChain(instance, quiet)
     done: list[int] = []
     while len(done) < instance.K:
         t = chain.earliest(start)

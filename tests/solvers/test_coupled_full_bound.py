@@ -163,3 +163,52 @@ def test_the_prefix_and_chain_bound_never_exceeds_brute_force(block):
         assert data_chain_bound(instance) <= bound <= optimum  # F is monotone in its start
         checked += 1
     assert checked >= 20
+
+
+def quiet(seed: int) -> CoupledInstance:
+    """Two iterations, long programs, and workers that go DOWN once and come back UP, often
+    while another iteration computes: the instances where the quiet window matters."""
+    rng = np.random.default_rng([15, 26, seed])
+    p, horizon = int(rng.integers(2, 4)), int(rng.integers(10, 15))
+    avail = np.zeros((p, horizon), dtype=np.int8)
+    for q in range(p):
+        down = int(rng.integers(0, horizon))
+        avail[q, down:down + int(rng.integers(0, 5))] = 2
+        spot = int(rng.integers(0, horizon))
+        stretch = avail[q, spot:spot + int(rng.integers(0, 3))]
+        stretch[stretch == 0] = 1
+    return CoupledInstance(availability=avail, w=rng.integers(1, 4, p).tolist(), mu=[None] * p,
+                           m=int(rng.integers(1, 3)), n_com=int(rng.integers(1, 3)),
+                           T_prog=int(rng.integers(1, 4)), T_data=int(rng.integers(0, 2)), K=2)
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_the_quiet_window_never_exceeds_brute_force(block):
+    """The chain with the quiet window is at least the chain without it, and never above the
+    brute-force optimum where they differ; it differs on some and is tight on most of those."""
+    differ = tight = 0
+    for seed in range(block * 400, (block + 1) * 400):
+        instance = quiet(seed)
+        new, old = data_chain(instance), data_chain(instance, quiet=False)
+        assert len(new) <= len(old) and all(a >= b for a, b in zip(new, old, strict=False))
+        if new == old:
+            continue
+        differ += 1
+        expected = brute_full(instance)
+        optimum = instance.horizon + 1 if expected is None else expected
+        assert data_chain_bound(instance) <= optimum
+        tight += data_chain_bound(instance) == optimum
+    assert differ >= 15 and tight >= differ * 0.7
+
+
+def test_the_quiet_window_charges_a_program_reloaded_while_others_compute():
+    """P0 (w 3) can complete the first iteration at slot 5 (program 0-2, computation 3-5); P1 (w 1)
+    is DOWN in slots 0-3. Without the window the chain lets P1 take its program for the second
+    iteration in its UP slots 4-6, during a computation in which nobody receives anything:
+    f_2 = 7. With it (W_min = 1, so slot 5 is quiet) P1 needs slot 7 too: f_2 = 8, and the
+    optimum meets it (P1 runs both iterations: program 4-6, computations 7 and 8)."""
+    instance = inst(["UUUUUUDUUUUUUU", "DDDDUUUUUUUUUU"], [3, 1], [None, None], 1, n_com=1, T_prog=3,
+                    T_data=0, K=2)
+    assert data_chain(instance, quiet=False) == [5, 7]
+    assert data_chain(instance) == [5, 8]
+    assert data_chain_bound(instance) == brute_full(instance) == 9
