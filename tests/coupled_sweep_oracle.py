@@ -99,6 +99,10 @@ class DataChainOracle:
         replicate = sum(1 << (j * p) for j in range(self.levels))
         self.down = [mask * replicate for mask in slot_masks(instance, DOWN)]
         self.least = min_workload(instance, range(p))
+        # W*(v): the least workload over the processors UP at v - 1 (-1: none holds m tasks).
+        fits = [-1] + [min_workload(instance, np.flatnonzero(up[:, v - 1]).tolist())
+                       for v in range(1, horizon + 1)]
+        self.quiet = np.array([-1 if f is None else f for f in fits], dtype=np.int64)
         self.first_level = (1 << p) - 1
         self.workloads: dict[int, int] = {}
         caps = self.cap.tolist()
@@ -141,12 +145,14 @@ class DataChainOracle:
         t_data = self.instance.T_data
         data_level = got // t_data if t_data else self.cap[:, None]
         level = np.minimum(self.prog_level[:, lo:hi], data_level)
-        if start > 0 and self.least is not None:
+        if start > 0:
             # The quiet window: min over v in [start, u - j T_data] of g_q(v), the UP slots of q in
-            # [max(L_q(v), v - least), v), is kept out of A_q(u) for processors not DOWN since start.
+            # [max(L_q(v), v - W*(v)), v), is kept out of A_q(u) for processors not DOWN since start.
             v = np.arange(start, hi)
-            back = np.maximum(self.since[:, start:hi], v - self.least)
+            length = self.quiet[start:hi]
+            back = np.maximum(self.since[:, start:hi], v - np.maximum(length, 0))
             quiet_slots = self.count[:, start:hi] - np.take_along_axis(self.count, back, axis=1)
+            quiet_slots[:, length < 0] = 1 << 40
             low = np.minimum.accumulate(quiet_slots, axis=1)
             u = np.arange(lo, hi)
             allowed = np.zeros_like(level)

@@ -49,16 +49,54 @@ def tables(avail, t_prog, t_data, cap):
 
 
 @njit(cache=True, nogil=True)
-def thermometers(avail, count, since, program, cap, start, lo, hi, first, t_prog, t_data, least, carry,
+def quiet_lengths(avail, w, cap, m):
+    """``W*(v)`` for ``v = 0..H``: the least workload of an allocation of ``m`` tasks over the
+    processors UP at ``v - 1`` (-1 when they cannot hold ``m`` tasks, and at ``v = 0``)."""
+    p, horizon = avail.shape
+    out = np.full(horizon + 1, -1, dtype=np.int64)
+    top = 1
+    for q in range(p):
+        top = max(top, w[q] * cap[q])
+    for v in range(1, horizon + 1):
+        same = v > 1
+        for q in range(p):
+            if same and (avail[q, v - 1] == _UP) != (avail[q, v - 2] == _UP):
+                same = False
+        if same:
+            out[v] = out[v - 1]
+            continue
+        held = 0
+        for q in range(p):
+            if avail[q, v - 1] == _UP:
+                held += cap[q]
+        if held < m:
+            continue
+        lo, hi = 1, top
+        while lo < hi:
+            mid = (lo + hi) // 2
+            held = 0
+            for q in range(p):
+                if avail[q, v - 1] == _UP:
+                    held += min(cap[q], mid // w[q])
+            if held >= m:
+                hi = mid
+            else:
+                lo = mid + 1
+        out[v] = lo
+    return out
+
+
+@njit(cache=True, nogil=True)
+def thermometers(avail, count, since, program, cap, start, lo, hi, first, t_prog, t_data, quiet, carry,
                  levels, up, down):
     """Masks of slots ``lo .. hi - 1`` for an iteration allowed to start at ``start``.
 
     ``up[i]`` gets bit ``j p + q`` for ``j < J_q(start, lo + i)`` (none before slot ``first``),
     ``down[i]`` every level of the processors DOWN at ``lo + i``; both uint64 ``(>= hi - lo, nw)``.
     With ``start > 0``, ``J`` also meets the quiet-window condition (:mod:`.full_bound`): ``g_q(v)``
-    is the UP slots of ``q`` in ``[max(L_q(v), v - least), v)`` and ``carry[q]`` the least ``g_q``
-    over ``[start, max(start, lo - levels T_data))``, large at a start's first block; it is
-    updated for the next block.
+    is the UP slots of ``q`` in ``[max(L_q(v), v - quiet[v]), v)`` (:func:`quiet_lengths`; none
+    when ``quiet[v] < 0``) and ``carry[q]`` the least ``g_q`` over ``[start, max(start, lo - levels
+    T_data))``, large at a start's first block; it is updated for the next block.
     """
     p = avail.shape[0]
     base = max(start, lo - levels * t_data)
@@ -70,7 +108,8 @@ def thermometers(avail, count, since, program, cap, start, lo, hi, first, t_prog
             for v in range(base, hi):
                 if v == following:
                     carry[q] = run
-                run = min(run, count[q, v] - count[q, max(since[q, v], v - least)])
+                if quiet[v] >= 0:
+                    run = min(run, count[q, v] - count[q, max(since[q, v], v - quiet[v])])
                 low[q, v - base] = run
             if following == hi:
                 carry[q] = run

@@ -22,10 +22,12 @@ member DOWN in ``[a, t]``), at least ``W(x)`` slots ``u`` in ``[a, t]`` have
 ``t`` over all ``x``.
 
 **The quiet window** (session 26). For ``s > 0`` the iteration follows one that
-completed at ``s' - 1`` for some ``s' >= s``. Write ``W_min`` for the least workload
-of any allocation (:func:`.iterations.min_workload` over all processors), ``g_q(v)``
-for the UP slots of ``q`` in ``[max(L_q(v), v - W_min), v)``, and ``Q_q(s, u, j)``
-for the least ``g_q(v)`` over ``v`` in ``[s, u - j T_data]``. For ``s > 0`` and a
+completed at ``s' - 1`` for some ``s' >= s``. Write ``W*(v)`` for the least workload
+of an allocation over the processors UP at ``v - 1`` (:func:`.iterations.min_workload`
+of that set; none when they cannot hold ``m`` tasks), ``g_q(v)`` for the UP slots of
+``q`` in ``[max(L_q(v), v - W*(v)), v)`` (infinite when there is no ``W*(v)``), and
+``Q_q(s, u, j)`` for the least ``g_q(v)`` over ``v`` in ``[s, u - j T_data]``. For
+``s > 0`` and a
 processor not DOWN in ``[s, u)`` (``L_q(u) < s``), *ready for j tasks* also needs
 ``A_q(u) - Q_q(s, u, j) >= T_prog + j T_data`` (false when that range is empty).
 
@@ -52,11 +54,13 @@ Such a slot ``u`` has ``J_q(s, u) >= x_q`` for each member:
   ``n_com`` per slot, so ``u >= b(s)``; in the first iteration the programs of
   the ``|S| >= k_min`` members are sent too (nobody holds one at slot 0).
 * The quiet window (``i >= 2``, ``s' = c_{i-1} + 1``): the last attempt of
-  iteration ``i - 1`` computes ``W(x_{i-1}) >= W_min`` slots ending at ``c_{i-1}``,
-  and from its first computing slot on nobody receives anything: its members
+  iteration ``i - 1`` computes ``W(x_{i-1})`` slots ending at ``c_{i-1}``, in each of
+  which all its members are UP (III-C), so ``x_{i-1}`` is an allocation over the
+  processors UP at ``s' - 1`` and ``W(x_{i-1}) >= W*(s')`` (which exists). From the
+  attempt's first computing slot on nobody receives anything: its members
   hold the program and all their data (a further ``P`` or ``D`` would be useless,
   which the replay rejects, and within the attempt no member loses any), and the
-  others are not enrolled (III-C). So no transfer falls in ``[s' - W_min, s')``.
+  others are not enrolled (III-C). So no transfer falls in ``[s' - W*(s'), s')``.
   A member ``q`` not DOWN in ``[s', u)`` has ``L_q(s') = L_q(u)``, and received its
   program and its ``x_q T_data`` data slots in distinct UP slots of ``[L_q(u), u)``
   outside that window: ``T_prog + x_q T_data <= A_q(u) - g_q(s')``. Its data came in
@@ -117,9 +121,9 @@ class _DataChain:
         self.levels = int(self.cap.max())
         self.count, self.since, self.program = kernel.tables(self.avail, instance.T_prog, instance.T_data,
                                                              self.cap)
-        self.least = min_workload(instance, range(p))
-        self.sweep = ClosedSweep(instance, self.levels, 1, self.least)
-        self.quiet = (self.least or 0) if quiet else 0
+        self.sweep = ClosedSweep(instance, self.levels, 1, min_workload(instance, range(p)))
+        self.quiet = (kernel.quiet_lengths(self.avail, np.asarray(instance.w, dtype=np.int64), self.cap, m)
+                      if quiet else np.zeros(instance.horizon + 1, dtype=np.int64))
         caps = self.cap.tolist()
         k_min = next(k for k in range(1, p + 1) if sum(sorted(caps, reverse=True)[:k]) >= m)
         self.lag0 = -(-(k_min * instance.T_prog + m * instance.T_data) // instance.n_com)

@@ -8,11 +8,11 @@ from coupled_full_oracle import brute_full, random_tiny
 
 from volsched.instances.coupled import CoupledInstance, paper_realization, parse_availability
 from volsched.solvers import SolveStatus
-from volsched.solvers.coupled import solve
+from volsched.solvers.coupled import _chain_kernel, solve
 from volsched.solvers.coupled.full import transfer_bound, trivial_bound
 from volsched.solvers.coupled.full_bound import data_chain, data_chain_bound
 from volsched.solvers.coupled.full_greedy import greedy_full
-from volsched.solvers.coupled.iterations import solve_iterations
+from volsched.solvers.coupled.iterations import min_workload, solve_iterations
 from volsched.solvers.coupled.replay import check_claim
 
 
@@ -212,3 +212,16 @@ def test_the_quiet_window_charges_a_program_reloaded_while_others_compute():
     assert data_chain(instance, quiet=False) == [5, 7]
     assert data_chain(instance) == [5, 8]
     assert data_chain_bound(instance) == brute_full(instance) == 9
+
+
+def test_the_quiet_window_length_is_the_least_workload_of_the_processors_up_before():
+    """``W*(v)``, compiled, against :func:`min_workload` of the processors UP at ``v - 1``."""
+    for seed in range(40):
+        instance = quiet(seed)
+        cap = np.array([int(min(mu, instance.m)) for mu in instance.mu], dtype=np.int64)
+        lengths = _chain_kernel.quiet_lengths(instance.availability, np.asarray(instance.w, dtype=np.int64),
+                                              cap, instance.m)
+        assert lengths[0] == -1
+        for v in range(1, instance.horizon + 1):
+            fit = min_workload(instance, np.flatnonzero(instance.availability[:, v - 1] == 0).tolist())
+            assert lengths[v] == (-1 if fit is None else fit)
