@@ -24,6 +24,10 @@ T0, ENTRIES, COMPLETED = 0, 1, 2
 _UP, _DOWN = 0, 2
 _PROG, _DATA = 1, 2
 
+#: How long :func:`steps` keeps a candidate in force through DOWN slots, in clean attempts, and
+#: how many such candidates it tries at one step.
+PERSIST_SPAN, LOST = 8, 1024
+
 
 @njit(cache=True, nogil=True)
 def tables(avail):
@@ -178,6 +182,114 @@ def _attempt(x, t0, prog, limit, record, avail, next_down, next_off, count, w, n
 
 
 @njit(cache=True, nogil=True)
+def _persist(x, t0, prog, limit, span, record, avail, next_down, next_off, w, n_com, t_prog, t_data, rows,
+             need_p, need_d, waiting, send_q, send_t, send_c):
+    """``x`` in force from ``t0`` through its workers' DOWN slots: ``(completion or -1, transfers)``.
+
+    The replay's rules (:mod:`.replay`): a DOWN worker loses its program and data and the attempt
+    restarts, the others keep theirs (issue 15, part 0); transfers as in :func:`_attempt`; the
+    configuration computes in each slot where all its workers are UP and hold everything. Only
+    slots before ``limit`` are played, and with ``span > 0`` only ``span`` times the slots one
+    clean attempt needs; ``send_*`` are written with ``record``.
+    """
+    p = avail.shape[0]
+    n = 0
+    workload = 0
+    for q in range(p):
+        if x[q] > 0:
+            rows[n] = q
+            need_p[n] = t_prog - prog[q]
+            need_d[n] = x[q] * t_data
+            workload = max(workload, x[q] * w[q])
+            n += 1
+    end = min(limit, avail.shape[1])
+    if span > 0:
+        clean = workload
+        for i in range(n):
+            clean += need_p[i] + need_d[i]
+        end = min(end, t0 + span * clean)
+    sent = 0
+    done = 0
+    t = t0
+    while t < end:
+        left = 0
+        lost = False
+        for i in range(n):
+            if avail[rows[i], t] == _DOWN:
+                need_p[i] = t_prog
+                need_d[i] = x[rows[i]] * t_data
+                lost = True
+            left += need_p[i] + need_d[i]
+        if lost:
+            done = 0
+            t += 1
+            continue
+        if left == 0:
+            block = end
+            for i in range(n):
+                block = min(block, next_off[rows[i], t])
+            if block > t:  # slots t .. block - 1 have every worker UP, and all hold everything
+                if done + block - t >= workload:
+                    return t + workload - done - 1, sent
+                done += block - t
+                t = block
+            else:
+                t += 1
+            continue
+        k = 0
+        for i in range(n):
+            if avail[rows[i], t] == _UP and need_p[i] + need_d[i]:
+                j = k
+                while j > 0 and need_p[waiting[j - 1]] + need_d[waiting[j - 1]] < need_p[i] + need_d[i]:
+                    waiting[j] = waiting[j - 1]
+                    j -= 1
+                waiting[j] = i
+                k += 1
+        for j in range(min(k, n_com)):
+            i = waiting[j]
+            code = _DATA
+            if need_p[i]:
+                need_p[i] -= 1
+                code = _PROG
+            else:
+                need_d[i] -= 1
+            if record:
+                send_q[sent], send_t[sent], send_c[sent] = rows[i], t, code
+            sent += 1
+        t += 1
+    return -1, sent
+
+
+@njit(cache=True, nogil=True)
+def commit_persist(x, done, avail, next_down, next_off, w, n_com, t_prog, t_data, state, prog, current,
+                   starts, allocations, completions, comm, record):
+    """Keep ``x`` in force from ``state[T0]`` through its workers' DOWN slots (:func:`_persist`)
+    to its completion at ``done``: as :func:`commit` for a single attempt."""
+    p = avail.shape[0]
+    t0, n_entries, n_done = state[T0], state[ENTRIES], state[COMPLETED]
+    size = (done - t0 + 1) * min(n_com, p) if record else 1
+    rows, need_p, need_d, waiting, send_q, send_t, send_c = _scratch(p, size)
+    continuing = n_done > 0 and completions[n_done - 1] == t0 - 1
+    for q in range(p):
+        continuing &= current[q] == x[q]
+    if not continuing:
+        n_entries = _enter(starts, allocations, n_entries, t0, current, x, prog, t_prog, record)
+    _, sent = _persist(x, t0, prog, done + 1, 0, record, avail, next_down, next_off, w, n_com, t_prog, t_data,
+                       rows, need_p, need_d, waiting, send_q, send_t, send_c)
+    if record:
+        for j in range(sent):
+            comm[send_q[j], send_t[j]] = send_c[j]
+    for q in range(p):
+        if next_down[q, t0] <= done:
+            prog[q] = 0
+        if x[q] > 0:
+            prog[q] = t_prog
+    current[:] = x
+    completions[n_done] = done
+    state[T0], state[ENTRIES], state[COMPLETED] = done + 1, n_entries, n_done + 1
+
+
+@njit(cache=True, nogil=True)
 def _sort_by(order, k, key, w):
     """Sort ``order[:k]`` by ``(key[q], w[q], q)``."""
     for a in range(1, k):
@@ -288,7 +400,7 @@ def preload(y, until, avail, next_down, next_off, count, w, n_com, t_prog, t_dat
 @njit(cache=True, nogil=True)
 def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com, t_prog, t_data,
           all_subsets, spans, state, prog, current, starts, allocations, completions, comm, budget,
-          record, pause, top_x, top_t):
+          record, pause, top_x, top_t, top_px, top_pt):
     """Run at most ``budget`` greedy steps from ``state``; return :data:`DONE` .. :data:`CHOICE`.
 
     ``state`` (:data:`T0`, :data:`ENTRIES`, :data:`COMPLETED`), ``prog`` (program progress at
@@ -300,6 +412,9 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
     candidate completes is not committed: the ``len(top_t)`` earliest-completing candidates
     (the first found among equal completions first; ``-1`` completions pad the rest) are left in
     ``top_x``/``top_t`` and :data:`CHOICE` is returned; :func:`commit` then runs the chosen one.
+    With ``pause``, the candidates whose one attempt fails are also kept in force through
+    their DOWN slots (:func:`_persist`); the earliest to complete so, if before the earliest
+    attempt, is left in ``top_px``/``top_pt[0]`` (-1: none) for :func:`commit_persist`.
     """
     p, horizon = avail.shape
     t0, n_entries, n_done = state[T0], state[ENTRIES], state[COMPLETED]
@@ -313,6 +428,8 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
     x = np.zeros(p, dtype=np.int64)
     best = np.zeros(p, dtype=np.int64)
     longest = np.zeros(p, dtype=np.int64)
+    lost = np.zeros((LOST if pause else 0, p), dtype=np.int64)
+    n_lost = 0
     code = DONE
     taken = 0
     mark = 0
@@ -330,6 +447,8 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
         taken += 1
         if pause:
             top_t[:] = -1
+            top_pt[0] = -1
+            n_lost = 0
         nr = 0
         for q in range(p):
             if avail[q, t0] == _UP:
@@ -423,6 +542,9 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
                     best[:] = x
                     best_t = done
                     found = True
+                if pause and done < 0 and fail < limit and n_lost < lost.shape[0]:
+                    lost[n_lost] = x  # lost a worker: kept in force, might it complete first?
+                    n_lost += 1
                 if pause and done >= 0 and (top_t[n_top - 1] < 0 or done < top_t[n_top - 1]):
                     j = n_top - 1
                     while j > 0 and (top_t[j - 1] < 0 or done < top_t[j - 1]):
@@ -461,6 +583,14 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
             continue
         state[T0], state[ENTRIES], state[COMPLETED] = t0, n_entries, n_done
         if pause:
+            for i in range(n_lost):
+                until = best_t if top_pt[0] < 0 else min(best_t, top_pt[0])
+                kept, _ = _persist(lost[i], t0, prog, until, PERSIST_SPAN, False, avail, next_down, next_off,
+                                   w, n_com, t_prog, t_data, rows, need_p, need_d, waiting, send_q, send_t,
+                                   send_c)
+                if kept >= 0:
+                    top_pt[0] = kept
+                    top_px[:] = lost[i]
             return CHOICE
         commit(best, best_t, avail, next_down, next_off, count, w, n_com, t_prog, t_data, state, prog,
                current, starts, allocations, completions, comm, record)

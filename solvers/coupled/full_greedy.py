@@ -30,16 +30,17 @@ keeps the earliest makespan: with and without the span orders (on the 3,000 m = 
 paper realizations the span pass alone was better on 547 and worse on 107), and
 five *rollouts* of the span pass (:func:`greedy_pass` with ``lookahead``). At each
 step of a rollout, the :data:`LOOKAHEAD` earliest-completing candidates, a preload
-of programs to spare workers, and a *wait* for the next processor to come UP are
-each finished by the plain greedy, and the option whose trial ends first is
-committed; the five rollouts judge a trial by its last completion or by the
-completion :data:`REACHES` iterations on. Committing the first iteration's earliest
-candidate can strand the next one (a fast worker about to go DOWN); the plain
-greedy never sends a program to a worker that it does not use at once, and never
-waits for a fast worker that is RECLAIMED or DOWN at ``t0``; the rollouts see all
-three. A trial finished to the last iteration judges an early step by the plain
-greedy's noisy tail, which a shorter reach does not (``benchmarks/RESULTS.md``,
-sessions 25 and 26).
+of programs to spare workers, a *wait* for the next processor to come UP, and a
+candidate *kept* in force through its workers' DOWN slots are each finished by the
+plain greedy, and the option whose trial ends first is committed; the five rollouts
+judge a trial by its last completion or by the completion :data:`REACHES`
+iterations on. Committing the first iteration's earliest candidate can strand the
+next one (a fast worker about to go DOWN); the plain greedy never sends a program
+to a worker that it does not use at once, never waits for a fast worker that is
+RECLAIMED or DOWN at ``t0``, and drops a candidate at its first DOWN although the
+survivors keep their data (issue 15, part 0); the rollouts see all four. A trial
+finished to the last iteration judges an early step by the plain greedy's noisy
+tail, which a shorter reach does not (``benchmarks/RESULTS.md``, sessions 25 and 26).
 
 Deterministic (ties go to the earlier candidate, lower indices first). The
 dispatcher (:func:`volsched.solvers.finish`) replays the schedule; this module does not.
@@ -113,13 +114,15 @@ class _Run:
         self.comm = np.zeros((p, instance.horizon), dtype=np.int8)
         self.top_x = np.zeros((max(lookahead, 1), p), dtype=np.int64)
         self.top_t = np.zeros(max(lookahead, 1), dtype=np.int64)
+        self.top_px = np.zeros(p, dtype=np.int64)
+        self.top_pt = np.full(1, -1, dtype=np.int64)
         self.stop = instance.K
 
     def trial(self) -> _Run:
         """A copy that shares the realization and writes no entries nor transfers."""
         other = object.__new__(_Run)
         other.__dict__.update(self.__dict__)
-        for name in ("state", "prog", "current", "completions"):
+        for name in ("state", "prog", "current", "completions", "top_px", "top_pt"):
             setattr(other, name, getattr(self, name).copy())
         return other
 
@@ -128,7 +131,16 @@ class _Run:
         return self.kernel.steps(self.avail, next_down, next_off, next_rise, count, self.w, self.cap, inst.m,
                                  self.stop, inst.n_com, inst.T_prog, inst.T_data, ALL_SUBSETS, self.spans,
                                  self.state, self.prog, self.current, self.starts, self.allocations,
-                                 self.completions, self.comm, BUDGET, record, pause, self.top_x, self.top_t)
+                                 self.completions, self.comm, BUDGET, record, pause, self.top_x, self.top_t,
+                                 self.top_px, self.top_pt)
+
+    def commit_persist(self, record: bool) -> bool:
+        """Keep the candidate of ``top_px`` in force through its workers' DOWN slots to completion."""
+        inst, (next_down, next_off, _, _) = self.instance, self.tables
+        self.kernel.commit_persist(self.top_px, int(self.top_pt[0]), self.avail, next_down, next_off, self.w,
+                                   inst.n_com, inst.T_prog, inst.T_data, self.state, self.prog, self.current,
+                                   self.starts, self.allocations, self.completions, self.comm, record)
+        return True
 
     def commit(self, j: int, record: bool) -> None:
         inst, (next_down, next_off, _, count) = self.instance, self.tables
@@ -191,6 +203,23 @@ class _Run:
                 return None
 
 
+#: The rollout's options besides the ``r`` earliest candidates (:func:`greedy_pass`).
+PRELOAD, WAIT, KEEP = -1, -2, -3
+
+
+def _apply(run: _Run, option: int, spread, rise: int, record: bool) -> bool:
+    """Take a rollout option on ``run``; False if it changed nothing (a preload that cannot be)."""
+    if option >= 0:
+        run.commit(option, record)
+    elif option == PRELOAD:
+        return run.preload(spread, record)
+    elif option == WAIT:
+        return run.preload(run.top_x[0].copy(), record, rise)
+    else:
+        return run.commit_persist(record)
+    return True
+
+
 def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None = None,
                 lookahead: int = 0, reach: int | None = None) -> dict | None:
     """One pass of the greedy, with or without the span orders; ``None`` as :func:`greedy_full`.
@@ -203,9 +232,13 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None =
     and spare workers get one task each only until they all hold the program, and the greedy
     chooses again. A *wait* (:meth:`_Run.rise`): the earliest candidate is in force, sending
     only programs, until the next slot where a processor comes UP, if that is before the
-    candidate would complete; the greedy then chooses again among more workers. The plain
-    greedy's own choice is among the options and its trial is the plain greedy from there, so
-    by induction the pass is never later than the plain pass.
+    candidate would complete; the greedy then chooses again among more workers. A *keep*
+    (:func:`._greedy_kernel.commit_persist`), when it completes first: the candidate that
+    completes earliest when kept in force through its workers' DOWN slots (the DOWN worker
+    receives its program and data again, the others keep theirs; at most
+    :data:`._greedy_kernel.PERSIST_SPAN` clean attempts long). The plain greedy's own choice
+    is among the options and its trial is the plain greedy from there, so by induction the
+    pass is never later than the plain pass.
 
     With ``reach`` ``h``, a trial runs only until ``h`` more iterations complete, and the
     options are compared on that completion: the induction no longer holds, and the pass may
@@ -224,16 +257,15 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None =
             break
         spread = run.spread() if lookahead > 1 else None
         rise = run.rise() if lookahead > 1 else -1
-        options = (np.flatnonzero(run.top_t >= 0).tolist() + ([-1] if spread is not None else [])
-                   + ([-2] if rise >= 0 else []))
+        kept = lookahead > 1 and 0 <= run.top_pt[0] < run.top_t[0]
+        options = (np.flatnonzero(run.top_t >= 0).tolist() + ([PRELOAD] if spread is not None else [])
+                   + ([WAIT] if rise >= 0 else []) + ([KEEP] if kept else []))
         best, best_end = 0, None
         for j in options if len(options) > 1 else ():
             trial = run.trial()
             if reach is not None:
                 trial.stop = min(instance.K, int(run.state[kernel.COMPLETED]) + reach)
-            if j >= 0:
-                trial.commit(j, False)
-            elif not (trial.preload(spread, False) if j == -1 else trial.preload(run.top_x[0], False, rise)):
+            if not _apply(trial, j, spread, rise, False):
                 continue
             ended = trial.run(False, False, deadline)
             if ended is None:
@@ -241,12 +273,7 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None =
             end = trial.completions[trial.stop - 1] if ended == kernel.DONE else instance.horizon
             if best_end is None or end < best_end:
                 best, best_end = j, end
-        if best >= 0:
-            run.commit(best, True)
-        elif best == -1:
-            run.preload(spread, True)
-        else:
-            run.preload(run.top_x[0].copy(), True, rise)
+        _apply(run, best, spread, rise, True)
     if code == kernel.OUT:
         return None
     n = int(run.state[kernel.ENTRIES])

@@ -201,3 +201,20 @@ def test_a_pass_that_meets_the_lower_bound_ends_the_search(seed):
         span = greedy_pass(instance, True)
         if span is not None and span["completions"][-1] + 1 == lower:
             assert early == span
+
+
+def test_the_rollout_keeps_a_configuration_through_its_workers_down_slots(monkeypatch):
+    """(5, 10, 3, 2, 0) with K = 3: from slot 197 the rollout keeps {P14: 3, P19: 2} in force
+    while P14 goes DOWN and comes back (Section III-C: the survivor keeps its data, P14 receives
+    its program again), and completes at 436; no single attempt does better, and without that
+    option the rollout completes at 449. The replay accepts the schedule."""
+    instance = cut(dataclasses.replace(paper_realization(5, 10, 3, scenario=2, trial=0), K=3), 1500)
+    kept = greedy_pass(instance, True, lookahead=LOOKAHEAD)
+    assert kept["completions"] == [33, 126, 436]
+    assert check_claim(instance, kept) == 437
+    last = kept["configurations"][-1]
+    assert last["start"] == 197 and {q: x for q, x in enumerate(last["allocation"]) if x} == {14: 3, 19: 2}
+    assert kept["communication"][14][197:].count("P") > 2 * instance.T_prog
+    assert (instance.availability[14, 197:437] == 2).any()
+    monkeypatch.setattr(full_greedy._Run, "commit_persist", lambda self, record: False)
+    assert greedy_pass(instance, True, lookahead=LOOKAHEAD)["completions"][-1] == 449
