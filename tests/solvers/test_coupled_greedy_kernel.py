@@ -13,11 +13,12 @@ from coupled_full_oracle import random_tiny
 from coupled_greedy_oracle import greedy_full_oracle
 
 from volsched.instances.coupled import CoupledInstance, paper_realization
+from volsched.solvers.coupled import _greedy_kernel as full_greedy_kernel
 from volsched.solvers.coupled import full_greedy
 from volsched.solvers.coupled.full_bound import data_chain
 from volsched.solvers.coupled.full_greedy import ALL_SUBSETS, LOOKAHEAD, REACHES, greedy_full, greedy_pass
 from volsched.solvers.coupled.horizon import cut
-from volsched.solvers.coupled.replay import check_claim
+from volsched.solvers.coupled.replay import LETTERS, check_claim
 
 
 def random_wide(rng: np.random.Generator) -> CoupledInstance:
@@ -218,3 +219,34 @@ def test_the_rollout_keeps_a_configuration_through_its_workers_down_slots(monkey
     assert (instance.availability[14, 197:437] == 2).any()
     monkeypatch.setattr(full_greedy._Run, "commit_persist", lambda self, record: False)
     assert greedy_pass(instance, True, lookahead=LOOKAHEAD)["completions"][-1] == 449
+
+
+@pytest.mark.parametrize("seed", range(80))
+def test_a_configuration_kept_through_down_slots_replays_as_claimed(seed):
+    """The keep option's simulation against the replay: a random allocation over the processors
+    UP at slot 0, kept in force from there (one entry, K = 1), completes where the replay says."""
+    rng = np.random.default_rng([47, seed])
+    instance = dataclasses.replace(random_wide(rng), K=1)
+    up = np.flatnonzero(instance.availability[:, 0] == 0)
+    cap = [int(min(mu, instance.m)) for mu in instance.mu]
+    if sum(cap[q] for q in up) < instance.m:
+        return
+    x = np.zeros(instance.p, dtype=np.int64)
+    while x.sum() < instance.m:
+        q = int(rng.choice(up))
+        x[q] += x[q] < cap[q]
+    run = full_greedy._Run(instance, full_greedy_kernel, True, 2)
+    run.top_px[:] = x
+    scratch = full_greedy_kernel._scratch(instance.p, 1)
+    next_down, next_off = run.tables[:2]
+    done, _ = full_greedy_kernel._persist(x, 0, run.prog, instance.horizon, 0, False, run.avail, next_down,
+                                          next_off, run.w, instance.n_com, instance.T_prog, instance.T_data,
+                                          *scratch)
+    if done < 0:
+        return
+    run.top_pt[0] = done
+    run.commit_persist(True)
+    schedule = {"configurations": [{"start": 0, "allocation": x.tolist()}],
+                "communication": ["".join(LETTERS[c] for c in row).rstrip(".") for row in run.comm],
+                "completions": [done]}
+    assert check_claim(instance, schedule) == done + 1
