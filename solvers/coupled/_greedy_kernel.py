@@ -261,6 +261,16 @@ def _persist(x, t0, prog, limit, span, record, avail, next_down, next_off, w, n_
 
 
 @njit(cache=True, nogil=True)
+def kept_completion(x, t0, prog, avail, next_down, next_off, w, n_com, t_prog, t_data):
+    """When ``x``, kept in force from ``t0`` (:func:`_persist`, at most :data:`PERSIST_SPAN` clean
+    attempts), completes; -1 if it does not."""
+    scratch = _scratch(avail.shape[0], 1)
+    done, _ = _persist(x, t0, prog, avail.shape[1], PERSIST_SPAN, False, avail, next_down, next_off, w, n_com,
+                       t_prog, t_data, *scratch)
+    return done
+
+
+@njit(cache=True, nogil=True)
 def commit_persist(x, done, avail, next_down, next_off, w, n_com, t_prog, t_data, state, prog, current,
                    starts, allocations, completions, comm, record):
     """Keep ``x`` in force from ``state[T0]`` through its workers' DOWN slots (:func:`_persist`)

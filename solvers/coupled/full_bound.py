@@ -150,6 +150,27 @@ class _DataChain:
             u = hi
             size = min(2 * size, LAST_BLOCK)
 
+    def allocation(self, start: int) -> np.ndarray | None:
+        """An allocation that completes at ``F(start)`` in the relaxation (the first passing set,
+        water-filled), or ``None``: what the greedy's *guide* option tries (:mod:`.full_greedy`)."""
+        found = self.sweep.first(self.blocks(start))
+        if found is None:
+            return None
+        p, m, w = self.instance.p, self.instance.m, self.instance.w
+        mask = found[1][0]
+        held = [sum(mask >> (j * p + q) & 1 for j in range(self.levels)) for q in range(p)]
+        members = [q for q in range(p) if held[q]]
+        lo, hi = 1, max(int(w[q]) * held[q] for q in members)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if sum(min(held[q], mid // int(w[q])) for q in members) >= m else (mid + 1, hi)
+        x = np.zeros(p, dtype=np.int64)
+        left = m
+        for q in sorted(members, key=lambda q: (int(w[q]), q)):
+            x[q] = min(held[q], lo // int(w[q]), left)
+            left -= int(x[q])
+        return x
+
     def earliest(self, start: int) -> int | None:
         """``F(start)`` of the module docstring, or ``None`` when no iteration completes in the horizon."""
         found = self.sweep.first(self.blocks(start))

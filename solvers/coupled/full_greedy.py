@@ -32,9 +32,10 @@ five *rollouts* of the span pass (:func:`greedy_pass` with ``lookahead``). At ea
 step of a rollout, the :data:`LOOKAHEAD` earliest-completing candidates, a preload
 of programs to spare workers, a *wait* for the next processor to come UP, and a
 candidate *kept* in force through its workers' DOWN slots are each finished by the
-plain greedy, and the option whose trial ends first is committed; the five rollouts
-judge a trial by its last completion or by the completion :data:`REACHES`
-iterations on. Committing the first iteration's earliest candidate can strand the
+plain greedy, and so is the allocation with which the data chain's relaxation completes
+first from ``t0`` (:mod:`.full_bound`), kept in force. The option whose trial ends
+first is committed. The five rollouts judge a trial by its last completion or by the
+completion :data:`REACHES` iterations on. Committing the first iteration's earliest candidate can strand the
 next one (a fast worker about to go DOWN); the plain greedy never sends a program
 to a worker that it does not use at once, never waits for a fast worker that is
 RECLAIMED or DOWN at ``t0``, and drops a candidate at its first DOWN although the
@@ -85,10 +86,15 @@ def greedy_full(instance: CoupledInstance, deadline: float | None = None, target
     # The rollouts refine what the span pass found: where that pass runs out of slots (a prefix
     # too short, :func:`.horizon.reading`), their trials would too, at many times the cost.
     passes = [(False, 0, None)] + ([] if best is None else [(True, LOOKAHEAD, reach) for reach in REACHES])
+    chain = None
     for spans, lookahead, reach in passes:
         if best is not None and best["completions"][-1] + 1 <= target:
             break
-        schedule = greedy_pass(instance, spans, deadline, lookahead, reach)
+        if lookahead and chain is None:
+            from .full_bound import _DataChain
+
+            chain = _DataChain(instance)
+        schedule = greedy_pass(instance, spans, deadline, lookahead, reach, chain)
         if schedule is not None and (best is None or schedule["completions"][-1] < best["completions"][-1]):
             best = schedule
     return best
@@ -134,13 +140,28 @@ class _Run:
                                  self.completions, self.comm, BUDGET, record, pause, self.top_x, self.top_t,
                                  self.top_px, self.top_pt)
 
-    def commit_persist(self, record: bool) -> bool:
-        """Keep the candidate of ``top_px`` in force through its workers' DOWN slots to completion."""
+    def commit_persist(self, record: bool, x: np.ndarray | None = None, done: int = -1) -> bool:
+        """Keep ``x`` (the candidate of ``top_px``) in force through its workers' DOWN slots until
+        it completes at ``done`` (``top_pt[0]``)."""
         inst, (next_down, next_off, _, _) = self.instance, self.tables
-        self.kernel.commit_persist(self.top_px, int(self.top_pt[0]), self.avail, next_down, next_off, self.w,
-                                   inst.n_com, inst.T_prog, inst.T_data, self.state, self.prog, self.current,
-                                   self.starts, self.allocations, self.completions, self.comm, record)
+        if x is None:
+            x, done = self.top_px, int(self.top_pt[0])
+        self.kernel.commit_persist(x, done, self.avail, next_down, next_off, self.w, inst.n_com, inst.T_prog,
+                                   inst.T_data, self.state, self.prog, self.current, self.starts,
+                                   self.allocations, self.completions, self.comm, record)
         return True
+
+    def guided(self, chain) -> tuple[np.ndarray, int] | None:
+        """The data chain's allocation from ``t0`` (:meth:`.full_bound._DataChain.allocation`) and
+        its completion when kept in force from there, or ``None``."""
+        t0 = int(self.state[self.kernel.T0])
+        x = chain.allocation(t0)
+        if x is None or np.array_equal(x, self.top_px) or (x > self.cap).any():
+            return None
+        inst, (next_down, next_off, _, _) = self.instance, self.tables
+        done = self.kernel.kept_completion(x, t0, self.prog, self.avail, next_down, next_off, self.w,
+                                           inst.n_com, inst.T_prog, inst.T_data)
+        return None if done < 0 else (x, done)
 
     def commit(self, j: int, record: bool) -> None:
         inst, (next_down, next_off, _, count) = self.instance, self.tables
@@ -204,10 +225,10 @@ class _Run:
 
 
 #: The rollout's options besides the ``r`` earliest candidates (:func:`greedy_pass`).
-PRELOAD, WAIT, KEEP = -1, -2, -3
+PRELOAD, WAIT, KEEP, GUIDE = -1, -2, -3, -4
 
 
-def _apply(run: _Run, option: int, spread, rise: int, record: bool) -> bool:
+def _apply(run: _Run, option: int, spread, rise: int, guide, record: bool) -> bool:
     """Take a rollout option on ``run``; False if it changed nothing (a preload that cannot be)."""
     if option >= 0:
         run.commit(option, record)
@@ -215,13 +236,15 @@ def _apply(run: _Run, option: int, spread, rise: int, record: bool) -> bool:
         return run.preload(spread, record)
     elif option == WAIT:
         return run.preload(run.top_x[0].copy(), record, rise)
-    else:
+    elif option == KEEP:
         return run.commit_persist(record)
+    else:
+        return run.commit_persist(record, *guide)
     return True
 
 
 def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None = None,
-                lookahead: int = 0, reach: int | None = None) -> dict | None:
+                lookahead: int = 0, reach: int | None = None, chain=None) -> dict | None:
     """One pass of the greedy, with or without the span orders; ``None`` as :func:`greedy_full`.
 
     With ``lookahead`` ``r``, a rollout: at each step where candidates complete, each of the
@@ -238,7 +261,9 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None =
     receives its program and data again, the others keep theirs; at most
     :data:`._greedy_kernel.PERSIST_SPAN` clean attempts long). The plain greedy's own choice
     is among the options and its trial is the plain greedy from there, so by induction the
-    pass is never later than the plain pass.
+    pass is never later than the plain pass. With ``chain`` (a
+    :class:`.full_bound._DataChain` of the instance), a *guide* too: the allocation with which
+    the relaxation completes first from ``t0``, kept in force from there.
 
     With ``reach`` ``h``, a trial runs only until ``h`` more iterations complete, and the
     options are compared on that completion: the induction no longer holds, and the pass may
@@ -258,14 +283,15 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None =
         spread = run.spread() if lookahead > 1 else None
         rise = run.rise() if lookahead > 1 else -1
         kept = lookahead > 1 and 0 <= run.top_pt[0] < run.top_t[0]
+        guide = run.guided(chain) if chain is not None else None
         options = (np.flatnonzero(run.top_t >= 0).tolist() + ([PRELOAD] if spread is not None else [])
-                   + ([WAIT] if rise >= 0 else []) + ([KEEP] if kept else []))
+                   + ([WAIT] if rise >= 0 else []) + ([KEEP] if kept else []) + ([GUIDE] if guide else []))
         best, best_end = 0, None
         for j in options if len(options) > 1 else ():
             trial = run.trial()
             if reach is not None:
                 trial.stop = min(instance.K, int(run.state[kernel.COMPLETED]) + reach)
-            if not _apply(trial, j, spread, rise, False):
+            if not _apply(trial, j, spread, rise, guide, False):
                 continue
             ended = trial.run(False, False, deadline)
             if ended is None:
@@ -273,7 +299,7 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None =
             end = trial.completions[trial.stop - 1] if ended == kernel.DONE else instance.horizon
             if best_end is None or end < best_end:
                 best, best_end = j, end
-        _apply(run, best, spread, rise, True)
+        _apply(run, best, spread, rise, guide, True)
     if code == kernel.OUT:
         return None
     n = int(run.state[kernel.ENTRIES])

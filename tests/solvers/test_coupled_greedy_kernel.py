@@ -15,7 +15,7 @@ from coupled_greedy_oracle import greedy_full_oracle
 from volsched.instances.coupled import CoupledInstance, paper_realization
 from volsched.solvers.coupled import _greedy_kernel as full_greedy_kernel
 from volsched.solvers.coupled import full_greedy
-from volsched.solvers.coupled.full_bound import data_chain
+from volsched.solvers.coupled.full_bound import _DataChain, data_chain
 from volsched.solvers.coupled.full_greedy import ALL_SUBSETS, LOOKAHEAD, REACHES, greedy_full, greedy_pass
 from volsched.solvers.coupled.horizon import cut
 from volsched.solvers.coupled.replay import LETTERS, check_claim
@@ -51,6 +51,12 @@ def test_same_schedule_as_the_python_greedy_on_wide_instances(seed, spans):
         assert check_claim(instance, schedule) == schedule["completions"][-1] + 1
 
 
+def guided_rollouts(instance: CoupledInstance) -> list:
+    """The rollout passes of greedy_full, each with the data chain's guide."""
+    chain = _DataChain(instance)
+    return [greedy_pass(instance, True, lookahead=LOOKAHEAD, reach=reach, chain=chain) for reach in REACHES]
+
+
 def test_the_greedy_keeps_the_best_pass():
     """Over the wide instances greedy_full takes the best of the two plain passes and the rollouts;
     the span pass wins some."""
@@ -59,8 +65,7 @@ def test_the_greedy_keeps_the_best_pass():
         instance = random_wide(np.random.default_rng([37, seed]))
         makespans = {spans: None if (s := greedy_full_oracle(instance, spans=spans)) is None
                      else s["completions"][-1] for spans in (True, False)}
-        rollouts = [greedy_pass(instance, True, lookahead=LOOKAHEAD, reach=reach)
-                    for reach in REACHES] if makespans[True] is not None else []
+        rollouts = guided_rollouts(instance) if makespans[True] is not None else []
         best = greedy_full(instance)
         if best is None:
             assert makespans == {True: None, False: None}
@@ -81,7 +86,7 @@ def test_the_pass_without_span_orders_can_be_the_better():
     with_spans, without = (greedy_full_oracle(instance, spans=spans)["completions"][-1]
                            for spans in (True, False))
     assert without < with_spans
-    rollouts = [greedy_pass(instance, True, lookahead=LOOKAHEAD, reach=reach) for reach in REACHES]
+    rollouts = guided_rollouts(instance)
     assert greedy_full(instance)["completions"][-1] == min(
         [without] + [rollout["completions"][-1] for rollout in rollouts if rollout is not None])
 
@@ -250,3 +255,17 @@ def test_a_configuration_kept_through_down_slots_replays_as_claimed(seed):
                 "communication": ["".join(LETTERS[c] for c in row).rstrip(".") for row in run.comm],
                 "completions": [done]}
     assert check_claim(instance, schedule) == done + 1
+
+
+def test_the_data_chains_allocation_guides_the_rollout():
+    """(5, 10, 2, 5, 7): the rollouts alone end at 430; with the data chain's allocation from each
+    step's slot among the options (kept in force through DOWN slots), the reach-1 rollout ends at
+    298, the data chain's bound: proven optimal. The replay accepts it."""
+    instance = cut(paper_realization(5, 10, 2, scenario=5, trial=7), 442)
+    plain = [greedy_pass(instance, True, lookahead=LOOKAHEAD, reach=reach) for reach in REACHES]
+    assert min(s["completions"][-1] for s in plain) == 430
+    guided = guided_rollouts(instance)
+    best = min(guided, key=lambda s: s["completions"][-1])
+    assert best["completions"][-1] == data_chain(instance)[-1] == 298
+    assert check_claim(instance, best) == 299
+    assert greedy_full(instance)["completions"][-1] == 298
