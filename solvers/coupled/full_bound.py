@@ -107,7 +107,7 @@ from .iterations import ClosedSweep, min_workload
 FIRST_BLOCK, LAST_BLOCK = 256, 65_536
 
 
-class _DataChain:
+class DataChain:
     """Per-instance tables (:func:`._chain_kernel.tables`) and the sweep of thermometer masks."""
 
     def __init__(self, instance: CoupledInstance, quiet: bool = True):
@@ -187,7 +187,7 @@ def data_chain(instance: CoupledInstance, start: int = 0, quiet: bool = True) ->
     makespan of ``k + K`` iterations. ``quiet=False`` drops the quiet-window condition
     (the chain of session 25, weaker; kept for comparison).
     """
-    chain = _DataChain(instance, quiet)
+    chain = DataChain(instance, quiet)
     done: list[int] = []
     while len(done) < instance.K:
         t = chain.earliest(start)
@@ -204,4 +204,4 @@ def data_chain_bound(instance: CoupledInstance) -> int:
     return done[-1] + 1 if len(done) == instance.K else instance.horizon + 1
 
 
-__all__ = ["data_chain", "data_chain_bound"]
+__all__ = ["DataChain", "data_chain", "data_chain_bound"]

@@ -57,6 +57,7 @@ import numpy as np
 
 from volsched.instances.coupled import CoupledInstance
 
+from .full_bound import DataChain
 from .replay import LETTERS
 
 ALL_SUBSETS = 5
@@ -91,9 +92,7 @@ def greedy_full(instance: CoupledInstance, deadline: float | None = None, target
         if best is not None and best["completions"][-1] + 1 <= target:
             break
         if lookahead and chain is None:
-            from .full_bound import _DataChain
-
-            chain = _DataChain(instance)
+            chain = DataChain(instance)
         schedule = greedy_pass(instance, spans, deadline, lookahead, reach, chain)
         if schedule is not None and (best is None or schedule["completions"][-1] < best["completions"][-1]):
             best = schedule
@@ -152,7 +151,7 @@ class _Run:
         return True
 
     def guided(self, chain) -> tuple[np.ndarray, int] | None:
-        """The data chain's allocation from ``t0`` (:meth:`.full_bound._DataChain.allocation`) and
+        """The data chain's allocation from ``t0`` (:meth:`.full_bound.DataChain.allocation`) and
         its completion when kept in force from there, or ``None``."""
         t0 = int(self.state[self.kernel.T0])
         x = chain.allocation(t0)
@@ -262,7 +261,7 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None =
     :data:`._greedy_kernel.PERSIST_SPAN` clean attempts long). The plain greedy's own choice
     is among the options and its trial is the plain greedy from there, so by induction the
     pass is never later than the plain pass. With ``chain`` (a
-    :class:`.full_bound._DataChain` of the instance), a *guide* too: the allocation with which
+    :class:`.full_bound.DataChain` of the instance), a *guide* too: the allocation with which
     the relaxation completes first from ``t0``, kept in force from there.
 
     With ``reach`` ``h``, a trial runs only until ``h`` more iterations complete, and the

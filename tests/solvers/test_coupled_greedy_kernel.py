@@ -15,7 +15,7 @@ from coupled_greedy_oracle import greedy_full_oracle
 from volsched.instances.coupled import CoupledInstance, paper_realization
 from volsched.solvers.coupled import _greedy_kernel as full_greedy_kernel
 from volsched.solvers.coupled import full_greedy
-from volsched.solvers.coupled.full_bound import _DataChain, data_chain
+from volsched.solvers.coupled.full_bound import DataChain, data_chain
 from volsched.solvers.coupled.full_greedy import ALL_SUBSETS, LOOKAHEAD, REACHES, greedy_full, greedy_pass
 from volsched.solvers.coupled.horizon import cut
 from volsched.solvers.coupled.replay import LETTERS, check_claim
@@ -53,7 +53,7 @@ def test_same_schedule_as_the_python_greedy_on_wide_instances(seed, spans):
 
 def guided_rollouts(instance: CoupledInstance) -> list:
     """The rollout passes of greedy_full, each with the data chain's guide."""
-    chain = _DataChain(instance)
+    chain = DataChain(instance)
     return [greedy_pass(instance, True, lookahead=LOOKAHEAD, reach=reach, chain=chain) for reach in REACHES]
 
 

@@ -12,7 +12,7 @@ from coupled_sweep_oracle import DataChainOracle, SweepOracle, chain_oracle
 
 from volsched.instances.coupled import CoupledInstance, paper_realization
 from volsched.solvers.coupled import iterations
-from volsched.solvers.coupled.full_bound import _DataChain, data_chain
+from volsched.solvers.coupled.full_bound import DataChain, data_chain
 from volsched.solvers.coupled.horizon import cut
 from volsched.solvers.coupled.iterations import _Sweep, packed_words, solve_iterations
 
@@ -38,7 +38,7 @@ def found_iterations(instance, start):
 
 
 def found_data_chain(instance, start):
-    chain = _DataChain(instance)
+    chain = DataChain(instance)
     found = chain.sweep.first(chain.blocks(start))
     return None if found is None else (found[0], sorted(found[1]))
 
