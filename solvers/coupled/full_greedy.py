@@ -32,11 +32,12 @@ five *rollouts* of the span pass (:func:`greedy_pass` with ``lookahead``). At ea
 step of a rollout, the :data:`LOOKAHEAD` earliest-completing candidates, a preload
 of programs to spare workers, a *wait* for the next processor to come UP, and a
 candidate *kept* in force through its workers' DOWN slots are each finished by the
-plain greedy, and so is the allocation with which the data chain's relaxation completes
-first from ``t0`` (:mod:`.full_bound`), kept in force. The option whose trial ends
-first is committed. The five rollouts judge a trial by its last completion or by the
-completion :data:`REACHES` iterations on. Committing the first iteration's earliest candidate can strand the
-next one (a fast worker about to go DOWN); the plain greedy never sends a program
+plain greedy, and so is the allocation with which the data chain's relaxation
+completes first from ``t0`` (:mod:`.full_bound`), kept in force. The option whose
+trial ends first is committed. The five rollouts judge a trial by its last
+completion or by the completion :data:`REACHES` iterations on. Committing the first
+iteration's earliest candidate can strand the next one (a fast worker about to go
+DOWN); the plain greedy never sends a program
 to a worker that it does not use at once, never waits for a fast worker that is
 RECLAIMED or DOWN at ``t0``, and drops a candidate at its first DOWN although the
 survivors keep their data (issue 15, part 0); the rollouts see all four. A trial
@@ -249,7 +250,7 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None =
     With ``lookahead`` ``r``, a rollout: at each step where candidates complete, each of the
     ``r`` earliest is committed in a trial run that the plain greedy then finishes, and the one
     whose trial finishes first is committed (the earliest-completing one on a tie; ``r = 1`` is
-    the plain greedy). With ``r >= 2`` two more options are tried last. A *preload*
+    the plain greedy). With ``r >= 2`` up to four more options are tried last. A *preload*
     (:meth:`_Run.spread`, :func:`._greedy_kernel.preload`): the earliest candidate's workers
     and spare workers get one task each only until they all hold the program, and the greedy
     chooses again. A *wait* (:meth:`_Run.rise`): the earliest candidate is in force, sending
