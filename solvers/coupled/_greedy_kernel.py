@@ -104,13 +104,50 @@ def _scratch(p, size):
 
 
 @njit(cache=True, nogil=True)
+def _send(t, n, rows, need_p, need_d, waiting, avail, n_com, store, send_q, send_t, send_c, sent):
+    """The transfers of slot ``t``: to the UP workers with the most left to receive (a stable
+    order: the lower index first among equals), at most ``n_com``; written from ``send_*[sent]``
+    on with ``store``. Returns the new count of transfers."""
+    k = 0
+    for i in range(n):
+        if avail[rows[i], t] == _UP and need_p[i] + need_d[i]:
+            # insertion into a stable descending order of what is left to receive
+            j = k
+            while j > 0 and need_p[waiting[j - 1]] + need_d[waiting[j - 1]] < need_p[i] + need_d[i]:
+                waiting[j] = waiting[j - 1]
+                j -= 1
+            waiting[j] = i
+            k += 1
+    for j in range(min(k, n_com)):
+        i = waiting[j]
+        code = _DATA
+        if need_p[i]:
+            need_p[i] -= 1
+            code = _PROG
+        else:
+            need_d[i] -= 1
+        if store:
+            send_q[sent], send_t[sent], send_c[sent] = rows[i], t, code
+        sent += 1
+    return sent
+
+
+@njit(cache=True, nogil=True)
+def _all_up(t, end, n, rows, next_off):
+    """The first slot in ``[t, end]`` where one of the ``n`` workers of ``rows`` is not UP."""
+    block = end
+    for i in range(n):
+        block = min(block, next_off[rows[i], t])
+    return block
+
+
+@njit(cache=True, nogil=True)
 def _attempt(x, t0, prog, limit, record, avail, next_down, next_off, count, w, n_com, t_prog, t_data,
              rows, need_p, need_d, waiting, send_q, send_t, send_c):
     """One attempt of ``x`` from ``t0``: ``(completion or -1, failure slot, transfers recorded)``.
 
-    Transfers go to the UP workers with the most left to receive (a stable order: the lower
-    index first among equals), at most ``n_com`` per slot; with no more workers than ``n_com``
-    each receives in each of its UP slots, found from ``count`` unless ``record``.
+    Transfers as :func:`_send`; with no more workers than ``n_com`` each receives in each of its
+    UP slots, found from ``count`` unless ``record``.
     """
     p, horizon = avail.shape
     n = 0
@@ -138,27 +175,10 @@ def _attempt(x, t0, prog, limit, record, avail, next_down, next_off, count, w, n
         while left:
             if t >= end:
                 return -1, fail, sent
-            k = 0
-            for i in range(n):
-                if avail[rows[i], t] == _UP and need_p[i] + need_d[i]:
-                    # insertion into a stable descending order of what is left to receive
-                    j = k
-                    while j > 0 and need_p[waiting[j - 1]] + need_d[waiting[j - 1]] < need_p[i] + need_d[i]:
-                        waiting[j] = waiting[j - 1]
-                        j -= 1
-                    waiting[j] = i
-                    k += 1
-            for j in range(min(k, n_com)):
-                i = waiting[j]
-                send_q[sent], send_t[sent] = rows[i], t
-                if need_p[i]:
-                    need_p[i] -= 1
-                    send_c[sent] = _PROG
-                else:
-                    need_d[i] -= 1
-                    send_c[sent] = _DATA
-                sent += 1
-                left -= 1
+            before = sent
+            sent = _send(t, n, rows, need_p, need_d, waiting, avail, n_com, True, send_q, send_t, send_c,
+                         sent)
+            left -= sent - before
             t += 1
     if t >= end:
         return -1, fail, sent
@@ -168,9 +188,7 @@ def _attempt(x, t0, prog, limit, record, avail, next_down, next_off, count, w, n
     done = 0
     s = t
     while s < end:
-        block = end
-        for i in range(n):
-            block = min(block, next_off[rows[i], s])
+        block = _all_up(s, end, n, rows, next_off)
         if block > s:  # slots s .. block - 1 have every worker UP
             if done + block - s >= workload:
                 return s + workload - done - 1, fail, sent
@@ -187,7 +205,7 @@ def _persist(x, t0, prog, limit, span, record, avail, next_down, next_off, w, n_
     """``x`` in force from ``t0`` through its workers' DOWN slots: ``(completion or -1, transfers)``.
 
     The replay's rules (:mod:`.replay`): a DOWN worker loses its program and data and the attempt
-    restarts, the others keep theirs (issue 15, part 0); transfers as in :func:`_attempt`; the
+    restarts, the others keep theirs (issue 15, part 0); transfers as :func:`_send`; the
     configuration computes in each slot where all its workers are UP and hold everything. Only
     slots before ``limit`` are played, and with ``span > 0`` only ``span`` times the slots one
     clean attempt needs; ``send_*`` are written with ``record``.
@@ -225,9 +243,7 @@ def _persist(x, t0, prog, limit, span, record, avail, next_down, next_off, w, n_
             t += 1
             continue
         if left == 0:
-            block = end
-            for i in range(n):
-                block = min(block, next_off[rows[i], t])
+            block = _all_up(t, end, n, rows, next_off)
             if block > t:  # slots t .. block - 1 have every worker UP, and all hold everything
                 if done + block - t >= workload:
                     return t + workload - done - 1, sent
@@ -236,26 +252,7 @@ def _persist(x, t0, prog, limit, span, record, avail, next_down, next_off, w, n_
             else:
                 t += 1
             continue
-        k = 0
-        for i in range(n):
-            if avail[rows[i], t] == _UP and need_p[i] + need_d[i]:
-                j = k
-                while j > 0 and need_p[waiting[j - 1]] + need_d[waiting[j - 1]] < need_p[i] + need_d[i]:
-                    waiting[j] = waiting[j - 1]
-                    j -= 1
-                waiting[j] = i
-                k += 1
-        for j in range(min(k, n_com)):
-            i = waiting[j]
-            code = _DATA
-            if need_p[i]:
-                need_p[i] -= 1
-                code = _PROG
-            else:
-                need_d[i] -= 1
-            if record:
-                send_q[sent], send_t[sent], send_c[sent] = rows[i], t, code
-            sent += 1
+        sent = _send(t, n, rows, need_p, need_d, waiting, avail, n_com, record, send_q, send_t, send_c, sent)
         t += 1
     return -1, sent
 

@@ -20,7 +20,7 @@ from volsched.instances.coupled import CoupledInstance
 from volsched.instances.errors import require
 
 from ..problem import MethodOutcome, backend
-from .full_bound import data_chain
+from .full_bound import DataChain
 from .full_greedy import greedy_full
 from .iterations import min_workload, solve_iterations
 
@@ -122,7 +122,8 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
     if len(relaxed) < instance.K:
         return MethodOutcome({"completed_iterations_without_communication": len(relaxed)}, None,
                              instance.horizon + 1, True)
-    chain = data_chain(instance)
+    guide = DataChain(instance)
+    chain = guide.completions()
     if len(chain) < instance.K:
         witness = {"completed_iterations_without_communication": len(relaxed),
                    "completed_iterations_data_chain": len(chain)}
@@ -130,7 +131,7 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
     lower_bounds = {"iterations": relaxed[-1].completion + 1, "communication": trivial_bound(instance),
                     "transfers": transfer_bound(instance), "data_chain": chain[-1] + 1}
     lower = max(lower_bounds.values())
-    schedule = greedy_full(instance, None if time_limit is None else begin + time_limit, lower)
+    schedule = greedy_full(instance, None if time_limit is None else begin + time_limit, lower, guide)
     upper = None if schedule is None else schedule["completions"][-1] + 1
     source = None if schedule is None else "greedy"
     late = schedule is None and time_limit is not None and time.perf_counter() - begin > time_limit

@@ -171,6 +171,17 @@ class DataChain:
             left -= int(x[q])
         return x
 
+    def completions(self, start: int = 0) -> list[int]:
+        """The chain from ``start``, as :func:`data_chain`."""
+        done: list[int] = []
+        while len(done) < self.instance.K:
+            t = self.earliest(start)
+            if t is None:
+                break
+            done.append(t)
+            start = t + 1
+        return done
+
     def earliest(self, start: int) -> int | None:
         """``F(start)`` of the module docstring, or ``None`` when no iteration completes in the horizon."""
         found = self.sweep.first(self.blocks(start))
@@ -187,15 +198,7 @@ def data_chain(instance: CoupledInstance, start: int = 0, quiet: bool = True) ->
     makespan of ``k + K`` iterations. ``quiet=False`` drops the quiet-window condition
     (the chain of session 25, weaker; kept for comparison).
     """
-    chain = DataChain(instance, quiet)
-    done: list[int] = []
-    while len(done) < instance.K:
-        t = chain.earliest(start)
-        if t is None:
-            break
-        done.append(t)
-        start = t + 1
-    return done
+    return DataChain(instance, quiet).completions(start)
 
 
 def data_chain_bound(instance: CoupledInstance) -> int:

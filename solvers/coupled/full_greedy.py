@@ -74,7 +74,8 @@ REACHES = (None, 1, 2, 3, 4)
 BUDGET = 2000
 
 
-def greedy_full(instance: CoupledInstance, deadline: float | None = None, target: int = 0) -> dict | None:
+def greedy_full(instance: CoupledInstance, deadline: float | None = None, target: int = 0,
+                chain: DataChain | None = None) -> dict | None:
     """A schedule of ``K`` iterations in the format of :mod:`.replay`, or ``None`` if none was found.
 
     The best of the seven passes of the module docstring (the earlier pass on a tie); the
@@ -83,12 +84,13 @@ def greedy_full(instance: CoupledInstance, deadline: float | None = None, target
     ``None`` does not prove infeasibility. Once the replay accepts it, its
     makespan is an upper bound on the optimum. With ``deadline`` (a
     ``time.perf_counter()`` value) a pass gives up, with ``None``, once that has passed.
+    ``chain``: the instance's :class:`.full_bound.DataChain` if the caller has one (the
+    rollouts' guide), else built when a rollout needs it.
     """
     best = greedy_pass(instance, True, deadline)
     # The rollouts refine what the span pass found: where that pass runs out of slots (a prefix
     # too short, :func:`.horizon.reading`), their trials would too, at many times the cost.
     passes = [(False, 0, None)] + ([] if best is None else [(True, LOOKAHEAD, reach) for reach in REACHES])
-    chain = None
     for spans, lookahead, reach in passes:
         if best is not None and best["completions"][-1] + 1 <= target:
             break
