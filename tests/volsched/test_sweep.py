@@ -28,7 +28,7 @@ import volsched.solvers.checkpoint
 from volsched.cli import main
 from volsched.experiments.config import parse_config, parse_sweep, read_config
 from volsched.experiments.presets import preset
-from volsched.experiments.runner import run_sweep
+from volsched.experiments.runner import run_order, run_sweep
 from volsched.experiments.store import Store
 from volsched.experiments.tasks import build_tasks, run_task
 from volsched.instances.coupled import paper_realization
@@ -264,6 +264,35 @@ def test_growing_a_sweep_runs_only_the_new_tasks(tmp_path):
     assert (s["tasks"], s["skipped"], s["new"], s["pending"]) == (240, 180, 60, 0)
     after = table(store)
     assert {k: after[k] for k in before} == before
+
+
+def test_the_run_order_keeps_each_instance_whole_and_spreads_the_grid():
+    tasks = [t for sweep in sweeps_of(KILL_CONFIG) for t in build_tasks(sweep)]
+    ordered = run_order(tasks)
+    assert sorted(t["key"] for t in ordered) == sorted(t["key"] for t in tasks)
+    assert run_order(tasks) == ordered  # a resumed sweep goes on in the same order
+    instances = list(dict.fromkeys(t["instance_key"] for t in ordered))
+    for key in instances:
+        own = [t for t in tasks if t["instance_key"] == key]
+        first = next(i for i, t in enumerate(ordered) if t["instance_key"] == key)
+        assert ordered[first:first + len(own)] == own
+    assert instances != list(dict.fromkeys(t["instance_key"] for t in tasks))
+    # Grid order puts the 20 instances of slices = 5 first; a stopped sweep holds a sample of all sizes.
+    first_quarter = {t["params"]["slices"] for t in ordered[:len(ordered) // 4]}
+    assert len(first_quarter) >= 6
+
+
+def test_a_sweep_runs_its_tasks_in_the_run_order(tmp_path, monkeypatch):
+    seen = []
+
+    def record(task):
+        seen.append(task["key"])
+        return run_task(task)
+
+    monkeypatch.setattr("volsched.experiments.runner.run_task", record)
+    sweeps = sweeps_of(SMALL_CONFIG)
+    run_sweep(sweeps, tmp_path / "s.db", workers=1, quiet=True)
+    assert seen == [t["key"] for t in run_order([t for s in sweeps for t in build_tasks(s)])]
 
 
 def test_task_keys_are_deterministic_and_depend_on_what_defines_the_task():

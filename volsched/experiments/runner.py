@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 from joblib import Parallel, delayed
 from tqdm import tqdm
 
@@ -29,6 +30,26 @@ DASK_CONNECT_TIMEOUT_S = 10
 
 #: Most local worker processes (each imports the solvers; joblib refuses a million, thousands never start).
 MAX_WORKERS = 256
+
+
+#: Seed of the order in which a sweep runs its instances (:func:`run_order`); fixed, so that a resumed
+#: sweep goes on in the order it started.
+ORDER_SEED = 2026
+
+
+def run_order(tasks: list[dict]) -> list[dict]:
+    """``tasks`` with their instances in a seeded random order, each instance's tasks together and in order.
+
+    A long sweep stopped at any point has then run a uniform random sample of its instances
+    (in grid order, a stopped sweep would hold only the first cells of the grid), and costly
+    cells are spread over the run instead of meeting at its end.
+    """
+    groups: dict[str, list[dict]] = {}
+    for task in tasks:
+        groups.setdefault(task["instance_key"], []).append(task)
+    keys = list(groups)
+    order = np.random.default_rng(ORDER_SEED).permutation(len(keys))
+    return [task for i in order for task in groups[keys[i]]]
 
 
 def _main_thread() -> bool:
@@ -93,7 +114,7 @@ def run_sweep(sweeps: list[Sweep], store_path: str | Path, workers: int = -1,
     with Store(store_path) as store:
         finished = store.finished_keys()  # read first: a damaged store is refused before anything is written
         store.plan(tasks)
-        todo = [t for t in tasks if t["key"] not in finished]
+        todo = [t for t in run_order(tasks) if t["key"] not in finished]
         new = failed = 0
         interrupted = False
         results = _dask(todo, client) if client else _local(todo, workers)
