@@ -1,0 +1,133 @@
+"""RANDOM's draws, with or without replacement, on the paper's m = 5 realizations (issue 15, part 5).
+
+Table I's RANDOM fails 440 times in volsched and 0 times in the paper. volsched draws each task's
+worker with replacement (reading 3.2), so one slow worker can take several tasks and the
+configuration's workload ``W = max_q x_q w_q`` grows; the paper says only "allocates tasks to UP
+processors randomly using a uniform distribution". This benchmark measures the other reading:
+each task to a worker drawn uniformly among the UP workers that hold no task yet (with
+replacement only once every UP worker holds one), on the same realizations and the same
+seed, through the same simulator (its decisions taken in Python), each run checked by the replay
+verifier.
+
+    python benchmarks/bench_coupled_random_draws.py --store c13.db --sample 300
+
+``--store`` is a store of the ``casanova2013`` preset's m = 5 half (``benchmarks/casanova2013-m5.toml``):
+it gives the realizations where RANDOM failed, and IE's makespans, which the %diff compares with.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import time
+
+import numpy as np
+from tqdm import tqdm
+
+from volsched.heuristics.coupled.passive import candidates
+from volsched.heuristics.coupled.simulator import Configuration, Observation, simulate
+from volsched.instances.coupled import paper_realization
+from volsched.solvers.coupled.replay import replay_trace
+
+
+class DistinctRandom:
+    """RANDOM drawing distinct workers: each task to a uniformly drawn UP worker without a task yet."""
+
+    name = "RANDOM-distinct"
+    proactive = False
+
+    def decide(self, observation: Observation, rng: np.random.Generator) -> Configuration | None:
+        up = candidates(observation)
+        if up is None:
+            return None
+        mu = observation.platform.mu
+        held = np.zeros(observation.platform.p, dtype=np.int64)
+        order = []
+        for _ in range(observation.platform.m):
+            free = up[held[up] == 0]
+            open_ = free if free.size else up[held[up] < mu[up]]
+            q = int(open_[rng.integers(open_.size)])
+            held[q] += 1
+            order.append(q)
+        return Configuration(tuple(order))
+
+
+KEYS = ("n_com", "w_min", "scenario", "trial")
+
+
+def stored(path: str) -> dict[tuple, dict]:
+    """Per m = 5 realization (n_com, w_min, scenario, trial): RANDOM's and IE's makespans (None: failed)."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    out: dict[tuple, dict] = {}
+    for params, method, objective in db.execute(
+            "SELECT params, method, objective FROM results WHERE method IN ('RANDOM', 'IE')"):
+        p = json.loads(params)
+        if p["tasks"] != 5:
+            continue
+        out.setdefault(tuple(p[k] for k in KEYS), {})[method] = objective
+    db.close()
+    return out
+
+
+def run(case: tuple) -> int | None:
+    inst = paper_realization(5, *case)
+    result = simulate(inst, DistinctRandom(), np.random.default_rng(0))
+    replayed = replay_trace(inst, result.schedule)
+    assert replayed.completions == result.schedule["completions"], case
+    return result.makespan
+
+
+def diff(h: float, ref: float) -> float:
+    return (h - ref) / min(h, ref)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", required=True)
+    parser.add_argument("--sample", type=int, default=300, help="realizations drawn (seed 2013) for %%diff")
+    parser.add_argument("--failing", type=int, default=100,
+                        help="realizations drawn (seed 2013) among those where RANDOM fails")
+    args = parser.parse_args()
+    rows = stored(args.store)
+    rng = np.random.default_rng(2013)
+    failing = sorted(case for case, r in rows.items() if r.get("RANDOM") is None)
+    total_failing = len(failing)
+    failing = [failing[i] for i in sorted(rng.choice(len(failing), min(args.failing, len(failing)),
+                                                      replace=False))]
+    everything = sorted(rows)
+    sample = [everything[i] for i in sorted(rng.choice(len(everything), args.sample, replace=False))]
+    cases = sorted(set(failing) | set(sample))
+    begin = time.perf_counter()
+    made = {case: run(case) for case in tqdm(cases, desc="RANDOM-distinct", unit="run")}
+    seconds = time.perf_counter() - begin
+    print(f"{len(cases)} runs in {seconds:.0f} s\n")
+    fails_distinct = sum(made[c] is None for c in failing)
+    print(f"realizations where RANDOM (with replacement) fails: {total_failing}; on {len(failing)} of them "
+          f"drawn, RANDOM-distinct fails on {fails_distinct}\n")
+    both = [c for c in sample if rows[c].get("IE") is not None]
+    ok_with = [c for c in both if rows[c]["RANDOM"] is not None]
+    ok_distinct = [c for c in both if made[c] is not None]
+    ratio = [made[c] / rows[c]["RANDOM"] for c in ok_with if made[c] is not None]
+    diff_with = 100 * np.mean([diff(rows[c]["RANDOM"], rows[c]["IE"]) for c in ok_with])
+    diff_distinct = 100 * np.mean([diff(made[c], rows[c]["IE"]) for c in ok_distinct])
+    print("| sample (seed 2013) | realizations | fails with replacement | fails distinct | mean "
+          "per-realization %diff vs IE, with replacement | distinct | median makespan ratio distinct / with |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    print(f"| {len(sample)} drawn | {len(both)} with IE finished "
+          f"| {sum(rows[c]['RANDOM'] is None for c in sample)} | {sum(made[c] is None for c in sample)} "
+          f"| {diff_with:.1f} ({len(ok_with)}) | {diff_distinct:.1f} ({len(ok_distinct)}) "
+          f"| {np.median(ratio):.3f} ({len(ratio)}) |")
+    per_w = {}
+    for c in failing:
+        per_w.setdefault(c[1], [0, 0])
+        per_w[c[1]][0] += 1
+        per_w[c[1]][1] += made[c] is None
+    print("\n| w_min | drawn among RANDOM's failures (with replacement) | of them, RANDOM-distinct fails |")
+    print("|---:|---:|---:|")
+    for w in sorted(per_w):
+        print(f"| {w} | {per_w[w][0]} | {per_w[w][1]} |")
+
+
+if __name__ == "__main__":
+    main()
