@@ -25,32 +25,25 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from volsched.heuristics.coupled.passive import candidates
-from volsched.heuristics.coupled.simulator import Configuration, Observation, simulate
+from volsched.heuristics.coupled.passive import Random
+from volsched.heuristics.coupled.simulator import simulate
 from volsched.instances.coupled import paper_realization
 from volsched.solvers.coupled.replay import replay_trace
 
 
-class DistinctRandom:
-    """RANDOM drawing distinct workers: each task to a uniformly drawn UP worker without a task yet."""
+class DistinctRandom(Random):
+    """RANDOM drawing distinct workers: each task to a uniformly drawn UP worker without a task yet.
+
+    Its draws are taken in Python (``decide``): the simulator's compiled RANDOM draws with replacement.
+    """
 
     name = "RANDOM-distinct"
-    proactive = False
+    compiled = None
 
-    def decide(self, observation: Observation, rng: np.random.Generator) -> Configuration | None:
-        up = candidates(observation)
-        if up is None:
-            return None
-        mu = observation.platform.mu
-        held = np.zeros(observation.platform.p, dtype=np.int64)
-        order = []
-        for _ in range(observation.platform.m):
-            free = up[held[up] == 0]
-            open_ = free if free.size else up[held[up] < mu[up]]
-            q = int(open_[rng.integers(open_.size)])
-            held[q] += 1
-            order.append(q)
-        return Configuration(tuple(order))
+    @staticmethod
+    def _open(up: np.ndarray, held: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        free = up[held[up] == 0]
+        return free if free.size else Random._open(up, held, mu)
 
 
 KEYS = ("n_com", "w_min", "scenario", "trial")

@@ -47,11 +47,16 @@ class Random:
         held = np.zeros(observation.platform.p, dtype=np.int64)
         order = []
         for _ in range(observation.platform.m):
-            open_ = up[held[up] < mu[up]]
+            open_ = self._open(up, held, mu)
             q = int(open_[rng.integers(open_.size)])
             held[q] += 1
             order.append(q)
         return Configuration(tuple(order))
+
+    @staticmethod
+    def _open(up: np.ndarray, held: np.ndarray, mu: np.ndarray) -> np.ndarray:
+        """The workers the next task is drawn among: the UP ones holding fewer than ``mu_q`` tasks."""
+        return up[held[up] < mu[up]]
 
     def compiled(self) -> tuple:
         """The same draws in the simulator's compiled loop (:mod:`._decision_kernel`)."""

@@ -273,27 +273,14 @@ def commit_persist(x, done, avail, next_down, next_off, w, n_com, t_prog, t_data
     """Keep ``x`` in force from ``state[T0]`` through its workers' DOWN slots (:func:`_persist`)
     to its completion at ``done``: as :func:`commit` for a single attempt."""
     p = avail.shape[0]
-    t0, n_entries, n_done = state[T0], state[ENTRIES], state[COMPLETED]
+    t0 = state[T0]
     size = (done - t0 + 1) * min(n_com, p) if record else 1
     rows, need_p, need_d, waiting, send_q, send_t, send_c = _scratch(p, size)
-    continuing = n_done > 0 and completions[n_done - 1] == t0 - 1
-    for q in range(p):
-        continuing &= current[q] == x[q]
-    if not continuing:
-        n_entries = _enter(starts, allocations, n_entries, t0, current, x, prog, t_prog, record)
+    _open(x, state, current, completions, starts, allocations, prog, t_prog, record)
     _, sent = _persist(x, t0, prog, done + 1, 0, record, avail, next_down, next_off, w, n_com, t_prog, t_data,
                        rows, need_p, need_d, waiting, send_q, send_t, send_c)
-    if record:
-        for j in range(sent):
-            comm[send_q[j], send_t[j]] = send_c[j]
-    for q in range(p):
-        if next_down[q, t0] <= done:
-            prog[q] = 0
-        if x[q] > 0:
-            prog[q] = t_prog
-    current[:] = x
-    completions[n_done] = done
-    state[T0], state[ENTRIES], state[COMPLETED] = done + 1, n_entries, n_done + 1
+    _close(x, done, sent, send_q, send_t, send_c, next_down, state, prog, t_prog, current, completions, comm,
+           record)
 
 
 @njit(cache=True, nogil=True)
@@ -327,32 +314,49 @@ def _enter(starts, allocations, n_entries, t0, current, target, prog, t_prog, re
 
 
 @njit(cache=True, nogil=True)
+def _open(x, state, current, completions, starts, allocations, prog, t_prog, record):
+    """Enter ``x`` at ``state[T0]`` (:func:`_enter`), unless it continues the configuration in force
+    into a new iteration; ``state[ENTRIES]`` counts the entries."""
+    t0, n_done = state[T0], state[COMPLETED]
+    continuing = n_done > 0 and completions[n_done - 1] == t0 - 1
+    for q in range(x.shape[0]):
+        continuing &= current[q] == x[q]
+    if not continuing:
+        state[ENTRIES] = _enter(starts, allocations, state[ENTRIES], t0, current, x, prog, t_prog, record)
+
+
+@njit(cache=True, nogil=True)
+def _close(x, done, sent, send_q, send_t, send_c, next_down, state, prog, t_prog, current, completions, comm,
+           record):
+    """After ``x`` ran from ``state[T0]`` to its completion at ``done``: its ``sent`` transfers recorded,
+    the programs it leaves (DOWN workers lose theirs, its workers hold one), the next iteration's start."""
+    t0, n_done = state[T0], state[COMPLETED]
+    if record:
+        for j in range(sent):
+            comm[send_q[j], send_t[j]] = send_c[j]
+    for q in range(x.shape[0]):
+        if next_down[q, t0] <= done:
+            prog[q] = 0
+        if x[q] > 0:
+            prog[q] = t_prog
+    current[:] = x
+    completions[n_done] = done
+    state[T0], state[COMPLETED] = done + 1, n_done + 1
+
+
+@njit(cache=True, nogil=True)
 def commit(best, best_t, avail, next_down, next_off, count, w, n_com, t_prog, t_data, state, prog, current,
            starts, allocations, completions, comm, record):
     """Run ``best`` from ``state[T0]`` to its completion at ``best_t``: its entry (unless it continues
     the configuration in force into a new iteration), its transfers and the programs it leaves."""
     p = avail.shape[0]
-    t0, n_entries, n_done = state[T0], state[ENTRIES], state[COMPLETED]
     size = p * t_prog + best.sum() * t_data
     rows, need_p, need_d, waiting, send_q, send_t, send_c = _scratch(p, size)
-    continuing = n_done > 0 and completions[n_done - 1] == t0 - 1
-    for q in range(p):
-        continuing &= current[q] == best[q]
-    if not continuing:
-        n_entries = _enter(starts, allocations, n_entries, t0, current, best, prog, t_prog, record)
-    _, _, sent = _attempt(best, t0, prog, avail.shape[1], True, avail, next_down, next_off, count,
+    _open(best, state, current, completions, starts, allocations, prog, t_prog, record)
+    _, _, sent = _attempt(best, state[T0], prog, avail.shape[1], True, avail, next_down, next_off, count,
                           w, n_com, t_prog, t_data, rows, need_p, need_d, waiting, send_q, send_t, send_c)
-    if record:
-        for j in range(sent):
-            comm[send_q[j], send_t[j]] = send_c[j]
-    for q in range(p):
-        if next_down[q, t0] <= best_t:
-            prog[q] = 0
-        if best[q] > 0:
-            prog[q] = t_prog
-    current[:] = best
-    completions[n_done] = best_t
-    state[T0], state[ENTRIES], state[COMPLETED] = best_t + 1, n_entries, n_done + 1
+    _close(best, best_t, sent, send_q, send_t, send_c, next_down, state, prog, t_prog, current, completions,
+           comm, record)
 
 
 @njit(cache=True, nogil=True)
