@@ -219,16 +219,29 @@ class Proactive:
                 self.hold = Hold(up, observation.program)
             return None
         fresh_value = value(self.measure, *parts, elapsed)
-        prob, span = components(est, platform, self.formula, observation.allocation, observation.needs,
-                                observation.workload - observation.progress, self.criterion)
-        current = value(self.measure, prob, span, elapsed)
+        current = self._current(observation, elapsed)
         if _better(self.measure, fresh_value, current):
             return fresh
-        if not timed and self._monotone and observation.progress < observation.workload:
-            if self.measure == "E" and (current == current or fresh_value != fresh_value):
-                self.hold = Hold(up, observation.program)
-            elif self.measure == "P" and (current >= _TINY or fresh_value != fresh_value):
-                self.hold = Hold(up, observation.program, observation.needs.copy())
+        if not timed:
+            self.hold = self._promise(observation, up, current, fresh_value)
+        return None
+
+    def _current(self, observation: Observation, elapsed: int) -> float:
+        """``c``: the configuration in force valued on what remains of it (the progress choice)."""
+        prob, span = components(self.criterion.estimates, observation.platform, self.formula,
+                                observation.allocation, observation.needs,
+                                observation.workload - observation.progress, self.criterion)
+        return value(self.measure, prob, span, elapsed)
+
+    def _promise(self, observation: Observation, up: np.ndarray, current: float,
+                 fresh_value: float) -> Hold | None:
+        """After a "keep" for H in IP, IE, IAY: the promise :meth:`decide`'s proofs allow, if any."""
+        if not self._monotone or observation.progress >= observation.workload:
+            return None
+        if self.measure == "E" and (current == current or fresh_value != fresh_value):
+            return Hold(up, observation.program)
+        if self.measure == "P" and (current >= _TINY or fresh_value != fresh_value):
+            return Hold(up, observation.program, observation.needs.copy())
         return None
 
 
