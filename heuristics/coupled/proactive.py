@@ -18,7 +18,9 @@ The paper leaves three points open (``../shared/readings/coupled-online.md``
   the ``W - c`` slots of computation not done yet:
   ``E = E_comm(S, n) + E^(S)(W - c)``, ``P = P_comm(S, n) P_+^(W - c - 1)``,
   ``Y = P / (E + t)`` with ``t`` the slots since the iteration began. Once the
-  computation is complete nothing remains (``E = 0``, ``P = 1``).
+  computation is complete nothing remains (``E = 0``, ``P = 1``). A value frozen at
+  the configuration's first slot instead (``benchmarks/bench_coupled_frozen_criterion.py``)
+  makes P-IP and P-IAY 11-34 points worse against IE on Table I's realizations.
 * **Credit.** ``config_2`` is valued as if started now: no data credit ("as if
   no task were allocated"), but a worker's program counts as held, because a
   program is persistent state that the new configuration really keeps (III-C).
