@@ -148,6 +148,11 @@ class Store:
             if tables and _columns(self.db) != _columns(_reference()):
                 raise InputError(f"{self.path}: not a volsched store (its tables do not have the store's "
                                  "columns; a damaged file?)")
+            if tables:  # every page read once now, so that a damaged store is refused before any write
+                damage = self.db.execute("PRAGMA quick_check(1)").fetchone()[0]
+                if damage != "ok":
+                    raise InputError(f"{self.path}: not a volsched store (database disk image is malformed: "
+                                     f"{' '.join(damage.split())}); it is left unchanged")
             self.db.execute("PRAGMA synchronous=NORMAL")
             if not tables:  # a new store; its journal mode and layout version persist in the file
                 self.db.execute("PRAGMA journal_mode=WAL")
