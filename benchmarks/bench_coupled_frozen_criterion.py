@@ -18,20 +18,16 @@ Whole scenarios (all 10 trials) are drawn, so that %diff is the paper's per-scen
 from __future__ import annotations
 
 import argparse
-import json
-import sqlite3
 import time
 
 import numpy as np
+from coupled_m5_store import diff, stored, verified_run
 from tqdm import tqdm
 
 from volsched.heuristics.coupled.proactive import Proactive
-from volsched.heuristics.coupled.simulator import Hold, simulate
-from volsched.instances.coupled import paper_realization
-from volsched.solvers.coupled.replay import replay_trace
+from volsched.heuristics.coupled.simulator import Hold
 
 NAMES = ("P-IP", "Y-IP", "P-IAY", "P-IE", "Y-IE")
-KEYS = ("n_com", "w_min", "scenario", "trial")
 
 
 class Frozen(Proactive):
@@ -71,29 +67,8 @@ class Frozen(Proactive):
         return Hold(up, observation.program)
 
 
-def stored(path: str) -> dict[tuple, dict]:
-    """Per m = 5 realization (n_com, w_min, scenario, trial): each heuristic's makespan (None: failed)."""
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    out: dict[tuple, dict] = {}
-    for params, method, objective in db.execute(
-            "SELECT params, method, objective FROM results WHERE kind = 'heuristic'"):
-        p = json.loads(params)
-        if p["tasks"] == 5:
-            out.setdefault(tuple(p[k] for k in KEYS), {})[method] = objective
-    db.close()
-    return out
-
-
 def run(case: tuple, name: str) -> int | None:
-    inst = paper_realization(5, *case)
-    result = simulate(inst, Frozen(*name.split("-")), np.random.default_rng(0))
-    replayed = replay_trace(inst, result.schedule)
-    assert replayed.completions == result.schedule["completions"], (case, name)
-    return result.makespan
-
-
-def diff(h: float, ref: float) -> float:
-    return (h - ref) / min(h, ref)
+    return verified_run(case, Frozen(*name.split("-")))
 
 
 def scenario_diffs(rows: dict, made: dict, scenarios: list, name: str, frozen: bool) -> list[float]:

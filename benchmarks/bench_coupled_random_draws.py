@@ -18,17 +18,13 @@ it gives the realizations where RANDOM failed, and IE's makespans, which the %di
 from __future__ import annotations
 
 import argparse
-import json
-import sqlite3
 import time
 
 import numpy as np
+from coupled_m5_store import diff, stored, verified_run
 from tqdm import tqdm
 
 from volsched.heuristics.coupled.passive import Random
-from volsched.heuristics.coupled.simulator import simulate
-from volsched.instances.coupled import paper_realization
-from volsched.solvers.coupled.replay import replay_trace
 
 
 class DistinctRandom(Random):
@@ -46,33 +42,8 @@ class DistinctRandom(Random):
         return free if free.size else Random._open(up, held, mu)
 
 
-KEYS = ("n_com", "w_min", "scenario", "trial")
-
-
-def stored(path: str) -> dict[tuple, dict]:
-    """Per m = 5 realization (n_com, w_min, scenario, trial): RANDOM's and IE's makespans (None: failed)."""
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    out: dict[tuple, dict] = {}
-    for params, method, objective in db.execute(
-            "SELECT params, method, objective FROM results WHERE method IN ('RANDOM', 'IE')"):
-        p = json.loads(params)
-        if p["tasks"] != 5:
-            continue
-        out.setdefault(tuple(p[k] for k in KEYS), {})[method] = objective
-    db.close()
-    return out
-
-
 def run(case: tuple) -> int | None:
-    inst = paper_realization(5, *case)
-    result = simulate(inst, DistinctRandom(), np.random.default_rng(0))
-    replayed = replay_trace(inst, result.schedule)
-    assert replayed.completions == result.schedule["completions"], case
-    return result.makespan
-
-
-def diff(h: float, ref: float) -> float:
-    return (h - ref) / min(h, ref)
+    return verified_run(case, DistinctRandom())
 
 
 def main() -> None:
