@@ -466,6 +466,32 @@ def test_a_store_with_a_damaged_page_is_refused_before_anything_is_written(capsy
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["s.db", config.name])
 
 
+def test_a_store_whose_first_page_hides_its_tables_is_refused_not_created_over(capsys, tmp_path):
+    config = write(tmp_path, 'family = "checkpoint"\n[grid]\nslices = [4]\n')
+    store = tmp_path / "s.db"
+    with Store(store) as s:
+        s.plan([{"key": f"k{i}", "sweep": "s", "family": "checkpoint", "instance_key": "i", "params": {},
+                 "method": "dp", "kind": "exact", "method_params": {}, "problem": "checkpoint",
+                 "sense": "min"} for i in range(300)])
+    data = bytearray(store.read_bytes())
+    data[103:105] = b"\0\0"  # page 1's cell count: the schema reads as empty, the other pages stay
+    store.write_bytes(bytes(data))
+    code, out, err = run(capsys, "sweep", config, "--store", store, "--quiet")
+    assert_input_error(code, out, err, "malformed")
+    assert store.read_bytes() == bytes(data)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["s.db", config.name])
+
+
+def test_a_healthy_sqlite_file_without_tables_becomes_a_store(tmp_path):
+    path = tmp_path / "s.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.executescript("CREATE TABLE t (x); DROP TABLE t;")
+    db.close()
+    assert path.stat().st_size > 0
+    with Store(path) as s:
+        assert s.finished_keys() == set()
+
+
 # --------------------------------------------------------------------------- failing tasks
 
 

@@ -148,7 +148,9 @@ class Store:
             if tables and _columns(self.db) != _columns(_reference()):
                 raise InputError(f"{self.path}: not a volsched store (its tables do not have the store's "
                                  "columns; a damaged file?)")
-            if tables:  # every page read once now, so that a damaged store is refused before any write
+            # Every page is read once now, so that damage is refused before any write. Tables or not: a
+            # damaged first page can hide every table, and the file would then be "created" over.
+            if self.db.execute("PRAGMA page_count").fetchone()[0]:
                 damage = self.db.execute("PRAGMA quick_check(1)").fetchone()[0]
                 if damage != "ok":
                     raise InputError(f"{self.path}: not a volsched store (database disk image is malformed: "
