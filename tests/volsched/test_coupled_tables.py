@@ -2,7 +2,7 @@
 
 import pytest
 
-from volsched.families.coupled.tables import gaps, offline_reference, plots, report, tables
+from volsched.families.coupled.tables import by_w_min, gaps, offline_reference, plots, report, tables
 
 
 def _params(m, w_min, scenario, trial):
@@ -80,3 +80,15 @@ def test_offline_gap_per_cell():
     assert cells[(5, "all")]["realizations"] == 4 and cells[(5, "all")]["proven_optimal"] == 1
     part = report(rows)
     assert part["json"]["offline_gap"] == gaps(rows) and "(UB - LB) / UB" in part["markdown"]
+
+
+def test_figure2_data_is_the_paper_metric_per_w_min():
+    series = by_w_min(_store(), m=5)
+    assert list(series) == ["IE", "X"]
+    # w_min 1: the first scenario's (135 - 150) / 135; w_min 2: X failed, no pair to compare.
+    assert series["X"] == pytest.approx({1: 100 * (135 - 150) / 135, 2: None})
+    assert series["IE"] == {1: 0, 2: 0}
+    assert by_w_min(_store(), m=10) == {} and by_w_min(_store(), m=5, reference="Y") == {}
+    part = report(_store())
+    assert part["json"]["figure2"]["5"]["X"]["2"] is None
+    assert "Figure 2's data" in part["markdown"] and "| X | -11.1 | - |" in part["markdown"]

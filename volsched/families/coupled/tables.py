@@ -170,6 +170,30 @@ def gaps_markdown(cells: list[dict]) -> str:
                       *_report()._markdown_table(head, body), ""])
 
 
+def by_w_min(rows: list[dict], m: int = 10, reference: str = REFERENCE) -> dict[str, dict]:
+    """Figure 2's data: ``{heuristic: {w_min: %diff against reference}}`` for ``m``, RANDOM left out.
+
+    %diff per ``w_min`` is Table I/II's %diff on that ``w_min``'s scenarios only; ``None`` where no
+    scenario pairs two finished runs. Empty when ``reference`` has no rows at ``m``.
+    """
+    paper = [r for r in _paper(rows) if r["params"]["tasks"] == m]
+    w_mins = sorted({r["params"]["w_min"] for r in paper})
+    names = sorted({r["method"] for r in paper if r["kind"] == "heuristic"} - {"RANDOM"})
+    if reference not in names:
+        return {}
+    cells = {w: [r for r in paper if r["params"]["w_min"] == w] for w in w_mins}
+    return {name: {w: _report().casanova_metrics(cell, "coupled", name, reference)["pct_diff"]
+                   for w, cell in cells.items()} for name in names}
+
+
+def by_w_min_markdown(series: dict[str, dict], m: int) -> str:
+    """:func:`by_w_min` as a table, one row per heuristic."""
+    w_mins = sorted({w for values in series.values() for w in values})
+    body = [[name, *(_fmt(values.get(w), ".1f") for w in w_mins)] for name, values in series.items()]
+    return "\n".join([f"## %diff per w_min, m = {m} (Figure 2's data)", "",
+                      *_report()._markdown_table(["heuristic", *(f"w_min {w}" for w in w_mins)], body), ""])
+
+
 def figure2(rows: list[dict], path: Path, m: int = 10, reference: str = REFERENCE) -> Path | None:
     """%diff against IE versus ``w_min`` for ``m`` (the paper's Figure 2 is for m = 10)."""
     import matplotlib
@@ -177,16 +201,12 @@ def figure2(rows: list[dict], path: Path, m: int = 10, reference: str = REFERENC
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    paper = [r for r in _paper(rows) if r["params"]["tasks"] == m]
-    w_mins = sorted({r["params"]["w_min"] for r in paper})
-    names = sorted({r["method"] for r in paper if r["kind"] == "heuristic"} - {"RANDOM"})
-    if not w_mins or reference not in names:
+    series = by_w_min(rows, m, reference)
+    if not series:
         return None
     fig, ax = plt.subplots(figsize=(8, 5))
-    for i, name in enumerate(names):
-        ys = [_report().casanova_metrics([r for r in paper if r["params"]["w_min"] == w], "coupled",
-                                         name, reference)["pct_diff"] for w in w_mins]
-        ax.plot(w_mins, [np.nan if y is None else y for y in ys], marker="o", label=name,
+    for i, (name, values) in enumerate(series.items()):
+        ax.plot(list(values), [np.nan if y is None else y for y in values.values()], marker="o", label=name,
                 color=plt.cm.tab20(i % 20), linestyle="-" if "-" in name else "--")
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xlabel("w_min")
@@ -243,8 +263,13 @@ def report(rows: list[dict], reference: str | None = None) -> dict | None:
     ref = reference or REFERENCE
     by_m = tables(rows, ref)
     cells = gaps(rows)
-    return {"json": {"casanova2013": {str(m): t for m, t in by_m.items()}, "offline_gap": cells},
-            "markdown": to_markdown(by_m, ref) + "\n" + gaps_markdown(cells)}
+    series = {m: by_w_min(rows, m, ref) for m in by_m}
+    series = {m: s for m, s in series.items() if s}
+    return {"json": {"casanova2013": {str(m): t for m, t in by_m.items()}, "offline_gap": cells,
+                     "figure2": {str(m): {name: {str(w): v for w, v in values.items()}
+                                          for name, values in s.items()} for m, s in series.items()}},
+            "markdown": "\n".join([to_markdown(by_m, ref), gaps_markdown(cells),
+                                   *(by_w_min_markdown(s, m) for m, s in series.items())])}
 
 
 def plots(rows: list[dict], folder: Path, reference: str | None = None) -> list[Path]:
@@ -257,5 +282,5 @@ def plots(rows: list[dict], folder: Path, reference: str | None = None) -> list[
     return [p for p in made if p is not None]
 
 
-__all__ = ["figure2", "gaps", "gaps_markdown", "offline_reference", "plots", "report", "tables",
-           "to_markdown"]
+__all__ = ["by_w_min", "by_w_min_markdown", "figure2", "gaps", "gaps_markdown", "offline_reference", "plots",
+           "report", "tables", "to_markdown"]
