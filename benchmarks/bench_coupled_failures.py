@@ -63,6 +63,10 @@ def main() -> None:
     for name in names:
         worse = sum(1 for by in complete.values() if by[REFERENCE] is not None and by[name] is None)
         print(f"| {name} | {rescued[name]} | {worse} |")
+    bare = [k for k in complete if refs[k]["best"] is None]
+    print(f"\nWithout an upper bound: {len(bare)} realizations; with a finished run among them: "
+          f"{sum(1 for k in bare if any(v is not None for v in complete[k].values()))}; with a lower "
+          f"bound above the cap: {sum(1 for k in bare if (refs[k]['lower'] or 0) > CAP)}")
     scenarios = Counter(cell[k] for k in failed)
     print(f"\n{REFERENCE}'s failures fall in {len(scenarios)} scenarios (n_com, w_min, scenario); "
           f"{sum(n for n in scenarios.values() if n >= 5)} of them in the "
