@@ -449,7 +449,8 @@ def test_a_file_that_is_not_a_store_is_rejected_untouched(capsys, tmp_path):
     assert store.read_bytes() == before
 
 
-def test_a_store_with_a_damaged_page_is_refused_before_anything_is_written(capsys, tmp_path):
+def _damaged_store_is_refused_untouched(capsys, tmp_path, damage) -> None:
+    """A store of planned rows, damaged by ``damage(bytearray)``: sweep exits 2 and changes nothing."""
     config = write(tmp_path, 'family = "checkpoint"\n[grid]\nslices = [4]\n')
     store = tmp_path / "s.db"
     with Store(store) as s:
@@ -457,29 +458,27 @@ def test_a_store_with_a_damaged_page_is_refused_before_anything_is_written(capsy
                  "method": "dp", "kind": "exact", "method_params": {}, "problem": "checkpoint",
                  "sense": "min"} for i in range(400)])
     data = bytearray(store.read_bytes())
-    pages = [k for k in range(1, len(data) // 4096) if data[k * 4096] in (0x02, 0x0A)]  # index b-tree pages
-    data[pages[0] * 4096] = 0x77  # no valid page type: SQLite reads the page as corrupt
+    damage(data)
     store.write_bytes(bytes(data))
     code, out, err = run(capsys, "sweep", config, "--store", store, "--quiet")
     assert_input_error(code, out, err, "malformed")
     assert store.read_bytes() == bytes(data)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["s.db", config.name])
+
+
+def test_a_store_with_a_damaged_page_is_refused_before_anything_is_written(capsys, tmp_path):
+    def first_index_page(data):
+        pages = [k for k in range(1, len(data) // 4096) if data[k * 4096] in (0x02, 0x0A)]  # index b-trees
+        data[pages[0] * 4096] = 0x77  # no valid page type: SQLite reads the page as corrupt
+
+    _damaged_store_is_refused_untouched(capsys, tmp_path, first_index_page)
 
 
 def test_a_store_whose_first_page_hides_its_tables_is_refused_not_created_over(capsys, tmp_path):
-    config = write(tmp_path, 'family = "checkpoint"\n[grid]\nslices = [4]\n')
-    store = tmp_path / "s.db"
-    with Store(store) as s:
-        s.plan([{"key": f"k{i}", "sweep": "s", "family": "checkpoint", "instance_key": "i", "params": {},
-                 "method": "dp", "kind": "exact", "method_params": {}, "problem": "checkpoint",
-                 "sense": "min"} for i in range(300)])
-    data = bytearray(store.read_bytes())
-    data[103:105] = b"\0\0"  # page 1's cell count: the schema reads as empty, the other pages stay
-    store.write_bytes(bytes(data))
-    code, out, err = run(capsys, "sweep", config, "--store", store, "--quiet")
-    assert_input_error(code, out, err, "malformed")
-    assert store.read_bytes() == bytes(data)
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["s.db", config.name])
+    def first_page_cell_count(data):
+        data[103:105] = b"\0\0"  # page 1's cell count: the schema reads as empty, the other pages stay
+
+    _damaged_store_is_refused_untouched(capsys, tmp_path, first_page_cell_count)
 
 
 def test_a_healthy_sqlite_file_without_tables_becomes_a_store(tmp_path):
