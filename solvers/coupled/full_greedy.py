@@ -153,12 +153,13 @@ class _Run:
                                    self.allocations, self.completions, self.comm, record)
         return True
 
-    def guided(self, chain) -> tuple[np.ndarray, int] | None:
+    def guided(self, chain, kept: bool) -> tuple[np.ndarray, int] | None:
         """The data chain's allocation from ``t0`` (:meth:`.full_bound.DataChain.allocation`) and
-        its completion when kept in force from there, or ``None``."""
+        its completion when kept in force from there, or ``None``; also ``None`` when the keep
+        option (``kept``) already offers that allocation (``top_px`` is stale otherwise)."""
         t0 = int(self.state[self.kernel.T0])
         x = chain.allocation(t0)
-        if x is None or np.array_equal(x, self.top_px) or (x > self.cap).any():
+        if x is None or (kept and np.array_equal(x, self.top_px)) or (x > self.cap).any():
             return None
         inst, (next_down, next_off, _, _) = self.instance, self.tables
         done = self.kernel.kept_completion(x, t0, self.prog, self.avail, next_down, next_off, self.w,
@@ -285,7 +286,7 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None =
         spread = run.spread() if lookahead > 1 else None
         rise = run.rise() if lookahead > 1 else -1
         kept = lookahead > 1 and 0 <= run.top_pt[0] < run.top_t[0]
-        guide = run.guided(chain) if chain is not None else None
+        guide = run.guided(chain, kept) if chain is not None else None
         options = (np.flatnonzero(run.top_t >= 0).tolist() + ([PRELOAD] if spread is not None else [])
                    + ([WAIT] if rise >= 0 else []) + ([KEEP] if kept else []) + ([GUIDE] if guide else []))
         best, best_end = 0, None

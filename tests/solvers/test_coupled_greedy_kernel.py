@@ -269,3 +269,29 @@ def test_the_data_chains_allocation_guides_the_rollout():
     assert best["completions"][-1] == data_chain(instance)[-1] == 298
     assert check_claim(instance, best) == 299
     assert greedy_full(instance)["completions"][-1] == 298
+
+
+class _Fixed:
+    """A stand-in for :class:`DataChain` whose allocation is ``x`` at every slot."""
+
+    def __init__(self, x: np.ndarray):
+        self.x = x
+
+    def allocation(self, t0: int) -> np.ndarray:
+        return self.x.copy()
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_the_guide_is_dropped_only_when_the_keep_option_offers_it(kept):
+    """The guide equal to the keep candidate ``top_px`` is a duplicate only while the keep option is
+    offered; a stale ``top_px`` (no keep this step) must not hide the guide."""
+    instance = dataclasses.replace(cut(paper_realization(5, 10, 2, scenario=5, trial=7), 442), K=1)
+    run = full_greedy._Run(instance, full_greedy_kernel, True, LOOKAHEAD)
+    x = np.zeros(instance.p, dtype=np.int64)
+    x[np.flatnonzero(instance.availability[:, 0] == 0)[0]] = instance.m  # the paper sets no mu
+    run.top_px[:] = x
+    guide = run.guided(_Fixed(x), kept)
+    if kept:
+        assert guide is None
+    else:
+        assert guide is not None and np.array_equal(guide[0], x)
