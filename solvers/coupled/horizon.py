@@ -82,6 +82,9 @@ def reading(method: Callable[..., MethodOutcome],
     def run(instance: CoupledInstance, time_limit: float | None, seed: int) -> MethodOutcome:
         if not instance.extendable:
             return method(instance, time_limit, seed)
+        # The projection extrapolates an attempt's cost: numba's one-time compilation (or cache
+        # load) in a fresh process is not part of it, or a cold first call stops the reading early.
+        from numba.core.event import install_timer
         limit = offline_limit(instance)
         if longest is not None:
             limit = max(instance.horizon, min(limit, longest(instance)))
@@ -90,8 +93,9 @@ def reading(method: Callable[..., MethodOutcome],
         while True:
             start = time.perf_counter()
             left = None if time_limit is None else time_limit - (start - begin)
-            outcome = method(cut(instance, length), left, seed)
-            cost = time.perf_counter() - start
+            with install_timer("numba:compiler_lock", lambda seconds: None) as compiling:
+                outcome = method(cut(instance, length), left, seed)
+            cost = time.perf_counter() - start - (compiling.duration if compiling.done else 0.0)
             if outcome.objective is not None or length >= limit:
                 break
             longer = min(2 * length, limit)

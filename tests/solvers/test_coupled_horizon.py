@@ -117,3 +117,26 @@ def test_full_greedy_past_its_time_limit_keeps_its_bounds(monkeypatch):
     assert out.objective is None and not out.proven
     assert out.bound > 10  # the lower bounds computed before the greedy
     assert "stopped by the time limit" in out.info["stopped"]
+
+
+def test_compilation_in_the_first_attempt_does_not_stop_the_reading():
+    """A cold numba cache makes the first attempt slow once; the projection extrapolates the method's
+    own cost, so the reading still goes on to the prefix that holds a schedule."""
+    from numba.core.event import trigger_event
+
+    from volsched.solvers.problem import MethodOutcome
+
+    instance = _short(0)
+    reads = []
+
+    def method(prefix, time_limit, seed):
+        if not reads:
+            with trigger_event("numba:compiler_lock"):
+                time.sleep(1.0)
+        reads.append(prefix.horizon)
+        found = prefix.horizon >= 4 * instance.horizon
+        return MethodOutcome({"made": True} if found else None, 1.0 if found else None, 0.0, False, {})
+
+    outcome = horizon.reading(method)(instance, 4.0, 0)
+    assert reads == [instance.horizon, 2 * instance.horizon, 4 * instance.horizon]
+    assert outcome.objective == 1.0 and "stopped" not in outcome.info
