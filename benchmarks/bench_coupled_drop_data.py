@@ -40,7 +40,7 @@ import time
 import numpy as np
 from tqdm import tqdm
 
-from volsched.experiments.report import relative_difference
+from volsched.experiments.report import scenario_differences
 from volsched.heuristics.coupled import policy
 from volsched.heuristics.coupled import simulator as sim
 from volsched.instances.coupled import paper_realization
@@ -96,16 +96,26 @@ def one(inst, name: str, rule: str) -> dict:
 
 
 def diffs(runs: dict, scenarios: list, rule: str, name: str) -> list[float]:
-    """Per scenario with a paired trial: (mean H - mean IE) / min(mean H, mean IE)."""
-    out = []
-    for sc in scenarios:
-        pairs = [(runs[(*sc, t, name, rule)]["makespan"], runs[(*sc, t, "IE", rule)]["makespan"])
-                 for t in range(10) if (*sc, t, name, rule) in runs and (*sc, t, "IE", rule) in runs]
-        pairs = [p for p in pairs if p[0] is not None and p[1] is not None]
-        if pairs:
-            out.append(relative_difference(float(np.mean([p[0] for p in pairs])),
-                                           float(np.mean([p[1] for p in pairs])), "min"))
-    return out
+    """Per scenario with a paired trial, the report's (mean H - mean IE) / min(mean H, mean IE)."""
+    keep = set(scenarios)
+    rows = [{"family": "coupled", "method": k[4], "kind": "heuristic", "status": "ok", "sense": "min",
+             "objective": r["makespan"], "instance_key": json.dumps(k[:4]),
+             "params": dict(zip(("n_com", "w_min", "scenario", "trial"), k[:4], strict=True))}
+            for k, r in runs.items() if k[5] == rule and k[:3] in keep and r["makespan"] is not None]
+    return [d for _, d in scenario_differences(rows, "coupled", name, "IE")[0]]
+
+
+def rule_pairs(runs: dict, scenarios: list, name: str) -> list[tuple]:
+    """``name``'s (default, drop) makespans on every trial of ``scenarios`` run under both rules."""
+    return [(runs[(*s, t, name, "default")]["makespan"], runs[(*s, t, name, "drop")]["makespan"])
+            for s in scenarios for t in range(10)
+            if (*s, t, name, "default") in runs and (*s, t, name, "drop") in runs]
+
+
+def drop_ratio(pairs: list[tuple]) -> float:
+    """Mean of drop / default over the pairs both rules finished (NaN if none)."""
+    fin = [b for b in pairs if b[0] is not None and b[1] is not None]
+    return float(np.mean([b[1] / b[0] for b in fin])) if fin else float("nan")
 
 
 def fmt(values: list[float]) -> str:
@@ -145,25 +155,17 @@ def tables(runs: dict, scenarios: list) -> str:
                  "(runs both rules finished) | runs whose makespan changed |")
     lines.append("|---|---:|---:|---:|---:|")
     for name in NAMES:
-        both = [(runs[(*s, t, name, "default")]["makespan"], runs[(*s, t, name, "drop")]["makespan"])
-                for s in scenarios for t in range(10)
-                if (*s, t, name, "default") in runs and (*s, t, name, "drop") in runs]
-        fin = [b for b in both if b[0] is not None and b[1] is not None]
-        ratio = np.mean([b[1] / b[0] for b in fin]) if fin else float("nan")
+        both = rule_pairs(runs, scenarios, name)
         changed = sum(b[0] != b[1] for b in both)
         lines.append(f"| {name} | {fmt(diffs(runs, scenarios, 'default', name))} "
-                     f"| {fmt(diffs(runs, scenarios, 'drop', name))} | {ratio:.3f} | {changed}/{len(both)} |")
+                     f"| {fmt(diffs(runs, scenarios, 'drop', name))} | {drop_ratio(both):.3f} "
+                     f"| {changed}/{len(both)} |")
     lines.append("\n### Per w_min: mean over runs of makespan drop / default (runs both rules finished)\n")
     lines.append("| heuristic | " + " | ".join(g for g, _ in groups) + " |")
     lines.append("|---|" + "---:|" * len(groups))
     for name in NAMES:
-        cells = []
-        for _, sc in groups:
-            fin = [(runs[(*s, t, name, "default")]["makespan"], runs[(*s, t, name, "drop")]["makespan"])
-                   for s in sc for t in range(10)
-                   if (*s, t, name, "default") in runs and (*s, t, name, "drop") in runs]
-            fin = [b for b in fin if b[0] is not None and b[1] is not None]
-            cells.append(f"{np.mean([b[1] / b[0] for b in fin]):.3f}" if fin else "-")
+        ratios = [drop_ratio(rule_pairs(runs, sc, name)) for _, sc in groups]
+        cells = ["-" if r != r else f"{r:.3f}" for r in ratios]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -93,9 +93,10 @@ def reading(method: Callable[..., MethodOutcome],
         while True:
             start = time.perf_counter()
             left = None if time_limit is None else time_limit - (start - begin)
-            with install_timer("numba:compiler_lock", lambda seconds: None) as compiling:
+            compiling: list[float] = []
+            with install_timer("numba:compiler_lock", compiling.append):
                 outcome = method(cut(instance, length), left, seed)
-            cost = time.perf_counter() - start - (compiling.duration if compiling.done else 0.0)
+            cost = time.perf_counter() - start - sum(compiling)
             if outcome.objective is not None or length >= limit:
                 break
             longer = min(2 * length, limit)
