@@ -73,6 +73,12 @@ class MethodOutcome:
         that no solution exists.
     info : dict
         Anything else worth reporting (nodes, which model ran, why it stopped).
+    stopped : str or None
+        Why the search ended before it finished: ``"budget"`` (its work budget ran out: the
+        same outcome on every machine) or ``"wall clock"`` (the time limit, a safety net, cut
+        it: the outcome depends on the machine). ``None``: the search finished.
+    work : float or None
+        The work the method spent, in its budget unit (:data:`BUDGET_UNITS`).
     """
 
     solution: dict | None
@@ -80,10 +86,73 @@ class MethodOutcome:
     bound: float | None
     proven: bool
     info: dict = field(default_factory=dict)
+    stopped: str | None = None
+    work: float | None = None
 
 
-#: ``method(instance, time_limit, seed) -> MethodOutcome``.
-Method = Callable[[Any, float | None, int], MethodOutcome]
+@dataclass
+class Effort:
+    """What a search spent (in its budget unit) and why it ended unfinished, if it did.
+
+    A back end fills it as it runs (``effort`` arguments); the method's adapter copies it into
+    its :class:`MethodOutcome`. Several searches of one method add up.
+    """
+
+    work: float = 0.0
+    stopped: str | None = None
+
+    def add(self, work: float, stopped: str | None = None) -> None:
+        self.work += work
+        self.stopped = self.stopped or stopped
+
+    def left(self, budget: float | None) -> float | None:
+        """What is left of ``budget`` (``None``: unlimited)."""
+        return None if budget is None else budget - self.work
+
+
+class Allowance:
+    """A search's stopping rule: a work budget (deterministic) and a deadline (the safety net).
+
+    ``charge(work)`` books work into :attr:`effort` and says whether the search must stop:
+    once the budget is spent (``effort.stopped = "budget"``) or the deadline, a
+    ``time.perf_counter()`` value, has passed (``"wall clock"``).
+    """
+
+    def __init__(self, budget: float | None = None, deadline: float | None = None,
+                 effort: Effort | None = None):
+        self.budget, self.deadline = budget, deadline
+        self.effort = Effort() if effort is None else effort
+
+    @classmethod
+    def of(cls, limit: Allowance | float | None) -> Allowance:
+        """An allowance from a deadline (``time.perf_counter()`` value), or the allowance itself."""
+        return limit if isinstance(limit, Allowance) else cls(deadline=limit)
+
+    def charge(self, work: float = 0.0) -> bool:
+        self.effort.work += work
+        if self.budget is not None and self.effort.work >= self.budget:
+            self.effort.stopped = self.effort.stopped or STOPPED_BUDGET
+        elif self.deadline is not None and time.perf_counter() > self.deadline:
+            self.effort.stopped = self.effort.stopped or STOPPED_CLOCK
+        return self.effort.stopped is not None
+
+
+#: ``method(instance, time_limit, seed) -> MethodOutcome``; a method with a work unit
+#: (``Problem.budgets``) also takes ``budget``, its deterministic allowance in that unit
+#: (``None``: no limit).
+Method = Callable[..., MethodOutcome]
+
+#: The stop causes a result reports (:attr:`MethodOutcome.stopped`).
+STOPPED_BUDGET = "budget"
+STOPPED_CLOCK = "wall clock"
+
+#: The work units of the budgeted methods, by kind (``Problem.budgets`` names one per method).
+BUDGET_UNITS = {
+    "cpsat": "CP-SAT deterministic time units (one search worker: the same search on every machine)",
+    "nodes": "branch-and-bound nodes",
+    "cbc-nodes": "CBC branch-and-bound nodes",
+    "greedy-calls": "compiled greedy calls (each runs at most 2,000 steps of a greedy pass)",
+}
 
 
 @dataclass(frozen=True)
@@ -120,6 +189,14 @@ class Problem:
         ``choose(instance) -> method name``: the default method for this
         instance when the user names none (e.g. a model only small instances
         take); the first method otherwise.
+    budgets : mapping, optional
+        Method name -> its work unit (a key of :data:`BUDGET_UNITS`). A method
+        not named here always runs to completion (an exact algorithm of
+        bounded work: a DP, an enumeration, a chain) and ignores a budget.
+    warm : callable, optional
+        ``warm(method)`` compiles the numba kernels that ``method`` calls, on
+        a tiny instance: :func:`solve` runs it once per process before the
+        method's clock starts.
     """
 
     name: str
@@ -131,6 +208,8 @@ class Problem:
     describe: Callable[[Any, dict, float, float | None], dict] | None = None
     verify_partial: Callable[[Any, dict], dict] | None = None
     choose: Callable[[Any], str] | None = None
+    budgets: Mapping[str, str] = field(default_factory=dict)
+    warm: Callable[[str], None] | None = None
 
     def __post_init__(self):
         if self.sense not in SENSES:
@@ -139,6 +218,9 @@ class Problem:
             raise ValueError(f"problem {self.name}: needs at least one method")
         if not self.metrics or self.metrics[0].sense != self.sense:
             raise ValueError(f"problem {self.name}: the first metric is the objective, of sense {self.sense}")
+        for method, unit in self.budgets.items():
+            if method not in self.methods or unit not in BUDGET_UNITS:
+                raise ValueError(f"problem {self.name}: budget of {method!r} in unknown unit {unit!r}")
 
     @property
     def default_method(self) -> str:
@@ -192,6 +274,30 @@ def check_time_limit(time_limit: Any, field_name: str = "--time-limit") -> float
     return float(time_limit)
 
 
+def check_budget(budget: Any, field_name: str = "--budget") -> float | None:
+    """``None`` or a positive, finite work allowance; anything else is bad input."""
+    if budget is None:
+        return None
+    require(is_number(budget) and budget > 0, field_name,
+            f"must be a positive, finite amount of work, got {budget!r}")
+    return float(budget)
+
+
+_WARMED: set[tuple[str, str, str]] = set()
+
+
+def warm_up(family: str, problem: Problem, method: str) -> None:
+    """Compile ``method``'s kernels once per process, outside every clock (:mod:`.jit`)."""
+    key = (family, problem.name, method)
+    if problem.warm is None or key in _WARMED:
+        return
+    from .jit import compiling
+
+    with compiling(f"{family} {problem.name} {method}"):
+        problem.warm(method)
+    _WARMED.add(key)
+
+
 def finish(family: str, problem: Problem, method: str, instance: Any, run: Callable[[], MethodOutcome],
            hard: float | None = None) -> SolveResult:
     """Run ``run()`` (the method), verify its solution and build the one :class:`SolveResult`.
@@ -206,7 +312,8 @@ def finish(family: str, problem: Problem, method: str, instance: Any, run: Calla
       if its bound still meets the verified value.
 
     With ``hard`` (seconds), a method still running then is interrupted
-    (:mod:`.deadline`) and the outcome is ``unknown``, with ``info.stopped``.
+    (:mod:`.deadline`) and the outcome is ``unknown``, with ``info.stopped``
+    and ``stopped`` ``"wall clock"``.
 
     Raises
     ------
@@ -220,12 +327,14 @@ def finish(family: str, problem: Problem, method: str, instance: Any, run: Calla
             outcome = run()
     except HardStop:
         outcome = MethodOutcome(None, None, None, False,
-                                {"stopped": f"hard time limit: still running after {hard:.3g} s"})
+                                {"stopped": f"hard time limit: still running after {hard:.3g} s"},
+                                stopped=STOPPED_CLOCK)
     runtime = time.perf_counter() - begin
     if not isinstance(outcome, MethodOutcome):
         raise VerificationError(f"{family} {problem.name}: method {method} returned "
                                 f"{type(outcome).__name__}, not a MethodOutcome")
     info = dict(outcome.info)
+    stopped, work = outcome.stopped, outcome.work
     solution = {**(outcome.solution or {}), "problem": problem.name}
     bound = None if outcome.bound is None else float(outcome.bound)
     if outcome.objective is None:
@@ -238,7 +347,7 @@ def finish(family: str, problem: Problem, method: str, instance: Any, run: Calla
         status = SolveStatus.INFEASIBLE if outcome.proven else SolveStatus.UNKNOWN
         return SolveResult(family=family, instance=instance.name, method=method, status=status,
                            objective=None, bound=bound, runtime_s=runtime, solution=solution,
-                           verified=False, info=info)
+                           verified=False, info=info, stopped=None if outcome.proven else stopped, work=work)
     try:
         value = problem.verify(instance, outcome.solution)
     except Infeasible as exc:
@@ -261,19 +370,26 @@ def finish(family: str, problem: Problem, method: str, instance: Any, run: Calla
     return SolveResult(family=family, instance=instance.name, method=method,
                        status=SolveStatus.OPTIMAL if optimal else SolveStatus.FEASIBLE,
                        objective=float(value), bound=bound, runtime_s=runtime, solution=solution,
-                       verified=True, info=info)
+                       verified=True, info=info, stopped=None if optimal else stopped, work=work)
 
 
 def solve(family: str, problems: Mapping[str, Problem], instance: Any, problem: str | None = None,
           method: str | None = None, time_limit: float | None = None, seed: int | None = None,
-          ) -> SolveResult:
+          budget: float | None = None) -> SolveResult:
     """Solve ``instance`` for one of ``problems`` by one of its methods (defaults: the first ones).
+
+    ``budget`` is the deterministic work allowance, in the method's unit
+    (``Problem.budgets``; a method without a unit runs to completion): the
+    same instance, budget and seed give the same result on any machine.
+    ``time_limit`` (seconds) is the wall-clock safety net; a result it cut
+    says so (``stopped == "wall clock"``). The method's kernels are compiled
+    before its clock starts.
 
     Raises
     ------
     InputError
-        An unknown problem or method, a bad time limit or seed, or an instance
-        the problem cannot take.
+        An unknown problem or method, a bad time limit, budget or seed, or an
+        instance the problem cannot take.
     """
     name = next(iter(problems)) if problem is None else problem
     require(name in problems, "--problem", f"must be one of {list(problems)}, got {name!r}")
@@ -282,10 +398,14 @@ def solve(family: str, problems: Mapping[str, Problem], instance: Any, problem: 
     require(method in chosen.methods, "--method",
             f"{name} has methods {list(chosen.methods)}, got {method!r}")
     time_limit = check_time_limit(time_limit)
+    budget = check_budget(budget) if method in chosen.budgets else None
     seed = 0 if seed is None else seed
     check_int(seed, "--seed", 0, 2**31 - 1)
     if chosen.check is not None:
         chosen.check(instance)
     fn = chosen.methods[method]
+    warm_up(family, chosen, method)
     hard = None if time_limit is None else hard_seconds(time_limit)
+    if method in chosen.budgets:
+        return finish(family, chosen, method, instance, lambda: fn(instance, time_limit, seed, budget), hard)
     return finish(family, chosen, method, instance, lambda: fn(instance, time_limit, seed), hard)

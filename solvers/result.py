@@ -72,7 +72,10 @@ class SolveResult:
 
     ``objective`` is the verifier's recomputation of the returned solution,
     ``bound`` the best proven bound, ``gap`` their relative difference,
-    ``info`` what the method adds (nodes, which model ran, a claim it got wrong).
+    ``info`` what the method adds (nodes, which model ran, a claim it got wrong),
+    ``stopped`` why an unfinished search ended (``"budget"``: the same on every
+    machine; ``"wall clock"``: the time limit cut it) and ``work`` what it
+    spent, in its budget unit.
     """
 
     family: str
@@ -85,6 +88,8 @@ class SolveResult:
     solution: dict = field(default_factory=dict)
     verified: bool = False
     info: dict = field(default_factory=dict)
+    stopped: str | None = None
+    work: float | None = None
 
     @property
     def gap(self) -> float | None:
@@ -102,5 +107,7 @@ class SolveResult:
             "runtime_s": self.runtime_s,
             "solution": self.solution,
             "verified": self.verified,
+            "stopped": self.stopped,
+            "work": self.work,
             "info": self.info,
         }

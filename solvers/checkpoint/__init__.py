@@ -30,7 +30,8 @@ from .verify import describe, verify, verify_solution
 
 
 def _proven(fn: Callable[[CheckpointInstance], tuple[np.ndarray, float]]):
-    def method(instance: CheckpointInstance, time_limit: float | None, seed: int) -> MethodOutcome:
+    def method(instance: CheckpointInstance, time_limit: float | None, seed: int,
+               budget: float | None = None) -> MethodOutcome:
         a, objective = fn(instance)
         return MethodOutcome(solution={"a": [int(v) for v in a]}, objective=objective, bound=objective,
                              proven=True)
@@ -55,7 +56,10 @@ PROBLEMS = {
 
 def solve(instance: CheckpointInstance, method: str = DEFAULT_METHOD, time_limit: float | None = None,
           seed: int | None = None, problem: str | None = None) -> SolveResult:
-    """Minimum expected wasted time and an optimal checkpoint vector (status always ``optimal``)."""
+    """Minimum expected wasted time and an optimal checkpoint vector (status always ``optimal``).
+
+    Every method is exact and of bounded work: none takes a budget.
+    """
     return solve_problem(FAMILY, PROBLEMS, instance, problem, method, time_limit, seed)
 
 

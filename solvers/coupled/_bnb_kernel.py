@@ -35,9 +35,11 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 # The int64 state vector of one search: targets a and b, counters, stop flags, the largest
-# bound left unexplored, mode, incumbent value, the decision target, root branches passed.
-A_, B_, NODES, TICK, STOP, OPEN, MODE, BEST, TARGET, REACHED, BRANCH = range(11)
-STATE_SIZE = 11
+# bound left unexplored, mode, incumbent value, the decision target, root branches passed, the
+# node budget. STOP is CLOCK when the deadline stopped the search, BUDGET when the node budget did.
+A_, B_, NODES, TICK, STOP, OPEN, MODE, BEST, TARGET, REACHED, BRANCH, LIMIT = range(12)
+STATE_SIZE = 12
+CLOCK, BUDGET = 1, 2
 SMALL = 64  # most candidates of a small node: its candidate sets are one word
 DEPTH = SMALL + 2  # rows of a small subtree: each row has fewer candidates than the one above
 ONE = np.uint64(1)
@@ -308,10 +310,13 @@ def _improve(st, value):
 
 @njit(cache=True, nogil=True)
 def _stopping(st, deadline, period):
-    """Whether to stop; the clock is read every ``period`` branchings (a power of two)."""
+    """Whether to stop: the node budget, checked at every branching (the same nodes on every
+    machine), and the clock, read every ``period`` branchings (a power of two)."""
     st[TICK] += 1
+    if not st[STOP] and st[NODES] >= st[LIMIT]:
+        st[STOP] = BUDGET
     if not st[STOP] and (st[TICK] & (period - 1)) == 1 and _now() > deadline:
-        st[STOP] = 1
+        st[STOP] = CLOCK
     return st[STOP] != 0
 
 
@@ -794,17 +799,19 @@ def _explore(sr, lv, small):
             _explore(sr, child, size <= SMALL)
 
 
-def search(A0, B, mode, a, b, best, best_set, target, deadline, claim):
+def search(A0, B, mode, a, b, best, best_set, target, deadline, claim, nodes=-1):
     """Run the search from the root; returns the state vector (``best_set`` is updated).
 
     ``A0`` (items x element words) and ``B`` (elements x item words) are the bitset
     matrices; ``best`` is the incumbent value with its set in ``best_set``, ``a``/``b``
     the targets of the first improving solution, ``target`` the value that stops the
     search (a decision), ``deadline`` a ``time.perf_counter()`` value, ``claim`` an
-    int64 array of one zero, shared by the searches that split the root's branches.
+    int64 array of one zero, shared by the searches that split the root's branches, ``nodes``
+    the node budget (negative: none).
     """
     st = np.zeros(STATE_SIZE, np.int64)
     st[A_], st[B_], st[MODE], st[BEST], st[TARGET], st[OPEN] = a, b, mode, best, target, -1
+    st[LIMIT] = nodes if nodes >= 0 else np.iinfo(np.int64).max
     n_items, words = A0.shape
     chosen = np.zeros(a if mode == 0 else n_items + 1, np.int64)
     sr = Search(A0, B, st, chosen, best_set, claim, float(deadline), _level(DEPTH, SMALL, words),

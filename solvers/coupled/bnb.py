@@ -62,6 +62,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..problem import STOPPED_BUDGET, STOPPED_CLOCK, Effort
 from . import _bnb_kernel as kernel
 
 _NO_TARGET = np.iinfo(np.int64).max
@@ -98,12 +99,18 @@ def _incumbent(rows_bits: np.ndarray, m: int, deadline: float) -> tuple[int, np.
 
 
 def _search(up: np.ndarray, m: int, best: int, chosen: np.ndarray, target: int, slots_side: bool,
-            deadline: float, parts: int = 1) -> tuple[list[int], int, int, bool, bool]:
+            deadline: float, parts: int = 1, effort: Effort | None = None, budget: float | None = None,
+            ) -> tuple[list[int], int, int, bool, bool]:
     """Run the kernel from incumbent ``best`` (rows ``chosen``) on the processor or slot side,
-    ``parts`` threads taking the root's branches in turn as they finish.
+    ``parts`` threads taking the root's branches in turn as they finish. With a node
+    ``budget`` one thread searches: which branches two threads take depends on their speed.
 
-    Returns ``(rows, open bound, nodes, stopped early, target reached)``.
+    Returns ``(rows, open bound, nodes, stopped early, target reached)``; ``effort`` receives
+    the nodes and why the search stopped.
     """
+    left = -1 if budget is None else max(0, int(budget - (0 if effort is None else effort.work)))
+    if budget is not None:
+        parts = 1
     rows_bits, slot_bits = _pack(up), _pack(up.T)
     if slots_side:
         matrices = (slot_bits, rows_bits, 1, best + 1, m)
@@ -113,7 +120,7 @@ def _search(up: np.ndarray, m: int, best: int, chosen: np.ndarray, target: int, 
     claim = np.zeros(1, np.int64)
 
     def share(part: int) -> np.ndarray:
-        return kernel.search(*matrices, best, sets[part], target, deadline, claim)
+        return kernel.search(*matrices, best, sets[part], target, deadline, claim, left)
 
     if parts == 1:
         states = [share(0)]
@@ -123,12 +130,20 @@ def _search(up: np.ndarray, m: int, best: int, chosen: np.ndarray, target: int, 
     top = max(range(parts), key=lambda i: (states[i][kernel.REACHED], states[i][kernel.BEST], -i))
     reached = bool(states[top][kernel.REACHED])
     stopped = any(st[kernel.STOP] for st in states) and not reached
+    nodes = sum(int(st[kernel.NODES]) for st in states)
+    if effort is not None:
+        cause = None
+        if stopped:
+            budget_out = any(st[kernel.STOP] == kernel.BUDGET for st in states)
+            cause = STOPPED_BUDGET if budget_out else STOPPED_CLOCK
+        effort.add(nodes, cause)
     return (sorted(int(q) for q in sets[top]), max(int(st[kernel.OPEN]) for st in states),
-            sum(int(st[kernel.NODES]) for st in states), stopped, reached)
+            nodes, stopped, reached)
 
 
 def _solve(up: np.ndarray, m: int, time_limit: float | None, slots_side: bool | None,
-           heuristics: bool = True) -> tuple[list[int], int, int, int]:
+           heuristics: bool = True, budget: float | None = None, effort: Effort | None = None,
+           ) -> tuple[list[int], int, int, int]:
     """:func:`solve_bnb` on a given side (``None``: the smaller target); without
     ``heuristics`` the search starts from rows ``0 .. m - 1`` (the tests' way to make it
     find the optimum itself)."""
@@ -144,22 +159,26 @@ def _solve(up: np.ndarray, m: int, time_limit: float | None, slots_side: bool | 
         best = _value(up, chosen)
     if slots_side is None:
         slots_side = best + 1 < m
-    rows, bound, nodes, stopped, _ = _search(up, m, best, chosen, _NO_TARGET, slots_side, deadline, _THREADS)
+    rows, bound, nodes, stopped, _ = _search(up, m, best, chosen, _NO_TARGET, slots_side, deadline, _THREADS,
+                                             effort, budget)
     value = _value(up, rows)
     return rows, value, max(value, bound) if stopped else value, nodes
 
 
-def solve_bnb(up: np.ndarray, m: int, time_limit: float | None = None) -> tuple[list[int], int, int, int]:
+def solve_bnb(up: np.ndarray, m: int, time_limit: float | None = None, budget: float | None = None,
+              effort: Effort | None = None) -> tuple[list[int], int, int, int]:
     """``(processors, value, upper_bound, nodes)`` for the ``(p, H)`` boolean UP matrix.
 
-    ``value == upper_bound`` proves optimality; with ``time_limit`` (seconds) the search may
-    stop early with ``upper_bound > value``.
+    ``value == upper_bound`` proves optimality; with ``time_limit`` (seconds) or a ``budget``
+    of nodes the search may stop early with ``upper_bound > value`` (``effort`` says which).
+    The incumbent's tabu search has a fixed number of iterations, so a budget alone gives the
+    same answer on every machine.
     """
-    return _solve(up, m, time_limit, None)
+    return _solve(up, m, time_limit, None, budget=budget, effort=effort)
 
 
 def _decide(up: np.ndarray, m: int, target: int, deadline: float | None, slots_side: bool | None,
-            ) -> tuple[list[int] | None, bool]:
+            budget: float | None = None, effort: Effort | None = None) -> tuple[list[int] | None, bool]:
     up = np.ascontiguousarray(up, dtype=bool)
     if target <= 0:
         return list(range(m)), True
@@ -171,18 +190,19 @@ def _decide(up: np.ndarray, m: int, target: int, deadline: float | None, slots_s
     if slots_side is None:
         slots_side = target < m
     rows, bound, _, stopped, reached = _search(up, m, target - 1, np.zeros(m, np.int64), target,
-                                               slots_side, _deadline(deadline))
+                                               slots_side, _deadline(deadline), 1, effort, budget)
     if reached:
         return rows, True
     return None, not stopped or bound < target
 
 
 def decide_bnb(up: np.ndarray, m: int, target: int, deadline: float | None = None,
-               ) -> tuple[list[int] | None, bool]:
+               budget: float | None = None, effort: Effort | None = None) -> tuple[list[int] | None, bool]:
     """Do some ``m`` rows share at least ``target`` UP slots? ``(rows or None, decided)``.
 
     The decision form (ENCD, Theorem 4.1): the same search with the incumbent set just
     below ``target``, stopped at the first set that reaches it. ``deadline`` is a
-    ``time.perf_counter()`` value; ``decided`` is ``False`` when it passed before an answer.
+    ``time.perf_counter()`` value; ``decided`` is ``False`` when it passed, or the node
+    ``budget`` (shared through ``effort`` by successive decisions) ran out, before an answer.
     """
-    return _decide(up, m, target, deadline, None)
+    return _decide(up, m, target, deadline, None, budget, effort)

@@ -19,7 +19,7 @@ import time
 from volsched.instances.coupled import CoupledInstance
 from volsched.instances.errors import require
 
-from ..problem import MethodOutcome, backend
+from ..problem import STOPPED_CLOCK, Allowance, Effort, MethodOutcome, backend
 from .full_bound import DataChain
 from .full_greedy import greedy_full
 from .iterations import min_workload, solve_iterations
@@ -105,12 +105,16 @@ def _per_allocation_bound(caps, w, m, t_prog, t_data, n_com) -> int | None:
     return best if walk(0, m) else None
 
 
-def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, model: bool) -> MethodOutcome:
+def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, model: bool,
+               budget: float | None = None) -> MethodOutcome:
     """Bounds, the greedy schedule, and with ``model`` the exact CP-SAT model.
 
     ``model=True`` needs ``p H <= MAX_CELLS`` (bad input otherwise: use
     ``greedy``). The model gets what is left of ``time_limit`` after the
     bounds; when nothing is left it is not run, and ``info.model`` says so.
+    ``budget`` is, for ``greedy``, the compiled greedy calls of its passes;
+    for ``cpsat``, the model's CP-SAT deterministic time (the greedy that
+    hints it then runs whole: its instances are small).
     """
     if model:
         require(instance.p * instance.horizon <= MAX_CELLS, "--method",
@@ -131,10 +135,18 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
     lower_bounds = {"iterations": relaxed[-1].completion + 1, "communication": trivial_bound(instance),
                     "transfers": transfer_bound(instance), "data_chain": chain[-1] + 1}
     lower = max(lower_bounds.values())
-    schedule = greedy_full(instance, None if time_limit is None else begin + time_limit, lower, guide)
+    effort, greedy_effort = Effort(), Effort()
+    deadline = None if time_limit is None else begin + time_limit
+    allowance = Allowance(None if model else budget, deadline, greedy_effort)
+    schedule = greedy_full(instance, allowance, lower, guide)
+    if schedule is None:  # which limit, if any, stopped the passes
+        allowance.charge(0)
+    if not model:  # the greedy's calls are the method's work; under the model, its deterministic time
+        effort = greedy_effort
+    effort.stopped = greedy_effort.stopped
     upper = None if schedule is None else schedule["completions"][-1] + 1
     source = None if schedule is None else "greedy"
-    late = schedule is None and time_limit is not None and time.perf_counter() - begin > time_limit
+    late = schedule is None and greedy_effort.stopped is not None
     ran, proven_infeasible = "not requested (method greedy)", False
     if model and (upper is None or upper > lower):
         left = None if time_limit is None else time_limit - (time.perf_counter() - begin)
@@ -142,7 +154,8 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
             ran = "not run: the time limit was spent on the bounds"
         else:
             solve_full_cpsat = backend(f"{__package__}.full_cpsat", "solve_full_cpsat", "ortools")
-            found, makespan, bound, proven = solve_full_cpsat(instance, left, seed, hint=schedule)
+            found, makespan, bound, proven = solve_full_cpsat(instance, left, seed, hint=schedule,
+                                                              budget=budget, effort=effort)
             ran = "proven" if proven else "stopped"
             lower = max(lower, bound)
             if found is not None and (upper is None or makespan < upper):
@@ -154,13 +167,16 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
         ran = "not needed: the greedy schedule meets the lower bound"
     info = {"model": ran, "source": source}
     if late and upper is None:
-        info["stopped"] = "the greedy schedule was stopped by the time limit"
+        cause = "time limit" if greedy_effort.stopped == STOPPED_CLOCK else "work budget"
+        info["stopped"] = f"the greedy schedule was stopped by the {cause}"
     witness = {"lower_bounds": lower_bounds, "source": source, "model": ran}
+    done = {"stopped": effort.stopped, "work": effort.work}
     if proven_infeasible:
-        return MethodOutcome(witness, None, None, True, info)
+        return MethodOutcome(witness, None, None, True, info, **done)
     if upper is None:
-        return MethodOutcome(witness, None, lower, False, info)
-    return MethodOutcome({**witness, "schedule": schedule}, upper, min(lower, upper), upper <= lower, info)
+        return MethodOutcome(witness, None, lower, False, info, **done)
+    return MethodOutcome({**witness, "schedule": schedule}, upper, min(lower, upper), upper <= lower, info,
+                         **done)
 
 
 __all__ = ["MAX_CELLS", "solve_full", "trivial_bound"]

@@ -40,6 +40,7 @@ from volsched.instances.coupled import DOWN, UP, CoupledInstance
 from volsched.instances.errors import require
 
 from ..cpsat import run_cpsat
+from ..problem import Effort
 from .full import MAX_CELLS, trivial_bound
 from .replay import DATA, LETTERS, PROG
 
@@ -65,7 +66,8 @@ def _hint_decisions(model: cp_model.CpModel, hint: dict, x, r, send_p, send_d, p
 
 
 def solve_full_cpsat(instance: CoupledInstance, time_limit: float | None = None, seed: int = 0,
-                     workers: int = 2, hint: dict | None = None):
+                     workers: int = 2, hint: dict | None = None, budget: float | None = None,
+                     effort: Effort | None = None):
     """Minimum makespan of ``K`` iterations under the full model of Section III.
 
     Parameters
@@ -79,6 +81,10 @@ def solve_full_cpsat(instance: CoupledInstance, time_limit: float | None = None,
     hint : dict, optional
         A schedule in the format of :mod:`.replay` (e.g. from
         :func:`.greedy_full.greedy_full`) given to CP-SAT as a solution hint.
+    budget : float, optional
+        CP-SAT deterministic time (:mod:`..cpsat`).
+    effort : Effort, optional
+        Receives what the search spent and why it stopped.
 
     Returns
     -------
@@ -217,7 +223,7 @@ def solve_full_cpsat(instance: CoupledInstance, time_limit: float | None = None,
     if hint is not None:
         _hint_decisions(model, hint, x, r, send_p, send_d, p, horizon)
 
-    solver, status = run_cpsat(model, time_limit, seed, workers, started)
+    solver, status = run_cpsat(model, time_limit, seed, workers, started, budget, effort)
     if status == cp_model.INFEASIBLE:
         return None, None, horizon + 1, True
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

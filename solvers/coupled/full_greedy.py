@@ -52,12 +52,11 @@ deadline and writes the schedule.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from volsched.instances.coupled import CoupledInstance
 
+from ..problem import Allowance
 from .full_bound import DataChain
 from .replay import LETTERS
 
@@ -74,7 +73,7 @@ REACHES = (None, 1, 2, 3, 4)
 BUDGET = 2000
 
 
-def greedy_full(instance: CoupledInstance, deadline: float | None = None, target: int = 0,
+def greedy_full(instance: CoupledInstance, deadline: Allowance | float | None = None, target: int = 0,
                 chain: DataChain | None = None) -> dict | None:
     """A schedule of ``K`` iterations in the format of :mod:`.replay`, or ``None`` if none was found.
 
@@ -83,10 +82,12 @@ def greedy_full(instance: CoupledInstance, deadline: float | None = None, target
     a makespan of at most ``target`` (a lower bound: no later pass could be earlier).
     ``None`` does not prove infeasibility. Once the replay accepts it, its
     makespan is an upper bound on the optimum. With ``deadline`` (a
-    ``time.perf_counter()`` value) a pass gives up, with ``None``, once that has passed.
+    ``time.perf_counter()`` value, or an :class:`~volsched.solvers.problem.Allowance` that adds
+    a budget of compiled greedy calls) a pass gives up, with ``None``, once it stops.
     ``chain``: the instance's :class:`.full_bound.DataChain` if the caller has one (the
     rollouts' guide), else built when a rollout needs it.
     """
+    deadline = Allowance.of(deadline)
     best = greedy_pass(instance, True, deadline)
     # The rollouts refine what the span pass found: where that pass runs out of slots (a prefix
     # too short, :func:`.horizon.reading`), their trials would too, at many times the cost.
@@ -213,18 +214,20 @@ class _Run:
             left -= more
         return None if left else y
 
-    def run(self, record: bool, pause: bool, deadline: float | None) -> int | None:
-        """Steps until done, out of slots or (with ``pause``) a choice; ``None`` past ``deadline``."""
+    def run(self, record: bool, pause: bool, limit: Allowance) -> int | None:
+        """Steps until done, out of slots or (with ``pause``) a choice; ``None`` once ``limit`` stops it.
+
+        Each compiled call is one unit of work (``greedy-calls``)."""
         kernel = self.kernel
         while True:
             code = self.steps(record, pause)
+            if limit.charge(1):
+                return None
             if code in (kernel.DONE, kernel.OUT, kernel.CHOICE):
                 return code
             if code == kernel.FULL:
                 self.starts = np.concatenate([self.starts, np.zeros_like(self.starts)])
                 self.allocations = np.concatenate([self.allocations, np.zeros_like(self.allocations)])
-            if deadline is not None and time.perf_counter() > deadline:
-                return None
 
 
 #: The rollout's options besides the ``r`` earliest candidates (:func:`greedy_pass`).
@@ -246,7 +249,7 @@ def _apply(run: _Run, option: int, spread, rise: int, guide, record: bool) -> bo
     return True
 
 
-def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None = None,
+def greedy_pass(instance: CoupledInstance, spans: bool, deadline: Allowance | float | None = None,
                 lookahead: int = 0, reach: int | None = None, chain=None) -> dict | None:
     """One pass of the greedy, with or without the span orders; ``None`` as :func:`greedy_full`.
 
@@ -274,11 +277,12 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None =
     """
     from . import _greedy_kernel as kernel  # numba only on first use
 
-    if deadline is not None and time.perf_counter() > deadline:
+    limit = Allowance.of(deadline)
+    if limit.charge(0):
         return None
     run = _Run(instance, kernel, spans, lookahead)
     while True:
-        code = run.run(True, lookahead > 0, deadline)
+        code = run.run(True, lookahead > 0, limit)
         if code is None:
             return None
         if code != kernel.CHOICE:
@@ -296,7 +300,7 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: float | None =
                 trial.stop = min(instance.K, int(run.state[kernel.COMPLETED]) + reach)
             if not _apply(trial, j, spread, rise, guide, False):
                 continue
-            ended = trial.run(False, False, deadline)
+            ended = trial.run(False, False, limit)
             if ended is None:
                 return None
             end = trial.completions[trial.stop - 1] if ended == kernel.DONE else instance.horizon

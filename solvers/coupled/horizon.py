@@ -36,7 +36,7 @@ from collections.abc import Callable
 
 from volsched.instances.coupled import PAPER_CAP, CoupledInstance
 
-from ..problem import MethodOutcome
+from ..problem import STOPPED_CLOCK, MethodOutcome
 
 #: A method's next attempt on twice the slots is assumed to cost this many times its last one
 #: (the methods are about linear in the slots read); an attempt that would overrun the time limit
@@ -60,7 +60,7 @@ def cut(instance: CoupledInstance, length: int) -> CoupledInstance:
 
 def reading(method: Callable[..., MethodOutcome],
             longest: Callable[[CoupledInstance], int] | None = None) -> Callable[..., MethodOutcome]:
-    """``method(instance, time_limit, seed)`` run on as much of the realization as its answer needs.
+    """``method(instance, time_limit, seed, budget)`` run on as much of the realization as its answer needs.
 
     Parameters
     ----------
@@ -75,13 +75,21 @@ def reading(method: Callable[..., MethodOutcome],
         The method over the realization. ``info.slots_read`` says how far it read; an outcome
         without a schedule proves infeasibility only at :func:`offline_limit` (``info.reason``),
         and is otherwise unproven with the lower bound of the last prefix (``info.stopped``: by
-        the time limit; ``info.horizon``: by the method's size).
+        the time limit or the budget; ``info.horizon``: by the method's size). With a work
+        ``budget``, each prefix gets what the shorter ones left of it, and the work adds up; the
+        time limit's projection of the next prefix's cost is a safety net only.
     """
 
     @functools.wraps(method)
-    def run(instance: CoupledInstance, time_limit: float | None, seed: int) -> MethodOutcome:
+    def run(instance: CoupledInstance, time_limit: float | None, seed: int,
+            budget: float | None = None) -> MethodOutcome:
+        def attempt(prefix, left, spent):
+            if budget is None:
+                return method(prefix, left, seed)
+            return method(prefix, left, seed, budget - spent)
+
         if not instance.extendable:
-            return method(instance, time_limit, seed)
+            return attempt(instance, time_limit, 0.0)
         # The projection extrapolates an attempt's cost: numba's one-time compilation (or cache
         # load) in a fresh process is not part of it, or a cold first call stops the reading early.
         from numba.core.event import install_timer
@@ -89,23 +97,30 @@ def reading(method: Callable[..., MethodOutcome],
         if longest is not None:
             limit = max(instance.horizon, min(limit, longest(instance)))
         begin = time.perf_counter()
-        length, why = instance.horizon, None
+        length, why, work, stopped = instance.horizon, None, 0.0, None
         while True:
             start = time.perf_counter()
             left = None if time_limit is None else time_limit - (start - begin)
             compiling: list[float] = []
             with install_timer("numba:compiler_lock", compiling.append):
-                outcome = method(cut(instance, length), left, seed)
+                outcome = attempt(cut(instance, length), left, work)
             cost = time.perf_counter() - start - sum(compiling)
+            work += outcome.work or 0.0
+            stopped = outcome.stopped
             if outcome.objective is not None or length >= limit:
                 break
             longer = min(2 * length, limit)
+            if stopped is not None:
+                why = f"stopped after {length:,} slots by the {stopped}"
+                break
             spent = time.perf_counter() - begin
             if time_limit is not None and spent + GROWTH * cost * longer / length > time_limit:
                 why = f"stopped after {length:,} slots: reading {longer:,} would overrun the time limit"
+                stopped = STOPPED_CLOCK
                 break
             length = longer
         info = {**outcome.info, "slots_read": length}
+        outcome = dataclasses.replace(outcome, work=work, stopped=stopped)
         if length > instance.horizon:
             outcome = _closed(outcome, instance.p, length)
         if outcome.objective is not None:

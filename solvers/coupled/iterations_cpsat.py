@@ -29,14 +29,18 @@ from volsched.instances.coupled import DOWN, UP, CoupledInstance
 from volsched.instances.errors import require
 
 from ..cpsat import run_cpsat
+from ..problem import Effort
 
 #: Largest ``p * H * K`` the model accepts (the tests use p <= 6, H <= 60, K <= 3).
 MAX_SIZE = 20_000
 
 
 def solve_iterations_cpsat(instance: CoupledInstance, time_limit: float | None = None, seed: int = 0,
-                           workers: int = 2) -> tuple[list[dict] | None, int | None, int, bool]:
+                           workers: int = 2, budget: float | None = None, effort: Effort | None = None,
+                           ) -> tuple[list[dict] | None, int | None, int, bool]:
     """``(iterations, makespan, bound, proven)``; ``iterations`` lists start, completion, allocation.
+
+    ``budget``: CP-SAT deterministic time; ``effort`` receives what was spent and why it stopped.
 
     ``iterations`` and ``makespan`` are ``None`` when no schedule was found
     (``proven`` then means that none completes ``K`` iterations in the horizon).
@@ -90,7 +94,7 @@ def solve_iterations_cpsat(instance: CoupledInstance, time_limit: float | None =
         ends.append(c)
         variables.append((s, c, x))
     model.minimize((horizon + 1) * K * ends[-1] + sum(ends))
-    solver, status = run_cpsat(model, time_limit, seed, workers, started)
+    solver, status = run_cpsat(model, time_limit, seed, workers, started, budget, effort)
     if status == cp_model.INFEASIBLE:
         return None, None, horizon + 1, True
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

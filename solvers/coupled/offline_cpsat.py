@@ -13,11 +13,16 @@ import numpy as np
 from ortools.sat.python import cp_model
 
 from ..cpsat import run_cpsat
+from ..problem import Effort
 
 
 def solve_cpsat(up: np.ndarray, m: int, time_limit: float | None = None, seed: int = 0,
-                workers: int = 2) -> tuple[list[int], int | None, int, bool]:
-    """``(processors, value, bound, proven)``; ``value`` is ``None`` when no solution was found."""
+                workers: int = 2, budget: float | None = None, effort: Effort | None = None,
+                ) -> tuple[list[int], int | None, int, bool]:
+    """``(processors, value, bound, proven)``; ``value`` is ``None`` when no solution was found.
+
+    ``budget``: CP-SAT deterministic time; ``effort`` receives what was spent and why it stopped.
+    """
     started = time.perf_counter()
     p, horizon = up.shape
     model = cp_model.CpModel()
@@ -27,7 +32,7 @@ def solve_cpsat(up: np.ndarray, m: int, time_limit: float | None = None, seed: i
     for q, t in zip(*np.nonzero(~up), strict=True):
         model.add_bool_or([x[q].Not(), y[t].Not()])
     model.maximize(sum(y))
-    solver, status = run_cpsat(model, time_limit, seed, workers, started)
+    solver, status = run_cpsat(model, time_limit, seed, workers, started, budget, effort)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return [], None, None, False  # stopped before presolve: its bound means nothing
     chosen = [q for q in range(p) if solver.value(x[q])]

@@ -20,16 +20,21 @@ import time
 
 import numpy as np
 
+from ..problem import Effort
 from .bnb import decide_bnb
 
 
-def solve_offline_inf(up: np.ndarray, m: int, w: int, time_limit: float | None = None):
+def solve_offline_inf(up: np.ndarray, m: int, w: int, time_limit: float | None = None,
+                      budget: float | None = None, effort: Effort | None = None):
     """``(processors, k, T, lower_bound, proven)``; ``T`` is ``None`` if no iteration fits.
+
+    ``budget``: bnb nodes over all the decisions, which ``effort`` counts.
 
     ``lower_bound`` is the largest horizon proven too short for every ``k``
     (plus one): the optimum lies in ``[lower_bound, T]``.
     """
     deadline = None if time_limit is None else time.perf_counter() + time_limit
+    effort = Effort() if effort is None else effort
     p, horizon = up.shape
     best_t, best_rows, best_k = None, None, None
     proven = True
@@ -40,7 +45,7 @@ def solve_offline_inf(up: np.ndarray, m: int, w: int, time_limit: float | None =
         if need > hi:
             lower = min(lower, best_t if best_t is not None else horizon + 1)
             continue
-        rows, decided = decide_bnb(up[:, :hi], k, need, deadline)
+        rows, decided = decide_bnb(up[:, :hi], k, need, deadline, budget, effort)
         if rows is None:
             proven &= decided
             lower = min(lower, need if not decided else hi + 1)
@@ -49,7 +54,7 @@ def solve_offline_inf(up: np.ndarray, m: int, w: int, time_limit: float | None =
         found = rows
         while lo < hi:
             mid = (lo + hi) // 2
-            rows, decided = decide_bnb(up[:, :mid], k, need, deadline)
+            rows, decided = decide_bnb(up[:, :mid], k, need, deadline, budget, effort)
             if rows is not None:
                 hi, found = mid, rows
             elif decided:

@@ -28,14 +28,16 @@ Each method below only adapts its module's answer to a
 
 from __future__ import annotations
 
+import functools
+
 from volsched.instances.coupled import CoupledInstance
 from volsched.instances.errors import require
 
-from ..problem import MethodOutcome, Metric, Problem, backend
+from ..problem import Effort, MethodOutcome, Metric, Problem, backend
 from ..result import Infeasible, reject_unless
 from .bnb import solve_bnb
 from .full import MAX_CELLS, solve_full
-from .horizon import reading
+from .horizon import cut, reading
 from .iterations import Iteration, schedule_of, solve_iterations
 from .iterations_brute import iterations_brute
 from .offline_brute import solve_brute
@@ -52,29 +54,35 @@ def trivial_bound(up, m: int) -> int:
 
 # --- offline-coupled (mu = 1) ------------------------------------------------
 
-def _offline_outcome(instance: CoupledInstance, chosen, value, bound, proven, info=None) -> MethodOutcome:
+def _offline_outcome(instance: CoupledInstance, chosen, value, bound, proven, info=None,
+                     effort: Effort | None = None) -> MethodOutcome:
+    done = {} if effort is None else {"stopped": effort.stopped, "work": effort.work}
     if value is None:
-        return MethodOutcome(None, None, trivial_bound(instance.up, instance.m), False, info or {})
+        return MethodOutcome(None, None, trivial_bound(instance.up, instance.m), False, info or {}, **done)
     bound = trivial_bound(instance.up, instance.m) if bound is None else bound
-    return MethodOutcome({"processors": sorted(int(q) for q in chosen)}, value, bound, proven, info or {})
+    return MethodOutcome({"processors": sorted(int(q) for q in chosen)}, value, bound, proven, info or {},
+                         **done)
 
 
-def _offline_bnb(instance, time_limit, seed):
-    rows, value, bound, nodes = solve_bnb(instance.up, instance.m, time_limit)
-    return _offline_outcome(instance, rows, value, bound, value == bound, {"nodes": int(nodes)})
+def _offline_bnb(instance, time_limit, seed, budget=None):
+    effort = Effort()
+    rows, value, bound, nodes = solve_bnb(instance.up, instance.m, time_limit, budget, effort)
+    return _offline_outcome(instance, rows, value, bound, value == bound, {"nodes": int(nodes)}, effort)
 
 
-def _offline_cpsat(instance, time_limit, seed):
+def _offline_cpsat(instance, time_limit, seed, budget=None):
     solve_cpsat = backend(f"{__package__}.offline_cpsat", "solve_cpsat", "ortools")
-    return _offline_outcome(instance, *solve_cpsat(instance.up, instance.m, time_limit, seed))
+    effort = Effort()
+    found = solve_cpsat(instance.up, instance.m, time_limit, seed, budget=budget, effort=effort)
+    return _offline_outcome(instance, *found, effort=effort)
 
 
-def _offline_milp(instance, time_limit, seed):
+def _offline_milp(instance, time_limit, seed, budget=None):
     solve_milp = backend(f"{__package__}.offline_milp", "solve_milp", "pulp")
     return _offline_outcome(instance, *solve_milp(instance.up, instance.m, time_limit))
 
 
-def _offline_brute(instance, time_limit, seed):
+def _offline_brute(instance, time_limit, seed, budget=None):
     chosen, value = solve_brute(instance.up, instance.m)
     return _offline_outcome(instance, chosen, value, value, True)
 
@@ -108,15 +116,17 @@ def _identical_w(instance: CoupledInstance) -> None:
             "offline-coupled-inf needs identical w (Section IV)")
 
 
-def _inf_bnb(instance, time_limit, seed):
+def _inf_bnb(instance, time_limit, seed, budget=None):
+    effort = Effort()
     rows, _, completion, lower, proven = solve_offline_inf(instance.up, instance.m, int(instance.w[0]),
-                                                           time_limit)
+                                                           time_limit, budget, effort)
+    done = {"stopped": None if proven else effort.stopped, "work": effort.work}
     if completion is None:
-        return MethodOutcome(None, None, None, proven)
-    return MethodOutcome({"processors": sorted(int(q) for q in rows)}, completion, lower, proven)
+        return MethodOutcome(None, None, None, proven, **done)
+    return MethodOutcome({"processors": sorted(int(q) for q in rows)}, completion, lower, proven, **done)
 
 
-def _inf_brute(instance, time_limit, seed):
+def _inf_brute(instance, time_limit, seed, budget=None):
     rows, completion = solve_offline_inf_brute(instance.up, instance.m, int(instance.w[0]))
     if completion is None:
         return MethodOutcome(None, None, None, True)
@@ -161,19 +171,22 @@ def _chained(instance: CoupledInstance, done: list[Iteration]) -> MethodOutcome:
     return MethodOutcome({"schedule": schedule}, None, instance.horizon + 1, True)
 
 
-def _iterations_chain(instance, time_limit, seed):
+def _iterations_chain(instance, time_limit, seed, budget=None):
     return _chained(instance, solve_iterations(instance))
 
 
-def _iterations_brute(instance, time_limit, seed):
+def _iterations_brute(instance, time_limit, seed, budget=None):
     return _chained(instance, [Iteration(start=s, completion=c, allocation=tuple(x), workload=w)
                                for s, c, x, w in iterations_brute(instance)])
 
 
-def _iterations_cpsat(instance, time_limit, seed):
+def _iterations_cpsat(instance, time_limit, seed, budget=None):
     solve_iterations_cpsat = backend(f"{__package__}.iterations_cpsat", "solve_iterations_cpsat", "ortools")
-    rows, makespan, bound, proven = solve_iterations_cpsat(instance, time_limit, seed)
-    return MethodOutcome({"schedule": schedule_of(instance, rows or [])}, makespan, bound, proven)
+    effort = Effort()
+    rows, makespan, bound, proven = solve_iterations_cpsat(instance, time_limit, seed, budget=budget,
+                                                           effort=effort)
+    return MethodOutcome({"schedule": schedule_of(instance, rows or [])}, makespan, bound, proven,
+                         stopped=effort.stopped, work=effort.work)
 
 
 def _verify_iterations(instance, solution) -> int:
@@ -193,12 +206,12 @@ def _full_partial(instance, solution) -> dict:
     return _replay_partial(instance, solution, True) if "schedule" in solution else {"makespan": None}
 
 
-def _full_cpsat(instance, time_limit, seed):
-    return solve_full(instance, time_limit, seed, model=True)
+def _full_cpsat(instance, time_limit, seed, budget=None):
+    return solve_full(instance, time_limit, seed, model=True, budget=budget)
 
 
-def _full_greedy(instance, time_limit, seed):
-    return solve_full(instance, time_limit, seed, model=False)
+def _full_greedy(instance, time_limit, seed, budget=None):
+    return solve_full(instance, time_limit, seed, model=False, budget=budget)
 
 
 def _stored(instance: CoupledInstance) -> int:
@@ -208,16 +221,41 @@ def _stored(instance: CoupledInstance) -> int:
     return instance.horizon
 
 
+#: The methods whose kernels are compiled (numba) and so warmed before their clock starts.
+_COMPILED = {"offline-coupled": ("bnb",), "offline-coupled-inf": ("bnb",), "iterations": ("chain",),
+             "full": ("greedy", "cpsat")}
+
+
+def warm(problem: str, method: str) -> None:
+    """Run ``method`` of ``problem`` on a tiny instance, and verify its answer: numba compiles (or
+    loads from its cache) every kernel they call, with the argument types of a real run."""
+    if method not in _COMPILED.get(problem, ()):
+        return
+    from volsched.instances.coupled import generate_markov, paper_realization
+
+    if problem.startswith("offline"):
+        instance = cut(generate_markov(8, 64, 3, 0), 64)
+    else:
+        instance = cut(paper_realization(5, 5, 1, 0, 0, slots=400), 400)
+    chosen = PROBLEMS[problem]
+    # full's cpsat calls the greedy's kernels, on time-indexed models too small for a realization
+    outcome = chosen.methods["greedy" if problem == "full" else method](instance, None, 0, None)
+    if outcome.objective is not None:
+        chosen.verify(instance, outcome.solution)
+
+
 PROBLEMS: dict[str, Problem] = {
     "offline-coupled": Problem(
         name="offline-coupled", sense="max",
         methods={"bnb": _offline_bnb, "cpsat": _offline_cpsat, "milp": _offline_milp,
                  "brute": _offline_brute},
         verify=_verify_offline, check=_check_offline, describe=_describe_offline,
+        budgets={"bnb": "nodes", "cpsat": "cpsat"}, warm=functools.partial(warm, "offline-coupled"),
         metrics=(Metric("common_up_slots", "max", "slots in which the m chosen processors are all UP"),)),
     "offline-coupled-inf": Problem(
         name="offline-coupled-inf", sense="min", methods={"bnb": _inf_bnb, "brute": _inf_brute},
         verify=_verify_inf, check=_identical_w, describe=_describe_inf,
+        budgets={"bnb": "nodes"}, warm=functools.partial(warm, "offline-coupled-inf"),
         metrics=(Metric("completion_slots", "min", "slots until one iteration completes"),)),
     "iterations": Problem(
         name="iterations", sense="min",
@@ -225,12 +263,14 @@ PROBLEMS: dict[str, Problem] = {
                  "cpsat": reading(_iterations_cpsat, _stored),
                  "brute": reading(_iterations_brute)},
         verify=_verify_iterations, describe=_describe_schedule,
+        budgets={"cpsat": "cpsat"}, warm=functools.partial(warm, "iterations"),
         verify_partial=lambda instance, solution: _replay_partial(instance, solution, False),
         metrics=(Metric("makespan", "min", "slots until K iterations complete, communication relaxed"),)),
     "full": Problem(
         name="full", sense="min",
         methods={"greedy": reading(_full_greedy), "cpsat": reading(_full_cpsat, _stored)},
         verify=_verify_full, describe=_describe_schedule, verify_partial=_full_partial,
+        budgets={"greedy": "greedy-calls", "cpsat": "cpsat"}, warm=functools.partial(warm, "full"),
         choose=lambda instance: "cpsat" if instance.p * instance.horizon <= MAX_CELLS else "greedy",
         metrics=(Metric("makespan", "min", "slots until K iterations complete (Section III)"),
                  Metric("failed", None, "an on-line run reached the cap before K iterations (VII-A)"),

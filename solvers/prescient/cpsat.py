@@ -56,6 +56,7 @@ from volsched.instances.errors import require
 from volsched.instances.prescient import WorkProfile
 
 from ..cpsat import run_cpsat
+from ..problem import Effort
 
 MAX_TASKS = 40
 MAX_CANDIDATES = 20_000
@@ -128,8 +129,11 @@ def list_schedule_end(instance, profile: WorkProfile) -> float:
     return last
 
 
-def solve_cpsat(instance, time_limit: float | None = None, seed: int = 0, workers: int = 2):
+def solve_cpsat(instance, time_limit: float | None = None, seed: int = 0, workers: int = 2,
+                budget: float | None = None, effort: Effort | None = None):
     """The optimum by the model above.
+
+    ``budget``: CP-SAT deterministic time over the model's solves, which ``effort`` counts.
 
     The model keeps only the bins that start before a feasible schedule's last
     completion ``U`` (:func:`list_schedule_end`) and the candidates up to it
@@ -144,21 +148,22 @@ def solve_cpsat(instance, time_limit: float | None = None, seed: int = 0, worker
         schedule: optimal; without one: no schedule exists.
     """
     started = time.perf_counter()
+    limits = (time_limit, seed, workers, started, budget, Effort() if effort is None else effort)
     n_tasks = instance.n_tasks
     require(n_tasks <= MAX_TASKS, "--method", f"cpsat takes at most {MAX_TASKS} tasks, got {n_tasks} "
             "(use --method greedy)")
     bins = _Bins(instance)
     upper = list_schedule_end(instance, bins.profile)
     if not math.isfinite(upper):
-        return _solve(instance, bins, math.inf, time_limit, seed, workers, started)
-    found = _solve(instance, bins, upper * (1 + 1e-9) + 1e-9, time_limit, seed, workers, started)
+        return _solve(instance, bins, math.inf, *limits)
+    found = _solve(instance, bins, upper * (1 + 1e-9) + 1e-9, *limits)
     if found[0] is None and found[3]:  # pragma: no cover - the upper bound is feasible
-        return _solve(instance, bins, math.inf, time_limit, seed, workers, started)
+        return _solve(instance, bins, math.inf, *limits)
     found[4]["upper_bound_s"] = upper - float(instance.start)
     return found
 
 
-def _solve(instance, bins: _Bins, upper: float, time_limit, seed, workers, started):
+def _solve(instance, bins: _Bins, upper: float, time_limit, seed, workers, started, budget, effort):
     n_tasks = instance.n_tasks
     t0 = float(instance.start)
     ops = np.asarray(instance.task_ops, dtype=float)
@@ -205,8 +210,8 @@ def _solve(instance, bins: _Bins, upper: float, time_limit, seed, workers, start
         for t in range(n_tasks - 1):
             model.add(where[t] <= where[t + 1])
     model.minimize(sum(u))
-    solver, status = run_cpsat(model, time_limit, seed, workers, started)
-    info.update(status=solver.status_name(status), wall_s=solver.wall_time)
+    solver, status = run_cpsat(model, time_limit, seed, workers, started, effort.left(budget), effort)
+    info.update(status=solver.status_name(status))
     if status == cp_model.INFEASIBLE:
         return None, None, None, True, info
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

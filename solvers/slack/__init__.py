@@ -15,9 +15,9 @@ from .problems import PROBLEMS
 
 
 def solve(instance: SlackInstance, method: str | None = None, time_limit: float | None = None,
-          seed: int | None = None, problem: str | None = None) -> SolveResult:
+          seed: int | None = None, problem: str | None = None, budget: float | None = None) -> SolveResult:
     """Minimum reference makespan of ``instance`` for ``problem`` (default ``slack``, at its ``beta``)."""
-    return solve_problem(FAMILY, PROBLEMS, instance, problem, method, time_limit, seed)
+    return solve_problem(FAMILY, PROBLEMS, instance, problem, method, time_limit, seed, budget)
 
 
 __all__ = ["PROBLEMS", "solve"]

@@ -44,12 +44,12 @@ model at ``T = lo`` is the exact-cover model of the triples.
 
 from __future__ import annotations
 
-import time
-
 from ortools.sat.python import cp_model
 
 from volsched.instances.slack import SlackInstance
 
+from ..cpsat import run_cpsat
+from ..problem import Effort
 from .cpsat_patterns import OutOfTime, Structure, TooMany, build, enumerate_patterns
 
 #: CP-SAT's LP relaxation level. The pattern model is a Gilmore-Gomory (configuration) model whose
@@ -65,10 +65,6 @@ MAX_COUNT_VARS = 200_000
 
 class TooLarge(Exception):  # noqa: N818 - a signal, not an error
     """The count fallback would pass :data:`MAX_COUNT_VARS`."""
-
-
-def _remaining(time_limit: float | None, started: float) -> float | None:
-    return None if time_limit is None else max(1e-3, time_limit - (time.perf_counter() - started))
 
 
 def _model(st: Structure, lo: int, deadline: float | None = None) -> tuple[cp_model.CpModel, dict]:
@@ -214,8 +210,11 @@ def _read(st: Structure, parts: dict, solver: cp_model.CpSolver) -> dict:
 
 
 def solve_at(instance: SlackInstance, problem: str, lo: int, target: int, time_limit: float | None,
-             seed: int, workers: int, started: float) -> tuple[str, dict | None, int | None, int, dict]:
+             seed: int, workers: int, started: float, budget: float | None = None,
+             effort: Effort | None = None) -> tuple[str, dict | None, int | None, int, dict]:
     """One model, ``lo <= C <= target``: ``(status, contents, value, bound, info)``.
+
+    ``budget``: CP-SAT deterministic time for this model; ``effort`` counts what it spent.
 
     ``status`` is ``"optimal"``, ``"feasible"``, ``"infeasible"`` (no schedule
     with ``C_max <= target``) or ``"unknown"``.
@@ -238,15 +237,9 @@ def solve_at(instance: SlackInstance, problem: str, lo: int, target: int, time_l
     kinds = [k for k, _, _ in parts["classes"]]
     info["patterns"] = sum(len(d) for k, d, _ in parts["classes"] if k == "patterns")
     info["count_model_classes"] = kinds.count("bins")
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = workers
-    solver.parameters.random_seed = seed
-    solver.parameters.linearization_level = LINEARIZATION_LEVEL
-    if time_limit is not None:
-        solver.parameters.max_time_in_seconds = _remaining(time_limit, started)
-    status = solver.solve(model)
+    solver, status = run_cpsat(model, time_limit, seed, workers, started, budget, effort,
+                               linearization_level=LINEARIZATION_LEVEL)
     info["cpsat_status"] = solver.status_name(status)
-    info["cpsat_wall_s"] = round(solver.wall_time, 3)
     if status == cp_model.INFEASIBLE:
         return "infeasible", None, None, target + 1, info
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

@@ -24,6 +24,7 @@ where that module is present, beside the method's own ``lower_bound``.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import heapq
 import importlib
 import itertools
@@ -33,7 +34,7 @@ from collections.abc import Callable
 from volsched.instances.slack import SlackInstance
 
 from ..deadline import HardStop
-from ..problem import MethodOutcome, Metric, Problem, backend
+from ..problem import STOPPED_BUDGET, STOPPED_CLOCK, Effort, MethodOutcome, Metric, Problem, backend
 from .verify import verify_plain, verify_slack
 
 #: The two problems; ``slack`` is the family's default.
@@ -249,17 +250,18 @@ def _outcome(instance: SlackInstance, problem: str, contents: dict | None, value
 
 
 def _method(problem: str, run: Callable) -> Callable:
-    def method(instance: SlackInstance, time_limit: float | None, seed: int) -> MethodOutcome:
+    def method(instance: SlackInstance, time_limit: float | None, seed: int,
+               budget: float | None = None) -> MethodOutcome:
         reason = infeasible_reason(instance, problem)
         if reason is not None:
             return _outcome(instance, problem, None, None, None, True, {"reason": reason})
-        return run(instance, problem, time_limit, seed)
+        return run(instance, problem, time_limit, seed, budget)
 
     return method
 
 
 def _galloping(instance: SlackInstance, problem: str, time_limit: float | None, seed: int,
-               workers: int = 2) -> MethodOutcome:
+               budget: float | None = None, workers: int = 2) -> MethodOutcome:
     """CP-SAT at targets ``lo, lo + d, lo + 3d, ...`` up to ``hi - 1`` (:mod:`.cpsat`).
 
     ``lo`` is the larger of :func:`simple_lower_bound` and :mod:`.bound`'s bound
@@ -268,6 +270,8 @@ def _galloping(instance: SlackInstance, problem: str, time_limit: float | None, 
     it has a schedule its optimum is the optimum (every ``C < lo`` is excluded);
     when it has none, ``lo = T + 1``. A small target keeps the pattern pruning
     strong (forced jobs fill the free machines, little room is left).
+
+    ``budget`` is CP-SAT deterministic time over all the targets' models.
     """
     solve_at = backend(f"{__package__}.cpsat", "solve_at", "ortools")
     started = time.perf_counter()
@@ -279,26 +283,38 @@ def _galloping(instance: SlackInstance, problem: str, time_limit: float | None, 
     info: dict = {"lower_bound": lo, "greedy_makespan": hi, "phases": []}
     step = int(instance.p.min())
     target = lo
+    effort = Effort()
+
+    def done(*args) -> MethodOutcome:
+        outcome = _outcome(instance, problem, *args, info)
+        return dataclasses.replace(outcome, stopped=None if outcome.proven else effort.stopped,
+                                   work=effort.work)
+
     try:
         while lo < hi:
             target = min(target, hi - 1)
+            if budget is not None and effort.left(budget) <= 0:
+                effort.stopped = STOPPED_BUDGET
+                return done(best, hi, lo, False)
             status, contents, value, bound, phase = solve_at(instance, problem, lo, target, time_limit, seed,
-                                                             workers, started)
+                                                             workers, started, effort.left(budget), effort)
             info["phases"].append(phase)
             if status == "unknown":
-                return _outcome(instance, problem, best, hi, lo, False, info)
+                return done(best, hi, lo, False)
             if status != "infeasible":
-                return _outcome(instance, problem, contents, value, bound, status == "optimal", info)
+                return done(contents, value, bound, status == "optimal")
             lo = target + 1
             target += step
             step *= 2
     except HardStop:  # the hard limit fired in Python (building a model): keep the greedy schedule
         info["stopped"] = "hard time limit"
-        return _outcome(instance, problem, best, hi, lo, False, info)
-    return _outcome(instance, problem, best, hi, hi, True, info)
+        effort.stopped = STOPPED_CLOCK
+        return done(best, hi, lo, False)
+    return done(best, hi, hi, True)
 
 
-def _milp(instance: SlackInstance, problem: str, time_limit: float | None, seed: int) -> MethodOutcome:
+def _milp(instance: SlackInstance, problem: str, time_limit: float | None, seed: int,
+          budget: float | None = None) -> MethodOutcome:
     solve_milp = backend(f"{__package__}.milp", "solve_milp", "pulp")
     best = greedy(instance, problem)
     hi = makespan_of(instance, best)
@@ -326,8 +342,8 @@ _METRICS = (Metric("makespan", "min", "reference makespan C_max = max_j C_j (Sec
 PROBLEMS: dict[str, Problem] = {
     "slack": Problem(name="slack", sense="min",
                      methods={"cpsat": _method("slack", _galloping), "milp": _method("slack", _milp)},
-                     verify=_verify_slack, metrics=_METRICS),
+                     verify=_verify_slack, metrics=_METRICS, budgets={"cpsat": "cpsat"}),
     "plain": Problem(name="plain", sense="min",
                      methods={"cpsat": _method("plain", _galloping), "milp": _method("plain", _milp)},
-                     verify=_verify_plain, metrics=_METRICS),
+                     verify=_verify_plain, metrics=_METRICS, budgets={"cpsat": "cpsat"}),
 }

@@ -469,7 +469,7 @@ def test_result_dict_is_json_and_complete(method):
     result = solve(instance(TIES, 2, w=4), problem="offline-coupled", method=method)
     obj = json.loads(json.dumps(result.to_dict(), allow_nan=False))
     assert set(obj) == {"family", "instance", "method", "status", "objective", "bound", "gap",
-                        "runtime_s", "solution", "verified", "info"}
+                        "runtime_s", "solution", "verified", "stopped", "work", "info"}
     assert obj["status"] == "optimal" and obj["objective"] == obj["bound"] == 4.0
     assert obj["gap"] == 0.0 and obj["verified"] is True
     assert obj["solution"]["processors"] in ([0, 1], [2, 3])

@@ -272,9 +272,10 @@ class Family:
         return _pick(self.problems, name, field_name, f"{self.name} has problems")
 
     def solve(self, instance: Any, problem: str | None = None, method: str | None = None,
-              time_limit: float | None = None, seed: int | None = None) -> SolveResult:
-        """Solve ``instance`` exactly (see :func:`volsched.solvers.solve`)."""
-        return solve_problem(self.name, self.problems, instance, problem, method, time_limit, seed)
+              time_limit: float | None = None, seed: int | None = None, budget: float | None = None,
+              ) -> SolveResult:
+        """Solve ``instance`` exactly (see :func:`volsched.solvers.problem.solve`)."""
+        return solve_problem(self.name, self.problems, instance, problem, method, time_limit, seed, budget)
 
     def verify(self, instance: Any, solution: Any) -> tuple[Problem, float]:
         """The problem a solution names (default: the first) and its verified value.
