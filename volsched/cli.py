@@ -109,14 +109,15 @@ def cmd_solve(args: argparse.Namespace) -> int:
     family, instance = _load(args.instance)
     setup = _setup(args, family, instance, args.problem)
     result = family.solve(setup.instance, problem=setup.problem, method=args.method,
-                          time_limit=args.time_limit, seed=args.seed)
+                          time_limit=args.time_limit, seed=args.seed, budget=args.budget)
     obj = result.to_dict()
     if args.out:
         write_json(args.out, obj)
     emit(args, obj,
          f"{result.instance}: {result.status.value} objective {_fmt(result.objective)} "
          f"(bound {_fmt(result.bound)}, gap {_fmt(result.gap)}) by {result.method} "
-         f"in {result.runtime_s:.3f} s, verified={result.verified}\n"
+         f"in {result.runtime_s:.3f} s, verified={result.verified}"
+         f"{'' if result.stopped is None else f', stopped by the {result.stopped}'}\n"
          f"solution: {_brief(result.solution)}")
     return 0
 
@@ -192,7 +193,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     simulators = {name: _with_cap(family, setup.simulator(h.simulator), args.cap)
                   for name, h in family.heuristics.items()}
     report = evaluate(family, instance, names, method=args.method, time_limit=args.time_limit, seed=args.seed,
-                      simulators=simulators)
+                      simulators=simulators, budget=args.budget)
     if report["optimum"] is not None:
         head = f"optimum {_fmt(report['optimum'])}"
     else:
@@ -227,6 +228,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     emit(args, {"family": family.name, "instance": instance.name, "format": args.format, "out": args.out,
                 "files": [str(p) for p in paths]},
          f"wrote {len(paths)} files to {Path(args.out)}/ ({args.format})")
+    return 0
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    from .compile import compile_all
+
+    summary = compile_all(quiet=args.json)
+    emit(args, summary, f"compiled or loaded the kernels of {summary['steps']} methods and heuristics "
+                        f"in {summary['elapsed_s']:.1f} s")
     return 0
 
 
@@ -309,6 +319,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 #: Prefix of the run options' argparse destinations, apart from the shared options' (``--seed``...).
 _RUN = "run_"
+_BUDGET_HELP = ("deterministic work budget of the exact method, in its own unit (CP-SAT methods: "
+                "deterministic time; bnb: nodes; full greedy: compiled greedy calls; others run to the "
+                "end): the same result on every machine")
+_TIME_LIMIT_HELP = "wall-clock safety net in seconds; a result it cuts is marked stopped by the wall clock"
 
 
 def _add_run_options(parser: argparse.ArgumentParser, command: str) -> None:
@@ -344,7 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("instance")
     p.add_argument("--problem", help="exact problem (default: the family's first)")
     p.add_argument("--method", help="exact method (default: the problem's first, its fastest)")
-    p.add_argument("--time-limit", type=float, help="seconds")
+    p.add_argument("--budget", type=float, help=_BUDGET_HELP)
+    p.add_argument("--time-limit", type=float, help=_TIME_LIMIT_HELP)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="also write the result object here")
     _add_run_options(p, "solve")
@@ -367,7 +382,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("instance")
     p.add_argument("--heuristics", help="comma-separated (default: all)")
     p.add_argument("--method", help="exact method of each problem involved (default: each one's first)")
-    p.add_argument("--time-limit", type=float)
+    p.add_argument("--budget", type=float, help=_BUDGET_HELP)
+    p.add_argument("--time-limit", type=float, help=_TIME_LIMIT_HELP)
     p.add_argument("--seed", type=int, default=0, help="seed of the policies' RNG (default 0)")
     p.add_argument("--cap", type=int, help="slots before a coupled run fails (default: see simulate)")
     _add_run_options(p, "evaluate")
@@ -403,6 +419,10 @@ def build_parser() -> argparse.ArgumentParser:
                                     "the ratio to the optimum exists for the objective only")
     p.add_argument("--param", help="generator parameter for the metric-vs-parameter plot")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("compile", parents=[common],
+                       help="compile every numba kernel ahead of time (CI images, cluster workers)")
+    p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("demo", parents=[common], help="end-to-end demonstration")
     p.add_argument("--out", default="volsched-demo", help="output folder (default ./volsched-demo)")

@@ -49,7 +49,7 @@ from ortools.sat.python import cp_model
 from volsched.instances.slack import SlackInstance
 
 from ..cpsat import run_cpsat
-from ..problem import Effort
+from ..problem import STOPPED_CLOCK, Effort
 from .cpsat_patterns import OutOfTime, Structure, TooMany, build, enumerate_patterns
 
 #: CP-SAT's LP relaxation level. The pattern model is a Gilmore-Gomory (configuration) model whose
@@ -229,6 +229,8 @@ def solve_at(instance: SlackInstance, problem: str, lo: int, target: int, time_l
         model, parts = _model(st, lo, deadline)
     except OutOfTime:
         info["reason"] = "the time limit passed while enumerating patterns"
+        if effort is not None:
+            effort.stopped = effort.stopped or STOPPED_CLOCK
         return "unknown", None, None, lo, info
     except TooLarge:
         info["reason"] = (f"the open bins' or a class's count model (its patterns are too many to "

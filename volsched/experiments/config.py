@@ -10,7 +10,9 @@ the heuristics::
     heuristics = ["none", "daly"] # default: all of the family's
     [exact]
     method = "dp"                 # default: the family's (or the problem's) first
-    time_limit = 60               # seconds, optional
+    budget = 10                   # deterministic work, in the method's unit (see `solve --help`), or a
+                                  # table by problem: budget = {iterations = 10, full = 5000}
+    time_limit = 60               # seconds, optional: the wall-clock safety net
     problem = "iterations"        # families with several exact problems (coupled)
     [grid]                        # keys: `volsched generate FAMILY` options, `preset` included
     slices = [10, 20]
@@ -31,14 +33,14 @@ from typing import Any
 
 from volsched.instances.errors import InputError, is_int, require
 from volsched.instances.io import read_text
-from volsched.solvers.problem import check_time_limit
+from volsched.solvers.problem import check_budget, check_time_limit
 
 from ..families import FAMILIES, Family
 
 SWEEP_KEYS = {"name", "family", "seeds", "heuristics", "exact", "grid"}
 #: Most instances (grid points x seeds) of one sweep; its tasks are listed in memory before they run.
 MAX_INSTANCES = 1_000_000
-EXACT_KEYS = {"method", "time_limit", "problem"}
+EXACT_KEYS = {"method", "time_limit", "problem", "budget"}
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,11 @@ class Sweep:
     time_limit: float | None
     heuristics: tuple[str, ...]
     problem: str | None = None
+    budgets: tuple[tuple[str, float], ...] = ()
+
+    def budget(self, problem: str) -> float | None:
+        """The work budget of ``problem``'s exact task (``None``: none)."""
+        return dict(self.budgets).get(problem)
 
     def instances(self) -> list[dict]:
         """Generator parameters (with ``seed``) of every instance, grid order then seed."""
@@ -104,6 +111,15 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
     method = exact.get("method", methods[0])
     require(method in methods, f"{where}.exact.method", f"must be one of {methods}, got {method!r}")
     limit = check_time_limit(exact.get("time_limit"), f"{where}.exact.time_limit")
+    budget = exact.get("budget")
+    if isinstance(budget, dict):
+        for key in budget:
+            require(key in family.problems, f"{where}.exact.budget.{key}",
+                    f"must be a problem of {fam}: {list(family.problems)}")
+        budgets = {key: check_budget(value, f"{where}.exact.budget.{key}") for key, value in budget.items()}
+    else:
+        budgets = {} if budget is None else \
+            {family.problem(problem).name: check_budget(budget, f"{where}.exact.budget")}
 
     heuristics = obj.get("heuristics", sorted(family.heuristics))
     require(isinstance(heuristics, list), f"{where}.heuristics", "must be a list of names")
@@ -115,7 +131,8 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
     name = obj.get("name", fam)
     require(isinstance(name, str) and name, f"{where}.name", "must be a non-empty string")
     return Sweep(name=name, family=family, grid=values, seeds=tuple(seeds), method=method,
-                 time_limit=limit, heuristics=tuple(heuristics), problem=problem)
+                 time_limit=limit, heuristics=tuple(heuristics), problem=problem,
+                 budgets=tuple(sorted(budgets.items())))
 
 
 def _grid(family: Family, grid: dict, where: str) -> dict[str, list]:

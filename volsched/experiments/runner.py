@@ -85,10 +85,20 @@ def _dask_client(address: str):
         raise InputError(f"--dask-scheduler: cannot reach {address} ({exc})") from None
 
 
+def _compile_quietly() -> dict:
+    from ..compile import compile_all
+
+    return compile_all(quiet=True)
+
+
 def _dask(todo: list[dict], client) -> Iterator[dict]:
+    """The tasks on a Dask cluster; each worker first compiles every kernel (``volsched compile``),
+    so that no task's run pays for it."""
     from dask.distributed import as_completed
 
     try:
+        if todo:
+            client.run(_compile_quietly)
         for future in as_completed(client.map(run_task, todo, pure=False)):
             yield future.result()
     finally:

@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from volsched import __version__
-from volsched.solvers import SolveStatus
 from volsched.solvers.deadline import HardStop, hard_limit
+from volsched.solvers.problem import STOPPED_CLOCK
 
 from ..families import FAMILIES
 from .config import Sweep
@@ -55,6 +55,8 @@ def build_tasks(sweep: Sweep) -> list[dict]:
         methods = []
         for problem, method in exact.items():
             method_params = {} if sweep.time_limit is None else {"time_limit": sweep.time_limit}
+            if sweep.budget(problem) is not None and method in fam.problems[problem].budgets:
+                method_params["budget"] = sweep.budget(problem)
             if problem != next(iter(fam.problems)) or sweep.problem is not None:
                 method_params["problem"] = problem
             methods.append((method, "exact", problem, method_params))
@@ -95,16 +97,16 @@ def run_task(task: dict) -> dict:
             hard = None if limit is None else limit * HARD_LIMIT_FACTOR + HARD_LIMIT_GRACE_S
             with hard_limit(hard):  # the task's own guard, around solve's (which comes first)
                 result = family.solve(instance, problem=task["problem"], method=task["method"],
-                                      time_limit=limit, seed=task["params"]["seed"])
+                                      time_limit=limit, seed=task["params"]["seed"],
+                                      budget=task["method_params"].get("budget"))
             row["objective"], row["bound"] = _finite(result.objective), _finite(result.bound)
             row["metrics"] = {} if result.objective is None else \
                 {family.problems[task["problem"]].objective_metric: _finite(result.objective)}
-            # A method that ends unproven well inside its limit (the full greedy: bounds only) did not
-            # time out; one stopped by the limit ran (about) all of it, or was stopped hard.
-            stopped = (limit is not None and result.status in (SolveStatus.FEASIBLE, SolveStatus.UNKNOWN)
-                       and (result.runtime_s >= 0.9 * limit or "stopped" in result.info))
-            row["status"] = "timeout" if stopped else result.status.value
-            row["error"] = result.info.get("stopped")
+            # Only a wall-clock stop is a timeout: its row depends on the machine. A run its work
+            # budget stopped keeps its status (feasible, unknown), the same on every machine.
+            row["status"] = "timeout" if result.stopped == STOPPED_CLOCK else result.status.value
+            row["error"] = result.info.get("stopped") or (
+                None if result.stopped is None else f"stopped by the {result.stopped}")
         else:
             run = family.simulate(instance, task["method"], task["method_params"]["seed"])
             row["objective"] = _finite(run["objective"])

@@ -9,9 +9,19 @@ from tqdm import tqdm
 from volsched.instances.coupled import generate_markov, generate_planted, paper_realization
 from volsched.instances.io import write_json
 
+#: The demo's work budgets, in each method's unit: its results are the same on every machine.
+BUDGETS = {"bnb": 1_000_000, "cpsat": 10.0, "greedy": 100_000}
+#: The wall-clock safety net of each solve (seconds); the budgets decide long before on 2 cores.
+SAFETY_S = 300
+
 
 def _cell(value, status) -> str:
     return status.value if value is None else f"{value:.0f}"
+
+
+def _solve(family, instance, method, problem=None):
+    return family.solve(instance, problem=problem, method=method, budget=BUDGETS.get(method),
+                        time_limit=SAFETY_S)
 
 
 def demo(out: Path, quiet: bool, full: bool, seed: int):
@@ -26,10 +36,10 @@ def demo(out: Path, quiet: bool, full: bool, seed: int):
                        f"{'instance':<40} " + " ".join(f"{m:>14}" for m in methods)]
     for instance in tqdm(instances, desc="coupled: exact methods", disable=quiet, leave=False):
         write_json(out / "instances" / f"{instance.name}.json", instance.to_json())
-        results = {m: family.solve(instance, method=m, time_limit=10) for m in methods}
+        results = {m: _solve(family, instance, m) for m in methods}
         rows.append({"instance": instance.name, **{m: r.to_dict() for m, r in results.items()}})
         lines.append(f"{instance.name:<40} " + " ".join(
-            f"{r.objective:>5.0f} {r.status.value:<8}" for r in results.values()))
+            f"{_cell(r.objective, r.status):>5} {r.status.value:<8}" for r in results.values()))
 
     realizations = [paper_realization(m, 5, w_min, 0, 0) for m, w_min in ((5, 1), (5, 3), (10, 1), (10, 3))]
     iteration_rows = []
@@ -39,10 +49,10 @@ def demo(out: Path, quiet: bool, full: bool, seed: int):
     for instance in tqdm(realizations, desc="coupled: iterations and full", disable=quiet, leave=False):
         write_json(out / "instances" / f"{instance.name}.json", instance.to_json())
         relaxed = family.solve(instance, problem="iterations")
-        bounds = family.solve(instance, problem="full", method="greedy", time_limit=10)
+        bounds = _solve(family, instance, "greedy", "full")
         iteration_rows.append({"instance": instance.name, "iterations": relaxed.to_dict(),
                                "full": bounds.to_dict()})
         lines.append(f"{instance.name:<44} {_cell(relaxed.objective, relaxed.status):>12} "
-                     f"{_cell(bounds.objective, bounds.status):>10} {bounds.bound or float('nan'):>11.0f} "
+                     f"{_cell(bounds.objective, bounds.status):>10} {_cell(bounds.bound, bounds.status):>11} "
                      f"{'' if bounds.gap is None else f'{bounds.gap:.2f}':>6}")
     return DemoPart({"rows": rows, "iterations": iteration_rows}, lines)
