@@ -1,9 +1,16 @@
 """Checkpoint placement heuristics scored against the optimum (Section IV-A-2).
 
 ``none`` checkpoints only after the last slice, ``every`` after every slice;
-``young`` and ``daly`` compute a period ``rho`` from the mean time to failure
-``M`` of the law and the job's mean checkpoint cost ``C = (1/n) sum c_i`` and
-map it onto slice boundaries with :func:`periodic_schedule`.
+``young``, ``daly`` and ``daly-printed`` compute a period ``rho`` from the mean
+time to failure ``M`` of the law and the job's mean checkpoint cost
+``C = (1/n) sum c_i`` and map it onto slice boundaries with
+:func:`periodic_schedule`.
+
+Section IV-A-2 prints the mapping as ``min_i |sum_{h=j+1}^{i} c_h - rho|``, a
+sum of checkpoint *costs*. ``young`` and ``daly`` sum the slice *durations*
+``p_h`` instead (a period is an amount of work between checkpoints);
+``daly-printed`` is the rule as printed. The two readings of the paper's
+periodic policy are therefore ``daly`` and ``daly-printed``.
 """
 
 from __future__ import annotations
@@ -44,10 +51,13 @@ def periodic_schedule(p: np.ndarray, rho: float) -> np.ndarray:
 
     With the previous checkpoint after slice ``j``, the next goes after the
     ``i > j`` that minimises ``|sum_{h=j+1}^{i} p_h - rho|`` (the first such
-    ``i`` on ties), until the last slice. The paper's text sums the checkpoint
-    costs ``c_h`` here; a period is an amount of work between checkpoints, so
-    the slice durations ``p_h`` are meant. A period at least the remaining work
-    (``inf`` included) places the next checkpoint after the last slice.
+    ``i`` on ties), until the last slice. A period at least the remaining sum
+    (``inf`` included) places the next checkpoint after the last slice, so the
+    last slice is always checkpointed.
+
+    ``p`` is whatever per-slice quantity the sum runs over: the slice
+    durations ``p_h`` (:func:`daly`, :func:`young`) or, as the paper prints
+    the rule, the checkpoint costs ``c_h`` (:func:`daly_printed`).
     """
     n = len(p)
     done = np.concatenate([[0], np.cumsum(p)])
@@ -83,8 +93,27 @@ def young(instance: CheckpointInstance) -> np.ndarray:
 
 
 def daly(instance: CheckpointInstance) -> np.ndarray:
+    """Daly's period mapped over slice durations: ``min_i |sum_{h=j+1}^{i} p_h - rho|``.
+
+    volsched's reading of Section IV-A-2 (the paper's ``Periodic`` policy): a
+    period is an amount of work, so the sum runs over the slice durations
+    ``p_h``. With the paper's 1-5 h slices and Daly's 34-44 min period this
+    checkpoints after every slice.
+    """
     rho = daly_period(float(np.mean(instance.c)), instance.law.mean)
     return periodic_schedule(instance.p, rho)
+
+
+def daly_printed(instance: CheckpointInstance) -> np.ndarray:
+    """Daly's period mapped over checkpoint costs, as printed: ``min_i |sum_{h=j+1}^{i} c_h - rho|``.
+
+    Section IV-A-2 literally: "the k-th checkpoint is scheduled after the
+    i-th where i minimize ... min_i |sum_{h=j+1}^{i} c_h - rho|", with ``rho``
+    Daly's period for ``M`` and ``C = (1/n) sum c_i``. A checkpoint then
+    falls about every ``rho / C`` slices, whatever the slices' durations.
+    """
+    rho = daly_period(float(np.mean(instance.c)), instance.law.mean)
+    return periodic_schedule(instance.c, rho)
 
 
 POLICIES: dict[str, Callable[[CheckpointInstance], np.ndarray]] = {
@@ -92,6 +121,7 @@ POLICIES: dict[str, Callable[[CheckpointInstance], np.ndarray]] = {
     "every": every_slice,
     "young": young,
     "daly": daly,
+    "daly-printed": daly_printed,
 }
 
 

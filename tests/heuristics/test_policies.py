@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from volsched.heuristics.checkpoint import POLICIES, daly_period, periodic_schedule, young_period
 from volsched.instances.checkpoint import CheckpointInstance, generate
@@ -26,18 +28,17 @@ def test_young_period(cost, mttf, expected):
     ("delta", "mttf", "expected"),
     [
         # sqrt(2 d M) [1 + sqrt(d / 2M) / 3 + d / 18M] - d, worked by hand:
-        (2.0, 100.0, 18 + 31 / 45),   # 20 (1 + 1/30 + 1/900) - 2
+        (2.0, 100.0, 18 + 31 / 45),  # 20 (1 + 1/30 + 1/900) - 2
         (8.0, 100.0, 32 + 128 / 45),  # 40 (1 + 1/15 + 1/225) - 8
-        (18.0, 100.0, 48.6),          # 60 (1 + 1/10 + 1/100) - 18
-        (1.0, 2.0, 25 / 18),          # 2 (1 + 1/6 + 1/36) - 1 = 86/36 - 1
+        (18.0, 100.0, 48.6),  # 60 (1 + 1/10 + 1/100) - 18
+        (1.0, 2.0, 25 / 18),  # 2 (1 + 1/6 + 1/36) - 1 = 86/36 - 1
     ],
 )
 def test_daly_period_below_2m(delta, mttf, expected):
     assert daly_period(delta, mttf) == pytest.approx(expected, rel=1e-14)
 
 
-@pytest.mark.parametrize(("delta", "mttf"), [(200.0, 100.0), (500.0, 100.0), (2.0, 1.0),
-                                             (7.0, 0.5)])
+@pytest.mark.parametrize(("delta", "mttf"), [(200.0, 100.0), (500.0, 100.0), (2.0, 1.0), (7.0, 0.5)])
 def test_daly_period_returns_m_when_delta_at_least_2m(delta, mttf):
     assert daly_period(delta, mttf) == mttf
 
@@ -60,12 +61,12 @@ def test_daly_is_close_to_young_for_cheap_checkpoints():
 @pytest.mark.parametrize(
     ("p", "rho", "expected"),
     [
-        ([1, 1, 1, 1], 1.5, [1, 1, 1, 1]),          # |1 - 1.5| = |2 - 1.5|: first wins
-        ([2, 2, 2], 3.0, [1, 1, 1]),                # tie 2 vs 4: first
-        ([10, 1, 1, 10], 11.5, [0, 1, 0, 1]),       # tie 11 vs 12: first; then 11 from 2
-        ([1, 2, 3, 4], 3.0, [0, 1, 1, 1]),          # 3 | 3 | 4
-        ([1, 2, 3, 4], 100.0, [0, 0, 0, 1]),        # rho beyond the whole job
-        ([1, 2, 3, 4], 1e-9, [1, 1, 1, 1]),         # rho tiny: every slice
+        ([1, 1, 1, 1], 1.5, [1, 1, 1, 1]),  # |1 - 1.5| = |2 - 1.5|: first wins
+        ([2, 2, 2], 3.0, [1, 1, 1]),  # tie 2 vs 4: first
+        ([10, 1, 1, 10], 11.5, [0, 1, 0, 1]),  # tie 11 vs 12: first; then 11 from 2
+        ([1, 2, 3, 4], 3.0, [0, 1, 1, 1]),  # 3 | 3 | 4
+        ([1, 2, 3, 4], 100.0, [0, 0, 0, 1]),  # rho beyond the whole job
+        ([1, 2, 3, 4], 1e-9, [1, 1, 1, 1]),  # rho tiny: every slice
         ([1, 2, 3, 4], 0.0, [1, 1, 1, 1]),
         ([5] * 8, 20.0, [0, 0, 0, 1, 0, 0, 0, 1]),
         ([3] * 12, 20.0, [0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]),  # 21 then 15
@@ -109,7 +110,7 @@ def _inst(law, c=None):
 
 
 def test_policy_names():
-    assert set(POLICIES) == {"none", "every", "young", "daly"}
+    assert set(POLICIES) == {"none", "every", "young", "daly", "daly-printed"}
 
 
 def test_none_and_every():
@@ -120,8 +121,12 @@ def test_none_and_every():
 
 @pytest.mark.parametrize(
     "law",
-    [Exponential(rate=0.01), Weibull(shape=2.0, scale=200 / math.sqrt(math.pi)),
-     LogNormal(mu=math.log(100) - 0.5, sigma=1.0), Empirical(samples=[50.0, 150.0])],
+    [
+        Exponential(rate=0.01),
+        Weibull(shape=2.0, scale=200 / math.sqrt(math.pi)),
+        LogNormal(mu=math.log(100) - 0.5, sigma=1.0),
+        Empirical(samples=[50.0, 150.0]),
+    ],
     ids=["exponential", "weibull", "lognormal", "empirical"],
 )
 def test_young_and_daly_use_the_law_mean_and_mean_cost(law):
@@ -132,6 +137,42 @@ def test_young_and_daly_use_the_law_mean_and_mean_cost(law):
     daly = [0] * 5 + [1] + [0] * 5 + [1]
     assert POLICIES["young"](inst).astype(int).tolist() == young
     assert POLICIES["daly"](inst).astype(int).tolist() == daly
+
+
+def test_the_two_readings_of_the_periodic_rule_by_hand():
+    # M = 100, C = mean(1, 3) = 2: Daly rho = 18 + 31/45 = 18.69 for both readings.
+    # Slice durations (3 each): sums 18 | 18 -> after slices 6 and 12.
+    # Checkpoint costs as printed (1, 3, 1, 3, ...): sums 1, 4, ..., 17, 20 -> 20 is closest
+    # (1.31 vs 1.69), after slice 10; then 1, 4 -> the last slice.
+    inst = _inst(Exponential(rate=0.01))
+    assert POLICIES["daly"](inst).astype(int).tolist() == [0] * 5 + [1] + [0] * 5 + [1]
+    assert POLICIES["daly-printed"](inst).astype(int).tolist() == [0] * 9 + [1, 0, 1]
+
+
+def test_only_the_slice_duration_reading_follows_the_slices():
+    # Same costs and law (rho = 18.69), uneven slices 10, 2, 9, 1, 8, 20, then six of 3:
+    # from 0: 12 vs 21 -> 21 (slice 3); from 3: 9 vs 29 -> 9 (slice 5); from 5: 20 (slice 6);
+    # from 6: 18 (slice 12). The printed reading sums only costs, so it does not move.
+    inst = CheckpointInstance(
+        p=[10, 2, 9, 1, 8, 20] + [3] * 6, c=[1, 3] * 6, alpha=1.0, law=Exponential(rate=0.01)
+    )
+    assert POLICIES["daly"](inst).astype(int).tolist() == [0, 0, 1, 0, 1, 1] + [0] * 5 + [1]
+    assert POLICIES["daly-printed"](inst).astype(int).tolist() == [0] * 9 + [1, 0, 1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1, 400), st.integers(1, 30)), min_size=1, max_size=40),
+    st.floats(1e-3, 1e6),
+    st.sampled_from(["exponential", "weibull"]),
+)
+def test_both_readings_checkpoint_the_last_slice(slices, mean, law):
+    p, c = zip(*slices, strict=True)
+    law = Exponential(rate=1 / mean) if law == "exponential" else Weibull(shape=0.5, scale=mean / 2)
+    inst = CheckpointInstance(p=list(p), c=list(c), alpha=1.0, law=law)
+    for name in ("daly", "daly-printed"):
+        a = POLICIES[name](inst)
+        assert a.shape == (inst.n,) and a[-1], name
 
 
 def test_daly_checkpoints_only_at_the_end_when_m_exceeds_the_job():

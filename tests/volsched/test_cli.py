@@ -86,7 +86,7 @@ def test_evaluate_json_shape_and_ratios(capsys):
     instance = CheckpointInstance.from_json(read_json(VALID))
     _, optimum = solve_brute(instance)
     assert report["optimum"] == pytest.approx(optimum, rel=1e-9)
-    assert set(report["policies"]) == {"none", "every", "young", "daly"}
+    assert set(report["policies"]) == {"none", "every", "young", "daly", "daly-printed"}
     for policy in report["policies"].values():
         assert policy["value"] == pytest.approx(instance.expected_waste(policy["solution"]["a"]))
         assert policy["ratio"] >= 1.0

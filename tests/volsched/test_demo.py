@@ -43,7 +43,7 @@ def test_demo_writes_instances_results_and_plots(demo):
             assert instance.expected_waste(policy["solution"]["a"]) >= report["optimum"] * (1 - 1e-9)
     spread = max(results["agreement"].values()) - min(results["agreement"].values())
     assert spread <= 1e-9 * max(results["agreement"].values())
-    assert {row["policy"] for row in results["bot"]} == {"optimal", "periodic", "none"}
+    assert {row["policy"] for row in results["bot"]} == {"optimal", "periodic", "periodic-printed", "none"}
     assert all(row["stop"] == "complete" for row in results["bot"])
 
 
