@@ -2,16 +2,19 @@
 
 Usage:
   python benchmarks/bench_bot_reproduction.py figures [--clients 5000 10000 20000]
-      [--jobs 1000 3000 5000 7000 9000 10000] [--seed 0] [--workers 2] [--out DIR]
+      [--jobs 1000 3000 5000 7000 9000 10000] [--policies ...] [--seed 0] [--workers 2]
+      [--extra-rows ROWS.json ...] [--out DIR]
   python benchmarks/bench_bot_reproduction.py seeds --clients 5000 --jobs 10000 --seeds 0 1 2 ...
       [--out DIR]
-  python benchmarks/bench_bot_reproduction.py test ROWS.json [ROWS.json ...]
+  python benchmarks/bench_bot_reproduction.py test ROWS.json [ROWS.json ...] [--clients M ...] [--jobs J ...]
+  python benchmarks/bench_bot_reproduction.py jobs [--clients 5000] [--jobs 10000] [--seed 0]
 
 ``figures`` runs :func:`volsched.families.checkpoint.bot.reproduce` (what
 ``volsched demo --full`` runs for the checkpoint family) on the given client
-counts and BoT sizes, every policy (``optimal``, ``periodic``,
-``periodic-printed``, ``none``), and writes ``table.md``, ``rows.json`` and one
-PNG per client count into ``--out``. ``seeds`` runs one (clients, jobs) cell
+counts and BoT sizes and policies (default all: ``optimal``, ``periodic``,
+``periodic-printed``, ``none``), writes its ``rows.json``, merges the rows of
+``--extra-rows`` runs (same seed) and writes ``table.md``, ``all-rows.json``
+and one PNG per client count into ``--out``. ``seeds`` runs one (clients, jobs) cell
 on several seeds with ``optimal`` and both periodic readings, appending to
 ``--out``/``seeds.json`` as it goes. ``test`` reads such rows and, for each
 periodic reading, runs a two-sided Wilcoxon signed-rank test (scipy, exact
@@ -19,6 +22,9 @@ distribution) of the paired per-run wasted times ``optimal`` vs. the reading,
 over every (clients, jobs, seed) present in both, and prints the effect size:
 the median and range of the ratio optimal/periodic and the matched-pairs
 rank-biserial correlation (``-1``: optimal wastes less in every pair).
+``jobs`` compares, job by job on the nominal client, the expected waste of
+Expression 1 (the objective the optimum minimises) of ``optimal`` and of each
+reading, and the checkpoints each places.
 
 Section IV-B's claim tested: "the proposed model reduces by a factor of 2 the
 average wasted time when the number of clients is two times less that the
@@ -45,7 +51,9 @@ from volsched.families.checkpoint.bot import (
     PAPER_JOBS,
     reproduce,
     run_bot,
+    schedules_for,
 )
+from volsched.instances.bot import generate_bot
 from volsched.instances.io import write_json
 
 READINGS = ("periodic", "periodic-printed")
@@ -92,14 +100,32 @@ def paired_test(rows: list[dict], reading: str) -> dict:
 
 
 def _figures(args) -> None:
+    from volsched.families.checkpoint.bot import bot_table
+    from volsched.plots import bot_figure
+
     out = Path(args.out)
     t = time.perf_counter()
-    res = reproduce(out, clients=args.clients, jobs=args.jobs, seed=args.seed, workers=args.workers)
+    res = reproduce(
+        out,
+        clients=args.clients,
+        jobs=args.jobs,
+        seed=args.seed,
+        workers=args.workers,
+        policies=args.policies,
+    )
     rows = [{**r, "seed": args.seed} for r in res["rows"]]
-    (out / "table.md").write_text(res["table"] + "\n")
     write_json(out / "rows.json", rows)
-    print(res["table"])
-    print(f"{len(rows)} simulations in {time.perf_counter() - t:.0f} s wall; figures: {res['figures']}")
+    print(f"{len(rows)} simulations in {time.perf_counter() - t:.0f} s wall")
+    for path in args.extra_rows or []:
+        rows += [r for r in json.loads(Path(path).read_text()) if r["seed"] == args.seed]
+    rank = {p: k for k, p in enumerate(BOT_POLICIES)}
+    rows.sort(key=lambda r: (r["clients"], r["jobs"], rank[r["policy"]]))
+    write_json(out / "all-rows.json", rows)
+    table = bot_table(rows)
+    (out / "table.md").write_text(table + "\n")
+    for k, m in enumerate(args.clients):
+        bot_figure(rows, m, out / f"figure-{k + 1}-{m}-clients.png")
+    print(table)
 
 
 def _seeds(args) -> None:
@@ -127,8 +153,29 @@ def _seeds(args) -> None:
 
 def _test(args) -> None:
     rows = [r for p in args.rows for r in json.loads(Path(p).read_text())]
+    rows = [r for r in rows if (not args.clients or r["clients"] in args.clients)]
+    rows = [r for r in rows if (not args.jobs or r["jobs"] in args.jobs)]
     for reading in READINGS:
         print(json.dumps(paired_test(rows, reading)))
+
+
+def _jobs(args) -> None:
+    bot = generate_bot(args.clients, args.jobs, args.seed)
+    jobs = [bot.job_instance(k) for k in range(bot.n_jobs)]
+    plans = {p: schedules_for(bot, p, workers=2) for p in ("optimal", *READINGS)}
+    waste = {
+        p: np.array([job.expected_waste(a) for job, a in zip(jobs, v, strict=True)]) for p, v in plans.items()
+    }
+    print(f"{bot.n_jobs} jobs, {int(bot.n_slices.sum())} slices (seed {args.seed}, nominal client)")
+    for p, v in plans.items():
+        line = f"{p}: {sum(int(a.sum()) for a in v)} checkpoints, Expression 1 waste {waste[p].sum():.0f} min"
+        if p != "optimal":
+            ratio = waste[p] / waste["optimal"]
+            line += (
+                f"; per-job ratio to optimal: median {np.median(ratio):.4f}, "
+                f"mean {ratio.mean():.4f}, max {ratio.max():.4f}"
+            )
+        print(line)
 
 
 def main() -> None:
@@ -139,6 +186,10 @@ def main() -> None:
     f.add_argument("--jobs", type=int, nargs="+", default=list(PAPER_JOBS))
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--workers", type=int, default=2)
+    f.add_argument("--policies", nargs="+", default=list(BOT_POLICIES), choices=BOT_POLICIES)
+    f.add_argument(
+        "--extra-rows", nargs="*", help="rows.json files of other runs to merge into table and figures"
+    )
     f.add_argument("--out", default="bot-reproduction")
     s = sub.add_parser("seeds")
     s.add_argument("--clients", type=int, nargs="+", default=[5000])
@@ -148,9 +199,15 @@ def main() -> None:
     s.add_argument("--out", default="bot-reproduction")
     t = sub.add_parser("test")
     t.add_argument("rows", nargs="+")
+    t.add_argument("--clients", type=int, nargs="*", help="only these client counts")
+    t.add_argument("--jobs", type=int, nargs="*", help="only these BoT sizes")
+    j = sub.add_parser("jobs")
+    j.add_argument("--clients", type=int, default=5000)
+    j.add_argument("--jobs", type=int, default=10000)
+    j.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     assert set(READINGS) < set(BOT_POLICIES)
-    {"figures": _figures, "seeds": _seeds, "test": _test}[args.cmd](args)
+    {"figures": _figures, "seeds": _seeds, "test": _test, "jobs": _jobs}[args.cmd](args)
 
 
 if __name__ == "__main__":
