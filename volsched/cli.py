@@ -137,14 +137,17 @@ def cmd_verify(args: argparse.Namespace) -> int:
     family, instance = _load(args.instance)
     from .verify import verify_result
 
+    instance = _setup(args, family, instance).instance
     obj = read_json(args.solution)
     try:
         report = verify_result(family, instance, obj)
     except InputError as exc:
         raise InputError(f"{args.solution}: {exc}") from None
     value = report["objective"]
-    head = (f"feasible; {family.problems[report['problem']].objective_metric} {_fmt(value)}"
+    exact = value if isinstance(value, int) else _fmt(value)  # an integer problem's value, every digit
+    head = (f"feasible; {family.problems[report['problem']].objective_metric} {exact}"
             if value is not None else f"{report['status'] or 'no solution'}; its witness holds")
+    head += "".join(f" at {name} {report[name]!r}" for name in run_options("verify") if name in report)
     emit(args, {"instance": instance.name, "feasible": value is not None, **report},
          f"{head} (checked: {', '.join(report['checked']) or 'nothing'}"
          + (f"; not checked: {'; '.join(report['unchecked'])})" if report["unchecked"] else ")"))
@@ -325,9 +328,9 @@ _BUDGET_HELP = ("deterministic work budget of the exact method, in its own unit 
 _TIME_LIMIT_HELP = "wall-clock safety net in seconds; a result it cuts is marked stopped by the wall clock"
 
 
-def _add_run_options(parser: argparse.ArgumentParser, command: str) -> None:
+def _add_run_options(parser: argparse.ArgumentParser, command: str, light: bool = False) -> None:
     """The families' own options of ``command`` (one argument per name; :meth:`Family.setup` checks them)."""
-    for name, o in run_options(command).items():
+    for name, o in ({} if light else run_options(command)).items():
         owners = [f.name for f in FAMILIES.values() if any(r.option.name == name for r in f.run_options)]
         text = f"{o.help} [{', '.join(owners)}]"
         if o.flag:
@@ -337,7 +340,9 @@ def _add_run_options(parser: argparse.ArgumentParser, command: str) -> None:
             parser.add_argument(o.cli, dest=_RUN + name, type=o.cli_type, default=None, help=text)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(light: bool = False) -> argparse.ArgumentParser:
+    """The ``volsched`` parser. ``light``: without the families' own options (generator options, run
+    options, export formats), which import every family: enough for ``volsched --help``."""
     common = _Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
@@ -348,9 +353,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     gen = sub.add_parser("generate", help="generate a seeded instance")
     fam = gen.add_subparsers(dest="family", required=True, metavar="FAMILY")
-    for name, family in FAMILIES.items():
+    for name in FAMILIES:
         p = fam.add_parser(name, parents=[common], help=f"a {name} instance")
-        family.add_generate_arguments(p)
+        if not light:
+            FAMILIES[name].add_generate_arguments(p)
         p.add_argument("--out", help="write the instance here (default: print it)")
     gen.set_defaults(func=cmd_generate)
 
@@ -362,7 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, help=_TIME_LIMIT_HELP)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="also write the result object here")
-    _add_run_options(p, "solve")
+    _add_run_options(p, "solve", light)
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("simulate", parents=[common], help="run one heuristic on an instance")
@@ -374,7 +380,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cap", type=int, help="slots before a run fails (coupled: default 10^6, the paper's "
                                            "cap, or the stored horizon of an instance without chains)")
     p.add_argument("--out", help="also write the run (a result that `volsched verify` checks) here")
-    _add_run_options(p, "simulate")
+    _add_run_options(p, "simulate", light)
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("evaluate", parents=[common],
@@ -386,10 +392,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, help=_TIME_LIMIT_HELP)
     p.add_argument("--seed", type=int, default=0, help="seed of the policies' RNG (default 0)")
     p.add_argument("--cap", type=int, help="slots before a coupled run fails (default: see simulate)")
-    _add_run_options(p, "evaluate")
+    _add_run_options(p, "evaluate", light)
     p.set_defaults(func=cmd_evaluate)
 
-    formats = "; ".join(f"{k}: {', '.join(v)}" for k, v in exports().items()) or "none yet"
+    formats = "see export --help" if light else \
+        "; ".join(f"{k}: {', '.join(v)}" for k, v in exports().items()) or "none yet"
     p = sub.add_parser("export", parents=[common], help=f"write an instance for another tool ({formats})")
     p.add_argument("format", metavar="FORMAT", help="e.g. simgrid (a platform and its profiles)")
     p.add_argument("instance")
@@ -399,6 +406,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", parents=[common], help="check a solution against an instance")
     p.add_argument("instance")
     p.add_argument("solution", help="a solve result or a solution object")
+    _add_run_options(p, "verify", light)
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("sweep", parents=[common], help="run a resumable sweep of (instance, method) tasks")
@@ -450,7 +458,8 @@ def console() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    given = sys.argv[1:] if argv is None else argv
+    parser = build_parser(light=not any(not a.startswith("-") for a in given))
     try:
         args = parser.parse_args(argv)
         return args.func(args)

@@ -193,7 +193,7 @@ def pair_sharing_more_than_one(seed_range=range(50)):
 # 1. A broken back end is our bug, not bad input
 
 
-def twice(instance, time_limit, seed):
+def twice(instance, time_limit, seed, budget=None):
     return MethodOutcome(solution={"processors": [0, 0]}, objective=30, bound=30, proven=True)
 
 
@@ -339,7 +339,7 @@ def recorded(monkeypatch):
     for family in FAMILIES.values():
         for problem in family.problems.values():
             for name in list(problem.methods):
-                def record(instance, time_limit, seed, _name=name, _problem=problem.name):
+                def record(instance, time_limit, seed, budget=None, _name=name, _problem=problem.name):
                     calls.append((_problem, _name, time_limit, seed))
                     return MethodOutcome(None, None, None, False)
                 monkeypatch.setitem(problem.methods, name, record)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -427,13 +427,49 @@ def _pick(table: dict, name: str | None, field_name: str, what: str):
     return table[name]
 
 
-def _registry() -> dict[str, Family]:
-    from . import checkpoint, coupled, prescient, slack
+class _Registry(MutableMapping):
+    """Family name -> :class:`Family`, each imported on first use (``volsched --help`` loads none).
 
-    return {f.name: f for f in (checkpoint.FAMILY, coupled.FAMILY, slack.FAMILY, prescient.FAMILY)}
+    A built-in family lives in ``volsched.families.<name>`` and exports ``FAMILY``; adding one means
+    adding its name to :data:`BUILT_IN`. ``FAMILIES[name] = family`` registers another one (a test's
+    toy family).
+    """
+
+    BUILT_IN = ("checkpoint", "coupled", "slack", "prescient")
+
+    def __init__(self):
+        self._names = list(self.BUILT_IN)
+        self._loaded: dict[str, Family] = {}
+
+    def __getitem__(self, name: str) -> Family:
+        if name not in self._names:
+            raise KeyError(name)
+        if name not in self._loaded:
+            import importlib
+
+            self._loaded[name] = importlib.import_module(f"{__name__}.{name}").FAMILY
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, family: Family) -> None:
+        if name not in self._names:
+            self._names.append(name)
+        self._loaded[name] = family
+
+    def __delitem__(self, name: str) -> None:
+        self._names.remove(name)
+        self._loaded.pop(name, None)
+
+    def __iter__(self):
+        return iter(list(self._names))
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._names
 
 
-FAMILIES: dict[str, Family] = _registry()
+FAMILIES: MutableMapping[str, Family] = _Registry()
 
 
 def family_of(obj: Any) -> Family:
