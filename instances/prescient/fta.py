@@ -12,9 +12,25 @@ columns (it contains ``event_type``) sets their order; without it the order
 above is assumed. Blank lines and lines starting with ``#`` are skipped.
 
 Each node's availability events (type 1) become its up intervals, in time
-order, with their end reasons (:attr:`PrescientInstance.end_reasons`);
-unavailability events are checked and otherwise implied. Defaults,
-documented as issue 16 asks (reading 1.10, 1.11):
+order, with their end reasons (:attr:`PrescientInstance.end_reasons`).
+
+Checked of every event, whatever its type:
+
+* ``event_type`` is 0 or 1;
+* both times are decimal numbers (``1100000000``, ``500.5``, ``1.1e9``) in
+  ``[0, MAX_TIME_S]`` (1e12) seconds, the end after the start;
+* ``event_end_reason`` (when the column is there) is a decimal integer in
+  ``[-1, MAX_FIELD_INT]`` (10**9) or a null token (``NULL``, ``\\N``, ``NA``,
+  ``-``, read as -1);
+* no two events of one node overlap, neither two of one type nor an
+  availability and an unavailability event (events are ``[start, end)``:
+  they may touch).
+
+Beyond that check, unavailability events carry nothing: a node is down
+outside its availability events, whether or not an unavailability event
+says so. Every node needs at least one availability event.
+
+Defaults, documented as issue 16 asks (reading 1.10, 1.11):
 
 * an FTA trace carries **no clock rate and no CPU share**: hosts run at the
   reference **1500 MHz** (or ``clock``) with the **whole CPU** while available,
@@ -30,9 +46,10 @@ Malformed files are :class:`InputError` naming the file and line.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
-from ..errors import InputError, check_int, check_number, require
+from ..errors import MAX_FIELD_INT, InputError, check_int, check_number, require
 from ..io import read_text
 from .model import MAX_TIME_S, REF_CLOCK_MHZ, PrescientInstance
 
@@ -49,16 +66,40 @@ COLUMNS = (
 )
 _ALIASES = {"event_stop_time": "event_end_time"}
 _NEEDED = ("node_id", "event_type", "event_start_time", "event_end_time")
+_NULLS = ("NULL", "\\N", "NA", "-")
+# ASCII only: float() and int() also take "1_000", "inf" and other scripts' digits.
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_KINDS = {1: "availability", 0: "unavailability"}
+
+
+def _shown(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:40] + "...")
 
 
 def _time(text: str, where: str, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"{where}: {what} must be a number of seconds, got {text!r}") from None
-    if not (math.isfinite(value) and 0 <= value <= MAX_TIME_S):
-        raise InputError(f"{where}: {what} must be a finite time >= 0, got {text!r}")
+    if _DECIMAL.fullmatch(text) is None:
+        raise InputError(f"{where}: {what} must be a number of seconds, got {_shown(text)}")
+    value = float(text)
+    if not (0 <= value <= MAX_TIME_S):
+        bound = f"<= {MAX_TIME_S:g}"
+        raise InputError(f"{where}: {what} must be a finite time >= 0 and {bound}, got {_shown(text)}")
     return value
+
+
+def _reason(token: str, where: str) -> int:
+    if token.upper() in _NULLS:
+        return -1
+    try:  # int() refuses more than sys.get_int_max_str_digits() digits with a ValueError
+        ok = _INTEGER.fullmatch(token) is not None and -1 <= int(token) <= MAX_FIELD_INT
+    except ValueError:
+        ok = False
+    if not ok:
+        raise InputError(
+            f"{where}: event_end_reason must be an integer code in [-1, {MAX_FIELD_INT}] or NULL, "
+            f"got {_shown(token)}"
+        )
+    return int(token)
 
 
 def read_events(path) -> dict:
@@ -97,14 +138,7 @@ def read_events(path) -> dict:
             raise InputError(f"{where}: the event ends ({end!r}) at or before it starts ({start!r})")
         reason = -1
         if "event_end_reason" in columns and columns["event_end_reason"] < len(fields):
-            token = fields[columns["event_end_reason"]]
-            if token.upper() not in ("NULL", "\\N", "NA", "-"):
-                try:
-                    reason = int(token)
-                except ValueError:
-                    raise InputError(
-                        f"{where}: event_end_reason must be an integer code, got {token!r}"
-                    ) from None
+            reason = _reason(fields[columns["event_end_reason"]], where)
         name = (
             fields[columns["node_name"]]
             if "node_name" in columns and columns["node_name"] < len(fields)
@@ -114,6 +148,23 @@ def read_events(path) -> dict:
         entry["events"].append((start, end, int(etype), reason, lineno))
     require(nodes, str(path), "has no events")
     return nodes
+
+
+def _check_overlaps(path, name: str, events: list) -> None:
+    """``InputError`` at the first event (by start) that begins before an earlier one of its node ends.
+
+    Any two events count, whatever their types: an availability event inside an
+    unavailability one would leave the host's state undefined.
+    """
+    latest = None  # the event ending last among those started so far
+    for ev in events:
+        if latest is not None and ev[0] < latest[1]:
+            raise InputError(
+                f"{path}, line {ev[4]}: event_start_time: node {name}: this {_KINDS[ev[2]]} event starts at "
+                f"{ev[0]!r}, before the {_KINDS[latest[2]]} event on line {latest[4]} ends ({latest[1]!r})"
+            )
+        if latest is None or ev[1] > latest[1]:
+            latest = ev
 
 
 def read_fta(
@@ -129,21 +180,10 @@ def read_fta(
     ups, reasons, names = [], [], []
     first, last = math.inf, 0.0
     for entry in nodes.values():
-        events = sorted(entry["events"])
+        events = sorted(entry["events"], key=lambda ev: (ev[0], ev[4]))
         first = min(first, events[0][0])
         last = max(last, max(e[1] for e in events))
-        for same_type in (1, 0):
-            prev = None
-            for ev in events:
-                if ev[2] != same_type:
-                    continue
-                if prev is not None and ev[0] < prev[1]:
-                    kind = "availability" if same_type == 1 else "unavailability"
-                    raise InputError(
-                        f"{path}, line {ev[4]}: node {entry['name']}: this {kind} event starts at "
-                        f"{ev[0]!r}, before the one on line {prev[4]} ends ({prev[1]!r})"
-                    )
-                prev = ev
+        _check_overlaps(path, entry["name"], events)
         avail = [ev for ev in events if ev[2] == 1]
         if not avail:
             raise InputError(

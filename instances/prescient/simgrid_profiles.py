@@ -8,6 +8,11 @@ first event happens again, then the others at their original spacing (one
 cycle lasts ``last - first + d``). A **state** profile's values are 1 (on)
 and 0 (off); a **speed** profile's values scale the host's peak speed.
 
+A looping profile is read over a horizon by unrolling its cycles up to it.
+The unrolling is refused beforehand, as bad input naming the file and its
+``LOOPAFTER`` line, when it would make more than :data:`MAX_UNROLLED_EVENTS`
+events (``0 1`` with ``LOOPAFTER 1e-300`` over a week would make 6e305).
+
 For a prescient host (DESIGN.md, SimGrid as an oracle), the state profile is
 its effective availability (up intervals, and without suspension the runs of
 share 0 cut out) and the speed profile its CPU share; the host's peak speed is
@@ -30,14 +35,24 @@ from ..errors import InputError, require
 from ..io import read_text
 from .model import DEFAULT_PERIOD_S, MAX_TIME_S, PrescientInstance
 
+#: Most events one looping profile may unroll to over the horizon it is read for: about a
+#: second and 100 MB to turn into intervals; a week of 1-s samples, or a year of 1-minute
+#: on/off pairs, fits. Beyond it the profile is refused before any unrolling.
+MAX_UNROLLED_EVENTS = 1_000_000
+
 
 @dataclass(frozen=True, eq=False)
 class Profile:
-    """A SimGrid profile: event dates and values, and the loop delay (``None``: no loop)."""
+    """A SimGrid profile: event dates and values, and the loop delay (``None``: no loop).
+
+    ``loop_field`` names the loop delay in errors (the file and line of its
+    ``LOOPAFTER`` when the profile was read from one).
+    """
 
     dates: np.ndarray
     values: np.ndarray
     loop_after: float | None = None
+    loop_field: str = "LOOPAFTER"
 
     def __post_init__(self):
         dates = np.asarray(self.dates, dtype=float)
@@ -63,17 +78,43 @@ class Profile:
         object.__setattr__(self, "dates", dates)
         object.__setattr__(self, "values", values)
 
-    def unrolled(self, until: float) -> tuple[np.ndarray, np.ndarray]:
-        """The events up to ``until``, the loop unrolled."""
+    def repeats(self, until: float) -> int:
+        """How many times the loop repeats the events up to ``until`` (``InputError`` beyond the budget).
+
+        The unrolling makes ``(repeats + 1) * len(dates)`` events when the loop
+        repeats at all; more than :data:`MAX_UNROLLED_EVENTS` is refused here,
+        before any is made.
+        """
         if self.loop_after is None or self.dates.size == 0:
+            return 0
+        cycle = float(self.dates[-1] - self.dates[0] + self.loop_after)
+        first_loop = float(self.dates[-1] + self.loop_after)
+        if not until >= first_loop:
+            return 0
+        spans = (until - first_loop) / cycle  # a Python float: inf, not an error, for a subnormal cycle
+        cap = MAX_UNROLLED_EVENTS // self.dates.size
+        n = int(spans) + 1 if spans < cap else cap + 1  # floor: spans >= 0
+        if (n + 1) * self.dates.size > MAX_UNROLLED_EVENTS:
+            raise InputError(
+                f"{self.loop_field}: repeating {self.dates.size} event(s) every {cycle!r} s up to "
+                f"{float(until)!r} s makes more than {MAX_UNROLLED_EVENTS:,} events (MAX_UNROLLED_EVENTS)"
+            )
+        return n
+
+    def unrolled(self, until: float) -> tuple[np.ndarray, np.ndarray]:
+        """The events up to ``until``, the loop unrolled (at most :data:`MAX_UNROLLED_EVENTS`)."""
+        n = self.repeats(until)
+        if n == 0:
             keep = self.dates <= until
             return self.dates[keep], self.values[keep]
         cycle = self.dates[-1] - self.dates[0] + self.loop_after
         first_loop = self.dates[-1] + self.loop_after
-        n = 0 if until < first_loop else int(math.floor((until - first_loop) / cycle)) + 1
-        dates = [self.dates] + [first_loop + k * cycle + (self.dates - self.dates[0]) for k in range(n)]
-        values = [self.values] * (n + 1)
-        d, v = np.concatenate(dates), np.concatenate(values)
+        # Cycle k's dates are (first_loop + k * cycle) + offset: the same float operations, in the same
+        # order, for every k at once.
+        starts = first_loop + np.arange(n, dtype=float) * cycle
+        looped = (starts[:, None] + (self.dates - self.dates[0])[None, :]).ravel()
+        d = np.concatenate([self.dates, looped])
+        v = np.tile(self.values, n + 1)
         keep = d <= until
         return d[keep], v[keep]
 
@@ -85,7 +126,7 @@ class Profile:
 
 def parse_profile(text: str, source: str = "profile") -> Profile:
     """Parse profile text (module docstring); errors name ``source`` and the line."""
-    dates, values, loop = [], [], None
+    dates, values, loop, loop_field = [], [], None, "LOOPAFTER"
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         where = f"{source}, line {lineno}"
@@ -107,6 +148,7 @@ def parse_profile(text: str, source: str = "profile") -> Profile:
                 where,
                 f"{fields[0]} must be {'> 0' if fields[0] == 'PERIODICITY' else '>= 0'}, got {fields[1]!r}",
             )
+            loop_field = f"{where}: {fields[0]}"
             continue
         require(len(fields) == 2, where, f"must be 'date value', got {line!r}")
         try:
@@ -131,7 +173,7 @@ def parse_profile(text: str, source: str = "profile") -> Profile:
             source,
             "a looping profile must have events and last more than 0 s per cycle",
         )
-    return Profile(np.array(dates), np.array(values), loop)
+    return Profile(np.array(dates), np.array(values), loop, loop_field)
 
 
 def read_profile(path) -> Profile:

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from volsched.instances.errors import InputError
+from volsched.instances.errors import MAX_FIELD_INT, InputError
 from volsched.instances.io import read_json
 from volsched.instances.prescient import REF_OPS_PER_S, PrescientInstance, WorkProfile
 from volsched.instances.prescient.fta import read_events, read_fta, write_fta
 from volsched.instances.prescient.simgrid_profiles import (
+    MAX_UNROLLED_EVENTS,
     Profile,
     format_profile,
     host_profiles,
@@ -85,12 +90,55 @@ def test_fta_history_is_the_day_before_start():
 
 FTA_BAD = [
     ("1 1 1 1 a 2 0 10 1\n", "line 1: event_type must be 1 (available) or 0"),
-    ("1 1 1 1 a 1 0 10 1\n1 1 1 1 a 1 5 20 1\n", "line 2: node a: this availability event starts at 5.0"),
+    (
+        "1 1 1 1 a 1 0 10 1\n1 1 1 1 a 1 5 20 1\n",
+        "line 2: event_start_time: node a: this availability event starts at 5.0, before the availability "
+        "event on line 1 ends (10.0)",
+    ),
     ("1 1 1 1 a 1 10 10 1\n", "line 1: the event ends (10.0) at or before it starts"),
     ("1 1 1 1 a 1 -3 10 1\n", "line 1: event_start_time must be a finite time >= 0"),
-    ("1 1 1 1 a 1 nan 10 1\n", "line 1: event_start_time must be a finite time >= 0"),
+    ("1 1 1 1 a 1 nan 10 1\n", "line 1: event_start_time must be a number of seconds"),
+    ("1 1 1 1 a 1 0 1e400 1\n", "line 1: event_end_time must be a finite time >= 0 and <= 1e+12"),
+    ("1 1 1 1 a 1 0 99999999999999999999999 1\n", "line 1: event_end_time must be a finite time >= 0"),
+    ("1 1 1 1 a 1 0 inf 1\n", "line 1: event_end_time must be a number of seconds"),
+    ("1 1 1 1 a 1 1_000 2000 1\n", "line 1: event_start_time must be a number of seconds"),
+    ("1 1 1 1 a 1 \u0661 10 1\n", "line 1: event_start_time must be a number of seconds"),
     ("1 1 1 1 a 1 x 10 1\n", "line 1: event_start_time must be a number of seconds"),
     ("1 1 1 1 a 1 0 10 bad\n", "line 1: event_end_reason must be an integer code"),
+    # a 23-digit code reached the int64 array of end reasons: OverflowError, exit 1
+    (
+        "1 1 1 1 a 1 0 10 99999999999999999999999\n",
+        "line 1: event_end_reason must be an integer code in [-1, ",
+    ),
+    (
+        "1 1 1 1 a 1 0 10 0\n1 1 1 1 a 1 10 20 1000000001\n",
+        "line 2: event_end_reason must be an integer code",
+    ),
+    ("1 1 1 1 a 1 0 10 -2\n", "line 1: event_end_reason must be an integer code in [-1, 1000000000]"),
+    ("1 1 1 1 a 1 0 10 " + "9" * 5000 + "\n", "line 1: event_end_reason must be an integer code"),
+    ("1 1 1 1 a 1 0 10 1_0\n", "line 1: event_end_reason must be an integer code"),
+    ("1 1 1 1 a 1 0 10 \u0663\n", "line 1: event_end_reason must be an integer code"),
+    # an availability event overlapping an unavailability event of its node, either way round
+    (
+        "1 1 1 1 a 1 0 1000 1\n2 1 1 1 a 0 500 1500 NULL\n",
+        "line 2: event_start_time: node a: this unavailability event starts at 500.0, before the "
+        "availability event on line 1 ends (1000.0)",
+    ),
+    (
+        "1 1 1 1 a 0 0 1000 NULL\n2 1 1 1 a 1 100 200 1\n",
+        "line 2: event_start_time: node a: this availability event starts at 100.0, before the "
+        "unavailability event on line 1 ends (1000.0)",
+    ),
+    # the overlap is with the longest event so far, not the last one started
+    (
+        "1 1 1 1 a 0 0 1000 NULL\n2 1 1 1 a 1 100 200 1\n3 1 1 1 a 1 300 400 1\n",
+        "line 2: event_start_time: node a: this availability event starts at 100.0",
+    ),
+    (
+        "1 1 1 1 a 1 0 10 1\n2 1 1 1 a 0 10 20 NULL\n3 1 1 1 a 0 15 30 NULL\n4 1 1 1 a 1 30 40 1\n",
+        "line 3: event_start_time: node a: this unavailability event starts at 15.0, before the "
+        "unavailability event on line 2 ends (20.0)",
+    ),
     ("1 1 1 1 a 1 0\n", "line 1: has 7 fields, expected 9"),
     (
         "# header below\nnode_id event_type event_start_time\n",
@@ -108,6 +156,59 @@ def test_malformed_fta_names_file_and_line(tmp_path, text, fragment):
     with pytest.raises(InputError) as info:
         read_fta(path, 1, 5.0)
     assert str(path) in str(info.value) and fragment in str(info.value)
+
+
+def test_fta_end_reason_bounds_and_touching_events_are_accepted(tmp_path):
+    path = tmp_path / "event_trace.tab"
+    path.write_text(
+        f"1 1 1 1 a 1 0 10 {MAX_FIELD_INT}\n2 1 1 1 a 0 10 20 -1\n3 1 1 1 a 1 20 30 -1\n"
+        "4 1 1 1 a 0 30 40 NULL\n5 1 1 1 a 1 40 50 +6\n6 1 2 1 b 1 5 15 0\n"
+    )
+    inst = read_fta(path, 1, 1.0)
+    assert inst.intervals(0).tolist() == [[0.0, 10.0], [20.0, 30.0], [40.0, 50.0]]
+    assert inst.end_reasons.tolist() == [MAX_FIELD_INT, -1, 6, 0]
+
+
+def _fta_text(events) -> str:
+    return "".join(
+        f"{i} 1 {node} 1 n{node} {etype} {start} {start + length} {i % 7}\n"
+        for i, (node, etype, start, length) in enumerate(events)
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([0, 1]), st.sampled_from([0, 1]), st.integers(0, 40), st.integers(1, 15)),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_fta_accepts_exactly_the_traces_without_overlapping_events(events):
+    """Brute force over every pair of one node's events, whatever their types, against the reader."""
+    import tempfile
+
+    nodes = sorted({e[0] for e in events}, key=[e[0] for e in events].index)  # in the file's order
+    expected = None  # the first node's problem, nodes in the file's order
+    for node in nodes:
+        mine = [e for e in events if e[0] == node]
+        if any(a[2] < b[2] + b[3] and b[2] < a[2] + a[3] for i, a in enumerate(mine) for b in mine[i + 1 :]):
+            expected = rf"line \d+: event_start_time: node n{node}: this"
+        elif not any(e[1] == 1 for e in mine):
+            expected = f"node n{node} has no availability event"
+        if expected:
+            break
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "event_trace.tab"
+        path.write_text(_fta_text(events))
+        if expected:
+            with pytest.raises(InputError, match=expected):
+                read_fta(path, 1, 1.0)
+            return
+        inst = read_fta(path, 1, 1.0)
+    for h, node in enumerate(nodes):
+        up = sorted((float(s), float(s + n)) for nd, t, s, n in events if nd == node and t == 1)
+        assert [tuple(iv) for iv in inst.intervals(h).tolist()] == up
 
 
 def test_fta_write_then_read_round_trip(tmp_path):
@@ -233,3 +334,111 @@ def test_written_host_profiles_read_back_as_the_same_traces(tmp_path, suspension
         # the state profile already has the zero-share cut; the effective intervals agree
         assert got.iv_start.tolist() == want.iv_start.tolist() and got.iv_end.tolist() == want.iv_end.tolist()
     np.testing.assert_allclose(got.iv_work, want.iv_work)
+
+
+# ---------------------------------------------------------------------- SimGrid profiles: unrolling budget
+WEEK = 7 * 86400.0
+
+
+@contextlib.contextmanager
+def _within(seconds: float):
+    """Fail instead of hanging: the unbudgeted unrolling of a tiny loop never returned."""
+
+    def fire(signum, frame):
+        raise AssertionError(f"still unrolling after {seconds} s")
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@pytest.mark.parametrize("speed", [False, True])
+def test_a_loop_of_1e_300_s_over_a_week_is_refused_before_unrolling(tmp_path, speed):
+    path = tmp_path / ("h.speed" if speed else "h.state")
+    path.write_text("0 1\nLOOPAFTER 1e-300\n")
+    state = SAMPLES / "host0.state" if speed else path
+    with _within(5.0), pytest.raises(InputError) as info:
+        read_profiles([state], [path] if speed else None, [1500.0], tasks=1, task_minutes=1.0, horizon=WEEK)
+    assert str(info.value).startswith(f"{path}, line 2: LOOPAFTER: repeating 1 event(s) every 1e-300 s")
+    assert f"more than {MAX_UNROLLED_EVENTS:,} events (MAX_UNROLLED_EVENTS)" in str(info.value)
+
+
+@pytest.mark.parametrize("loop", ["LOOPAFTER 5e-324", "PERIODICITY 1e-300", "LOOPAFTER 0.5"])
+def test_every_reader_of_a_profile_refuses_an_unrolling_beyond_the_budget(loop):
+    """``0.5``: 2.4 million events in a week, a plain overrun of the budget (no float overflow)."""
+    prof = parse_profile(f"# a comment\n0 1\n{loop}\n", "h.state")
+    keyword = loop.split()[0]
+    for read in (
+        lambda: prof.unrolled(WEEK),
+        lambda: prof.value_at(WEEK, 1.0),
+        lambda: intervals_from_state(prof, WEEK),
+        lambda: runs_from_speed(prof, 10.0, WEEK),
+    ):
+        with (
+            _within(5.0),
+            pytest.raises(InputError, match=rf"^h\.state, line 3: {keyword}: repeating 1 event"),
+        ):
+            read()
+    built = Profile(np.array([0.0, 2.0]), np.array([1.0, 0.0]), loop_after=1e-300)
+    with pytest.raises(InputError, match=r"^LOOPAFTER: repeating 2 event\(s\) every 2\.0 s up to 1e\+20 s"):
+        built.unrolled(1e20)
+
+
+def test_the_budget_counts_the_unrolled_events_exactly(monkeypatch):
+    """On ``0 1 / 1 0 / LOOPAFTER 1`` (a 2-s cycle of 2 events from date 2), up to ``u`` makes
+    ``2 (floor((u - 2) / 2) + 2)`` events: 100 up to 98 and 99.9, 102 up to 100 (hand-derived)."""
+    monkeypatch.setattr("volsched.instances.prescient.simgrid_profiles.MAX_UNROLLED_EVENTS", 100)
+    prof = parse_profile("0 1\n1 0\nLOOPAFTER 1\n")
+    assert prof.repeats(98.0) == prof.repeats(99.9) == 49
+    assert prof.unrolled(99.9)[0].size == 100
+    with pytest.raises(InputError, match="makes more than 100 events"):
+        prof.unrolled(100.0)
+    assert prof.repeats(1.9) == 0 and prof.unrolled(1.9)[0].tolist() == [0.0, 1.0]
+
+
+def _naive_unroll(dates: list, values: list, loop: float, until: float):
+    """One cycle at a time, as SimGrid replays a looping profile: ``first_loop + k * cycle + offset``."""
+    cycle = dates[-1] - dates[0] + loop
+    first_loop = dates[-1] + loop
+    out = [(d, v) for d, v in zip(dates, values, strict=True) if d <= until]
+    k = 0
+    while first_loop + k * cycle <= until:
+        out += [(first_loop + k * cycle + (d - dates[0]), v) for d, v in zip(dates, values, strict=True)]
+        k += 1
+    return [(d, v) for d, v in out if d <= until], k
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    gaps=st.lists(st.sampled_from([0.0, 0.25, 1.0, 3.5, 7.0]), min_size=0, max_size=4),
+    start=st.sampled_from([0.0, 2.0, 10.5]),
+    loop=st.sampled_from([0.0, 0.125, 0.1, 1.0, 2.5]),
+    until=st.floats(0.0, 400.0),
+    budget=st.integers(1, 400),
+)
+def test_unrolling_matches_a_cycle_by_cycle_replay_within_the_budget(gaps, start, loop, until, budget):
+    import volsched.instances.prescient.simgrid_profiles as sp
+
+    dates = [start]
+    for g in gaps:
+        dates.append(dates[-1] + g)
+    values = [float(i % 3) / 2 for i in range(len(dates))]
+    if dates[-1] - dates[0] + loop <= 0:
+        return
+    prof = Profile(np.array(dates), np.array(values), loop_after=loop)
+    want, cycles = _naive_unroll(dates, values, loop, until)
+    old = sp.MAX_UNROLLED_EVENTS
+    sp.MAX_UNROLLED_EVENTS = budget
+    try:
+        if cycles > 0 and (cycles + 1) * len(dates) > budget:  # the file's own events are no unrolling
+            with pytest.raises(InputError, match="MAX_UNROLLED_EVENTS"):
+                prof.unrolled(until)
+            return
+        d, v = prof.unrolled(until)
+    finally:
+        sp.MAX_UNROLLED_EVENTS = old
+    assert list(zip(d.tolist(), v.tolist(), strict=True)) == want
