@@ -8,6 +8,19 @@ every status that ``solve`` writes is accepted when it holds: an
 ``infeasible`` or ``unknown`` result carries no solution to replay, only a
 witness, which is checked where the problem has a partial verifier; the
 report says what could and could not be checked.
+
+Claims are compared as :func:`volsched.solvers.problem.finish` compares a
+method's (:func:`~volsched.solvers.problem.agrees`,
+:func:`~volsched.solvers.problem.bound_defect`): exactly, in Python integers,
+where the verifier's value is an integer (slack, coupled: a claim that is not
+an integer is wrong), to ``CLAIM_RTOL`` relative where it is a float
+(checkpoint, prescient).
+
+A family's run options of ``verify`` that set an instance parameter (slack:
+``--beta``, :meth:`SlackInstance.with_beta`) choose what the file is checked
+at: the instance's value unless the option gives another. The option's name
+is the instance's attribute; a solution stating another value is rejected
+naming it, and the report gives the value checked.
 """
 
 from __future__ import annotations
@@ -16,7 +29,7 @@ from typing import Any
 
 from volsched.instances.errors import InputError, is_number, require
 from volsched.solvers import Infeasible, SolveStatus
-from volsched.solvers.problem import agrees
+from volsched.solvers.problem import agrees, bound_defect, is_integral
 from volsched.solvers.result import relative_gap, verified_value
 
 from .families import Family, solution_error
@@ -24,19 +37,21 @@ from .families import Family, solution_error
 STATUSES = tuple(s.value for s in SolveStatus)
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Equal claims: numbers as ``solve`` compares a method's claim (:func:`agrees`, relative, so
-    that a waste of 1e-13 is not "equal" to 2e-13), a JSON boolean only to a boolean (``true`` is not 1).
+def _same(claim: Any, truth: Any) -> bool:
+    """A file's ``claim`` equals ``truth`` (recomputed, or the solution's own part): numbers as
+    ``solve`` compares a method's claim (:func:`agrees`: exactly against an integer, relatively
+    against a float, so that a waste of 1e-13 is not "equal" to 2e-13), a JSON boolean only to a
+    boolean (``true`` is not 1).
     """
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if is_number(a) and is_number(b):
-        return agrees(float(a), float(b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    return a == b
+    if isinstance(claim, bool) or isinstance(truth, bool):
+        return type(claim) is type(truth) and claim == truth
+    if is_number(claim) and is_number(truth):
+        return agrees(claim, truth)
+    if isinstance(claim, dict) and isinstance(truth, dict):
+        return claim.keys() == truth.keys() and all(_same(claim[k], truth[k]) for k in claim)
+    if isinstance(claim, (list, tuple)) and isinstance(truth, (list, tuple)):
+        return len(claim) == len(truth) and all(_same(x, y) for x, y in zip(claim, truth, strict=True))
+    return claim == truth
 
 
 def _check_gap(obj: dict, value: float | None, bound: float | None, checked: list) -> None:
@@ -55,10 +70,33 @@ def _number_or_none(obj: dict, key: str) -> float | None:
     return value
 
 
+def _checked_at(family: Family, instance: Any, solution: dict, where: str, checked: list) -> dict:
+    """``{name: value}`` of the instance parameters ``verify``'s run options set (slack: ``beta``), as
+    ``instance`` holds them; a solution stating another value is bad input naming it."""
+    at = {}
+    for run in family.run_options:
+        if "verify" not in run.commands or run.instance is None:
+            continue
+        name = run.option.name
+        at[name] = value = getattr(instance, name)
+        if name in solution:
+            stated = run.option.check(solution[name], where + name)
+            require(
+                stated == value,
+                where + name,
+                f"the result states {solution[name]!r}, it is checked at {value!r} (the instance's, "
+                f"unless verify --{name.replace('_', '-')} gives another)",
+            )
+            checked.append(name)
+    return at
+
+
 def verify_result(family: Family, instance: Any, obj: Any) -> dict:
     """Check ``obj`` (a solve result, or a bare solution object) against ``instance``.
 
-    Returns ``{"problem", "status", "objective", "checked": [...], "unchecked": [...]}``.
+    Returns ``{"problem", "status", "objective", <run option>: value, ..., "checked": [...],
+    "unchecked": [...]}``; ``objective`` is the verifier's value (an ``int`` for an integer
+    problem), each run option's value the one checked at (slack: ``beta``).
 
     Raises
     ------
@@ -77,15 +115,20 @@ def verify_result(family: Family, instance: Any, obj: Any) -> dict:
                 require(obj[key] == expected, key, f"names {obj[key]!r}, the instance is {expected!r}")
                 checked.append(key)
         if "verified" in obj:
-            require(isinstance(obj["verified"], bool), "verified",
-                    f"must be true or false, got {obj['verified']!r}")
+            require(
+                isinstance(obj["verified"], bool),
+                "verified",
+                f"must be true or false, got {obj['verified']!r}",
+            )
         status = obj.get("status")
-        require(status is None or status in STATUSES, "status",
-                f"must be one of {list(STATUSES)}, got {status!r}")
+        require(
+            status is None or status in STATUSES, "status", f"must be one of {list(STATUSES)}, got {status!r}"
+        )
     else:
         status = None
     claimed = _number_or_none(obj, "objective") if is_result or "objective" in obj else None
     bound = _number_or_none(obj, "bound") if is_result else None
+    at = _checked_at(family, instance, solution, "solution." if is_result else "", checked)
 
     if status in ("infeasible", "unknown"):
         require(claimed is None, "objective", f"an {status} result has no objective, got {claimed!r}")
@@ -94,8 +137,10 @@ def verify_result(family: Family, instance: Any, obj: Any) -> dict:
         except Infeasible:
             pass
         else:
-            raise InputError(f"status: claims {status}, but the solution is feasible "
-                             f"({problem.objective_metric} {value!r})")
+            raise InputError(
+                f"status: claims {status}, but the solution is feasible "
+                f"({problem.objective_metric} {value!r})"
+            )
         if problem.verify_partial is not None and solution.keys() - {"problem"}:
             try:
                 derived = problem.verify_partial(instance, solution)
@@ -108,28 +153,38 @@ def verify_result(family: Family, instance: Any, obj: Any) -> dict:
         if is_result:
             _check_gap(obj, None, bound, checked)
         unchecked.append("that no solution exists" if status == "infeasible" else "why none was found")
-        return {"problem": problem.name, "status": status, "objective": None, "checked": checked,
-                "unchecked": unchecked}
+        return {
+            "problem": problem.name,
+            "status": status,
+            "objective": None,
+            **at,
+            "checked": checked,
+            "unchecked": unchecked,
+        }
 
     try:
-        value = verified_value(problem.verify(instance, solution))
+        raw = problem.verify(instance, solution)
+        value = verified_value(raw)  # beyond any float (a start of 10^400): the file's fault
     except Infeasible as exc:
         raise solution_error(exc) from None
+    if is_integral(raw):
+        value = int(raw)  # an integer problem's claims are compared with it exactly
     checked.append("solution")
     if claimed is not None:
-        require(_same(value, claimed), "objective", f"claimed {claimed!r} but the solution's is {value!r}")
+        require(_same(claimed, value), "objective", f"claimed {claimed!r} but the solution's is {value!r}")
         checked.append("objective")
     if status == "infeasible":
         raise InputError("status: claims infeasible, but the solution is feasible")
     if bound is not None:
-        beaten = bound > value if problem.sense == "min" else bound < value
-        require(not beaten or _same(bound, value), "bound",
-                f"{bound!r} is beaten by the solution's own {problem.objective_metric} {value!r} "
-                f"({problem.sense})")
+        defect = bound_defect(value, bound, problem.sense)
+        require(defect is None, "bound", f"{bound!r} {defect}")
         checked.append("bound side")
     if status == "optimal":
-        require(bound is not None and _same(bound, value), "status",
-                f"optimal needs a bound equal to the objective {value!r}, got {bound!r}")
+        require(
+            bound is not None and _same(bound, value),
+            "status",
+            f"optimal needs a bound equal to the objective {value!r}, got {bound!r}",
+        )
         unchecked.append("the proof of the bound (re-solve to confirm it)")
     if is_result:
         _check_gap(obj, value, bound, checked)
@@ -140,12 +195,19 @@ def verify_result(family: Family, instance: Any, obj: Any) -> dict:
         checked.append("derived fields")
     if is_result:
         _check_run(obj, problem, value, derived, checked, unchecked)
-    return {"problem": problem.name, "status": status, "objective": value, "checked": checked,
-            "unchecked": unchecked}
+    return {
+        "problem": problem.name,
+        "status": status,
+        "objective": value,
+        **at,
+        "checked": checked,
+        "unchecked": unchecked,
+    }
 
 
-def _check_run(obj: dict, problem, value: float | None, derived: dict, checked: list,
-               unchecked: list) -> None:
+def _check_run(
+    obj: dict, problem, value: float | None, derived: dict, checked: list, unchecked: list
+) -> None:
     """The claims a ``simulate`` output adds: its metrics (in ``metrics`` and at the top level) and
     the solution's parts repeated at the top level.
 
@@ -168,11 +230,15 @@ def _check_run(obj: dict, problem, value: float | None, derived: dict, checked: 
             ok = claim is None if value is None else is_number(claim) and _same(claim, value)
             require(ok, field, f"claims {claim!r}, the solution's is {value!r}")
         elif name == "failed":
-            require(isinstance(claim, bool) and claim == (value is None), field,
-                    f"claims {claim!r}, the run {'failed' if value is None else 'completed'}")
+            require(
+                isinstance(claim, bool) and claim == (value is None),
+                field,
+                f"claims {claim!r}, the run {'failed' if value is None else 'completed'}",
+            )
         elif name in derived:
-            require(_same(claim, derived[name]), field,
-                    f"claims {claim!r}, the solution gives {derived[name]!r}")
+            require(
+                _same(claim, derived[name]), field, f"claims {claim!r}, the solution gives {derived[name]!r}"
+            )
         else:
             unchecked.append(field)
             continue
@@ -183,5 +249,8 @@ def _compare_derived(solution: dict, derived: dict) -> None:
     """Each field the problem derives must match the file's claim where the file makes one."""
     for key, expected in derived.items():
         if key in solution:
-            require(_same(solution[key], expected), f"solution.{key}",
-                    f"claims {solution[key]!r}, the solution gives {expected!r}")
+            require(
+                _same(solution[key], expected),
+                f"solution.{key}",
+                f"claims {solution[key]!r}, the solution gives {expected!r}",
+            )

@@ -33,7 +33,7 @@ from typing import Any
 from volsched.cli import main
 from volsched.families import FAMILIES
 
-from .oracle import check_accepted
+from .oracle import beta_of_argv, check_accepted
 
 # --- choosers --------------------------------------------------------------------------------------
 
@@ -937,7 +937,7 @@ def try_argv_mutant(ch: Chooser, seeds: list[Seed], work: Path, timeout: float |
     oracle = None
     if argv and argv[0] == "verify" and len(argv) >= 3:
         inst, res = argv[1], argv[2]
-        oracle = lambda rep: check_accepted(Path(inst), Path(res), rep)  # noqa: E731
+        oracle = lambda rep: check_accepted(Path(inst), Path(res), rep, beta_of_argv(argv))  # noqa: E731
     workers = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--workers"]
     isolated = bool(argv) and argv[0] == "sweep" and (not workers or workers[-1] != "1")
     outcome = run_contract(argv, work, timeout, oracle=oracle, isolated=isolated)

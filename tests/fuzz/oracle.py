@@ -15,12 +15,19 @@ Written for the fuzz suite (issue 14, section 5), apart from the project's verif
 Every claim the file makes must then match: objective, bound side, ``optimal`` only with a bound
 equal to the objective, the family and instance it names, ``gap``, and the derived fields. A
 problem without a checker here is not judged (the campaign counts it as unchecked).
+
+Comparisons are the oracle's own, not the verifier's: the integer families (:data:`INTEGER`, whose
+values are counted here in Python ints) compare every claim exactly (:func:`exact`; a claim that
+is not an integer is wrong); checkpoint and prescient, computed in floats, to :data:`RTOL`.
+A slack result is checked at the instance's ``beta``, or at the ``--beta`` the command gave; it
+must state no other, and the report must say which one it used.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +44,19 @@ def _int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
+def exact(claim: Any, value: int) -> bool:
+    """An integer problem's claim: a finite JSON number equal to ``value`` as a number, compared exactly
+    (Python compares an int and a float by their values: ``1500000000.0 != 1500000001``)."""
+    return _num(claim) and claim == value
+
+
 def same(a: Any, b: Any) -> bool:
-    """Equal claims; a JSON boolean is never a number, numbers agree to 1e-9 relative."""
+    """Equal claims (``a`` the file's, ``b`` the oracle's); a JSON boolean is never a number. Against
+    an oracle's integer, exactly (:func:`exact`); floats agree to 1e-9 relative."""
     if isinstance(a, bool) or isinstance(b, bool) or a is None or b is None:
         return type(a) is type(b) and a == b
+    if _int(b):
+        return exact(a, b)
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         try:
             return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
@@ -77,8 +93,9 @@ def checkpoint_waste(inst, a: list[int]) -> float:
         if bit:
             sigma += int(inst.c[j])
             end = float(tau + sigma)
-            total += sigma * (cdf(end) - cdf(start)) + alpha * ((end - start) * cdf(end)
-                                                                - _cdf_integral(law, start, end))
+            total += sigma * (cdf(end) - cdf(start)) + alpha * (
+                (end - start) * cdf(end) - _cdf_integral(law, start, end)
+            )
             start = end
     return total
 
@@ -137,8 +154,12 @@ def check_offline_inf(inst, sol: dict) -> tuple[float, dict]:
     for t in range(inst.horizon):
         shared += _all_up(inst, procs, t)
         if shared == per * w[0]:
-            return t + 1, {"k": k, "tasks_per_processor": per, "workload": per * w[0],
-                           "completion_slots": t + 1}
+            return t + 1, {
+                "k": k,
+                "tasks_per_processor": per,
+                "workload": per * w[0],
+                "completion_slots": t + 1,
+            }
     raise Invalid("processors: never complete")
 
 
@@ -166,8 +187,11 @@ def _shape(inst, schedule: Any, communication: bool) -> None:
             raise Invalid("configurations: allocation over mu or not summing to 0 or m")
     comm = schedule.get("communication")
     if comm is not None and comm != []:
-        ok = isinstance(comm, list) and len(comm) == inst.p and all(
-            isinstance(s, str) and len(s) <= horizon and set(s) <= set(".PD") for s in comm)
+        ok = (
+            isinstance(comm, list)
+            and len(comm) == inst.p
+            and all(isinstance(s, str) and len(s) <= horizon and set(s) <= set(".PD") for s in comm)
+        )
         if not ok:
             raise Invalid("communication: not one string over '.PD' per processor")
         if not communication and any(set(s) - {"."} for s in comm):
@@ -208,12 +232,12 @@ def partial_schedule(inst, sol: dict, communication: bool) -> dict:
     return {"makespan": None, "completed_iterations": len(done)}
 
 
-def check_slack(inst, sol: dict, problem: str) -> tuple[float, dict]:
+def check_slack(inst, sol: dict, problem: str, beta: Fraction) -> tuple[float, dict]:
     """Slack and plain schedules (slack.md 2): each job whole in one availability period of its
     machine (the time after the last unavailability counts as one, never closed), no overlap; for
     ``slack`` also compact periods, non-increasing ``p`` inside an interval, ``d >= beta max p`` and
-    ``e <= C_max`` for every used interval, nothing after a non-free machine's last unavailability."""
-    from fractions import Fraction
+    ``e <= C_max`` for every used interval, nothing after a non-free machine's last unavailability;
+    all at ``beta``, the one the verify was asked for (:func:`checked_beta`)."""
 
     sched = sol.get("schedule")
     if not isinstance(sched, list) or len(sched) != inst.n:
@@ -237,7 +261,6 @@ def check_slack(inst, sol: dict, problem: str) -> tuple[float, dict]:
             begin = e
         used.setdefault((i, where), []).append((t, j))
     cmax = max(t + p[j] for j, (_, t) in enumerate(sched))
-    beta = Fraction(repr(float(sol.get("beta", inst.beta))))
     for (i, k), jobs in used.items():
         jobs.sort()
         rows = inst.machines[i].tolist()
@@ -259,7 +282,7 @@ def check_slack(inst, sol: dict, problem: str) -> tuple[float, dict]:
         s, e = rows[k]
         if s - begin - sum(sizes) < beta * max(sizes) or e > cmax:
             raise Invalid(f"machine {i} interval {k}: slack or last-period rule")
-    return float(cmax), {}
+    return cmax, {}
 
 
 def _prescient_intervals(inst, h: int) -> list[list[tuple[float, float, float]]]:
@@ -270,8 +293,10 @@ def _prescient_intervals(inst, h: int) -> list[list[tuple[float, float, float]]]
     """
     lo, hi = int(inst.up_ptr[h]), int(inst.up_ptr[h + 1])
     clo, chi = int(inst.cpu_ptr[h]), int(inst.cpu_ptr[h + 1])
-    changes = [(float(k) * inst.period, float(v)) for k, v in
-               zip(inst.cpu_index[clo:chi].tolist(), inst.cpu_share[clo:chi].tolist(), strict=True)]
+    changes = [
+        (float(k) * inst.period, float(v))
+        for k, v in zip(inst.cpu_index[clo:chi].tolist(), inst.cpu_share[clo:chi].tolist(), strict=True)
+    ]
     speed = float(inst.clock_mhz[h]) / 1500.0
     out = []
     for s, e in zip(inst.up_start[lo:hi].tolist(), inst.up_end[lo:hi].tolist(), strict=True):
@@ -303,9 +328,16 @@ def check_prescient(inst, sol: dict) -> tuple[float, dict]:
         if not isinstance(a, dict) or a.get("outcome") not in ("completed", "failed", "cancelled"):
             raise Invalid(f"attempt {i}: not an attempt")
         task, host, start, end = a.get("task"), a.get("host"), a.get("start"), a.get("end")
-        if not (isinstance(task, int) and 0 <= task < inst.n_tasks and isinstance(host, int)
-                and 0 <= host < inst.n_hosts and _num(start) and _num(end) and end >= start
-                and start >= inst.start - tol):
+        if not (
+            isinstance(task, int)
+            and 0 <= task < inst.n_tasks
+            and isinstance(host, int)
+            and 0 <= host < inst.n_hosts
+            and _num(start)
+            and _num(end)
+            and end >= start
+            and start >= inst.start - tol
+        ):
             raise Invalid(f"attempt {i}: bad task, host or times")
         if host not in pieces:
             pieces[host] = _prescient_intervals(inst, host)
@@ -347,8 +379,23 @@ def check_prescient(inst, sol: dict) -> tuple[float, dict]:
     return value, {"makespan": value}
 
 
-def full_solution(family: str, problem: str, inst, sol: dict, bound: Any) -> tuple[float, dict] | None:
-    """``(value, derived fields)`` of a solution; ``None`` when no checker exists for the problem."""
+def checked_beta(inst, sol: dict, beta: float | None) -> Fraction:
+    """The ``beta`` a slack solution is checked at: ``beta`` (``verify --beta``) or the instance's, as
+    the decimal it is written as; a solution stating another is wrong (:class:`Invalid`)."""
+    at = Fraction(repr(float(inst.beta if beta is None else beta)))
+    if "beta" in sol:
+        stated = sol["beta"]
+        if not (_num(stated) and Fraction(repr(float(stated))) == at):
+            raise Invalid(f"beta: the solution states {stated!r}, the check is at {float(at)!r}")
+    return at
+
+
+def full_solution(
+    family: str, problem: str, inst, sol: dict, bound: Any, beta: float | None = None
+) -> tuple[float, dict] | None:
+    """``(value, derived fields)`` of a solution; ``None`` when no checker exists for the problem.
+
+    ``beta``: the slack family's ``verify --beta`` (``None``: the instance's)."""
     if family == "checkpoint" and problem == "checkpoint":
         return check_checkpoint(inst, sol)
     if family == "coupled":
@@ -359,7 +406,7 @@ def full_solution(family: str, problem: str, inst, sol: dict, bound: Any) -> tup
         if problem in ("iterations", "full"):
             return check_schedule(inst, sol, problem == "full")
     if family == "slack" and problem in ("slack", "plain"):
-        return check_slack(inst, sol, problem)
+        return check_slack(inst, sol, problem, checked_beta(inst, sol, beta))
     if family == "prescient" and problem == "makespan":
         return check_prescient(inst, sol)
     return None
@@ -372,11 +419,17 @@ def relative_gap(objective, bound):
     return 0.0 if scale == 0 else abs(objective - bound) / scale
 
 
-RTOL = {"checkpoint": 1e-6}
+#: The oracle's own tolerance of each float family: its checkpoint waste comes from
+#: ``scipy.integrate.quad`` (to 1e-11 relative), not the verifier's quadrature.
+RTOL = {"checkpoint": 1e-6, "prescient": 1e-9}
+#: The families whose values the oracle counts in Python integers: their claims are compared exactly.
+INTEGER = frozenset({"coupled", "slack"})
 
 
-def judge(instance_obj: Any, result: Any, report: dict) -> list[str]:
-    """Defects of an accepted ``verify``: every claim of ``result`` that the oracle refutes."""
+def judge(instance_obj: Any, result: Any, report: dict, beta: float | None = None) -> list[str]:
+    """Defects of an accepted ``verify``: every claim of ``result`` that the oracle refutes.
+
+    ``beta`` is the ``--beta`` of the ``verify`` command (slack; ``None``: not given)."""
     family = FAMILIES[instance_obj["family"]]
     inst = family.load(instance_obj)
     is_result = "solution" in result
@@ -388,6 +441,10 @@ def judge(instance_obj: Any, result: Any, report: dict) -> list[str]:
     claimed = result.get("objective")
     bound = result.get("bound") if is_result else None
     out: list[str] = []
+    if family.name == "slack":
+        at = float(inst.beta if beta is None else beta)
+        if not (_num(report.get("beta")) and Fraction(repr(float(report["beta"]))) == Fraction(repr(at))):
+            out.append(f"false accept: the report says beta {report.get('beta')!r}, the check is at {at!r}")
     if is_result:
         for key, expected in (("family", family.name), ("instance", inst.name)):
             if key in result and result[key] != expected:
@@ -396,7 +453,7 @@ def judge(instance_obj: Any, result: Any, report: dict) -> list[str]:
         if claimed is not None or report.get("objective") is not None:
             out.append(f"false accept: an {status} result with objective {claimed!r}")
         try:
-            whole = full_solution(family.name, problem, inst, sol, bound)
+            whole = full_solution(family.name, problem, inst, sol, bound, beta)
         except Invalid:
             whole = None
         if whole is not None:
@@ -412,32 +469,41 @@ def judge(instance_obj: Any, result: Any, report: dict) -> list[str]:
                 out += _run_claims(result, None, derived)
         return out
     try:
-        checked = full_solution(family.name, problem, inst, sol, bound)
+        checked = full_solution(family.name, problem, inst, sol, bound, beta)
     except Invalid as exc:
         return [*out, f"false accept: {exc}"]
     if checked is None:
         return out
     value, derived = checked
+    integer = family.name in INTEGER
+    if integer and not _int(value):
+        return [*out, f"oracle error: the {family.name} value {value!r} is not a Python int"]
     rtol = RTOL.get(family.name, 1e-9)
-    if not _close(report.get("objective"), value, rtol):
+
+    def equal(a, b) -> bool:
+        return exact(a, b) if integer else _close(a, b, rtol)
+
+    if not equal(report.get("objective"), value):
         out.append(f"false accept: report objective {report.get('objective')!r}, oracle {value!r}")
-    if claimed is not None and not _close(claimed, value, rtol):
+    if claimed is not None and not equal(claimed, value):
         out.append(f"false accept: claimed objective {claimed!r}, oracle {value!r}")
     if _num(bound):
         sense = family.problems[problem].sense
         beaten = bound > value if sense == "min" else bound < value
-        if beaten and not _close(bound, value, rtol):
+        if integer and bound != int(bound):
+            out.append(f"false accept: bound {bound!r} is not an integer ({family.name} values are)")
+        elif beaten and not equal(bound, value):
             out.append(f"false accept: bound {bound!r} beaten by the solution's {value!r} ({sense})")
-    if status == "optimal" and not (_num(bound) and _close(bound, value, rtol)):
+    if status == "optimal" and not (_num(bound) and equal(bound, value)):
         out.append(f"false accept: optimal with bound {bound!r} and value {value!r}")
     if is_result:
         out += _gap(result, value, bound)
-        out += _run_claims(result, value, derived)
+        out += _run_claims(result, value, derived, equal)
     out += _derived(sol, derived)
     return out
 
 
-def _run_claims(result: dict, value, derived: dict) -> list[str]:
+def _run_claims(result: dict, value, derived: dict, equal=None) -> list[str]:
     """A ``simulate --out`` run: its metrics (top level and ``metrics``) and the solution's parts
     repeated at the top level must say what the solution does."""
     if "heuristic" not in result:
@@ -447,16 +513,21 @@ def _run_claims(result: dict, value, derived: dict) -> list[str]:
         if key != "problem" and key in result and result[key] != part:
             out.append(f"false accept: top-level {key} differs from the solution's")
     metrics = result.get("metrics", {})
-    claims = [*(("metrics." + k, k, v) for k, v in metrics.items()),
-              *((k, k, result[k]) for k in ("makespan", "failed", "iterations") if k in result)]
+    claims = [
+        *(("metrics." + k, k, v) for k, v in metrics.items()),
+        *((k, k, result[k]) for k in ("makespan", "failed", "iterations") if k in result),
+    ]
     iterations = derived.get("completed_iterations")
     for field, name, claim in claims:
-        if name == "makespan" and not (claim is None if value is None else _close(claim, value, 1e-9)):
+        if name == "makespan" and not (claim is None if value is None else equal(claim, value)):
             out.append(f"false accept: {field} {claim!r}, the run's makespan is {value!r}")
         if name == "failed" and claim is not (value is None):
             out.append(f"false accept: {field} {claim!r} for a run with makespan {value!r}")
-        if name == "iterations" and iterations is not None and not (
-                isinstance(claim, int) and not isinstance(claim, bool) and claim == iterations):
+        if (
+            name == "iterations"
+            and iterations is not None
+            and not (isinstance(claim, int) and not isinstance(claim, bool) and claim == iterations)
+        ):
             out.append(f"false accept: {field} {claim!r}, the replay completes {iterations}")
     return out
 
@@ -473,8 +544,11 @@ def _gap(result: dict, value, bound) -> list[str]:
 
 
 def _derived(sol: dict, derived: dict) -> list[str]:
-    return [f"false accept: {key} claims {sol[key]!r}, the oracle derives {value!r}"
-            for key, value in derived.items() if key in sol and not same(sol[key], value)]
+    return [
+        f"false accept: {key} claims {sol[key]!r}, the oracle derives {value!r}"
+        for key, value in derived.items()
+        if key in sol and not same(sol[key], value)
+    ]
 
 
 def _num(x) -> bool:
@@ -485,8 +559,25 @@ def _close(a, b, rtol) -> bool:
     return _num(a) and _num(b) and math.isclose(float(a), float(b), rel_tol=rtol, abs_tol=1e-9)
 
 
-def check_accepted(instance_path: Path | str, result_path: Path | str, report: dict) -> list[str]:
-    """:func:`judge` on the files an accepted ``volsched verify --json`` read."""
+def beta_of_argv(argv) -> float | None:
+    """The ``--beta`` a ``volsched verify`` command line gives (argparse keeps the last), if a number."""
+    value = None
+    args = [str(a) for a in argv]
+    for i, a in enumerate(args):
+        if a == "--beta" and i + 1 < len(args):
+            value = args[i + 1]
+        elif a.startswith("--beta="):
+            value = a.split("=", 1)[1]
+    try:
+        return None if value is None else float(value)
+    except ValueError:
+        return None
+
+
+def check_accepted(
+    instance_path: Path | str, result_path: Path | str, report: dict, beta: float | None = None
+) -> list[str]:
+    """:func:`judge` on the files an accepted ``volsched verify --json`` read (``beta``: its ``--beta``)."""
     try:
         instance_obj = json.loads(Path(instance_path).read_text())
         result = json.loads(Path(result_path).read_text())
@@ -495,6 +586,6 @@ def check_accepted(instance_path: Path | str, result_path: Path | str, report: d
     if not isinstance(result, dict) or not isinstance(result.get("solution", result), dict):
         return ["false accept: the result is not an object with a solution object"]
     try:
-        return judge(instance_obj, result, report)
+        return judge(instance_obj, result, report, beta)
     except Exception as exc:  # noqa: BLE001 - the oracle's own failure is a finding too
         return [f"oracle error on an accepted file: {type(exc).__name__}: {exc}"]

@@ -231,7 +231,7 @@ def test_bad_generate_arguments_exit_2_and_write_nothing(capsys, tmp_path, extra
 
 
 @pytest.mark.parametrize("solution, fragment", [
-    ({"objective": 2, "solution": {"processors": [0, 1]}}, "objective: claimed 2 but the solution's is 3.0"),
+    ({"objective": 2, "solution": {"processors": [0, 1]}}, "objective: claimed 2 but the solution's is 3"),
     ({"solution": {"processors": [0, 0]}}, "processors[1]: processor 0 is chosen twice"),
     ({"solution": {"processors": [0, 3]}}, "processors[1]: must be a processor index in [0, 3), got 3"),
     ({"solution": {"processors": [0]}}, "processors: has 1 processors, an iteration needs m = 2"),

@@ -120,8 +120,9 @@ PRESETS = {
 }
 
 RUN_OPTIONS = (
-    RunOption(Option("beta", _beta, help="solve or simulate at this beta instead of the instance's",
-                     cli_type=float), instance=lambda instance, beta: instance.with_beta(beta)),
+    RunOption(Option("beta", _beta, help="solve, simulate or verify at this beta instead of the instance's",
+                     cli_type=float), commands=("solve", "simulate", "evaluate", "verify"),
+              instance=lambda instance, beta: instance.with_beta(beta)),
     RunOption(Option("plain", check_flag, help="the plain problem (no slack rule, no last-period rule)",
                      flag=True), commands=("solve",), problem="plain"),
     RunOption(Option("disturbance", lambda v, k: check_choice(v, k, DISTURBANCES),
