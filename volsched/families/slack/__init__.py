@@ -8,7 +8,7 @@ instances, YES or certified NO, through the same reduction); see
 (default 1), stored in the instance, so that a sweep grid can vary it.
 Problems ``slack`` and ``plain`` (:mod:`volsched.solvers.slack`); heuristics
 GAPS and the LPT / list baselines (:mod:`volsched.heuristics.slack`). Run
-options: ``--beta`` (solve, simulate, evaluate: the instance at another
+options: ``--beta`` (solve, simulate, evaluate, verify: the instance at another
 ``beta``, :meth:`SlackInstance.with_beta`), ``--plain`` (solve: the plain
 problem) and ``--disturbance`` (simulate, evaluate).
 """
