@@ -12,9 +12,9 @@ import sqlite3
 
 import numpy as np
 
-from volsched.experiments.report import relative_difference
 from volsched.heuristics.coupled.simulator import simulate
 from volsched.instances.coupled import paper_realization
+from volsched.ratios import relative_difference
 from volsched.solvers.coupled.replay import replay_trace
 
 #: A realization of the m = 5 half: (n_com, w_min, scenario, trial).
@@ -26,7 +26,8 @@ def stored(path: str) -> dict[tuple, dict]:
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     out: dict[tuple, dict] = {}
     for params, method, objective in db.execute(
-            "SELECT params, method, objective FROM results WHERE kind = 'heuristic'"):
+        "SELECT params, method, objective FROM results WHERE kind = 'heuristic'"
+    ):
         p = json.loads(params)
         if p["tasks"] == 5:
             out.setdefault(tuple(p[k] for k in KEYS), {})[method] = objective

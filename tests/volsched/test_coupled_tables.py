@@ -6,14 +6,32 @@ from volsched.families.coupled.tables import by_w_min, gaps, offline_reference, 
 
 
 def _params(m, w_min, scenario, trial):
-    return {"preset": "paper-realization", "tasks": m, "n_com": 5, "w_min": w_min, "scenario": scenario,
-            "trial": trial, "slots": 2000, "seed": 0}
+    return {
+        "preset": "paper-realization",
+        "tasks": m,
+        "n_com": 5,
+        "w_min": w_min,
+        "scenario": scenario,
+        "trial": trial,
+        "slots": 2000,
+        "seed": 0,
+    }
 
 
 def _row(kind, method, problem, params, objective, status="ok", bound=None):
     key = f"{params['tasks']}-{params['w_min']}-{params['scenario']}-{params['trial']}"
-    return {"family": "coupled", "kind": kind, "method": method, "problem": problem, "params": params,
-            "instance_key": key, "status": status, "objective": objective, "bound": bound, "sense": "min"}
+    return {
+        "family": "coupled",
+        "kind": kind,
+        "method": method,
+        "problem": problem,
+        "params": params,
+        "instance_key": key,
+        "status": status,
+        "objective": objective,
+        "bound": bound,
+        "sense": "min",
+    }
 
 
 def _store():
@@ -21,13 +39,19 @@ def _store():
     # m = 5, one scenario of two trials. IE: 100 and 200 (mean 150); X: 120 and 150 (mean 135).
     for trial, (ie, x) in enumerate(((100, 120), (200, 150))):
         p = _params(5, 1, 0, trial)
-        rows += [_row("heuristic", "IE", "full", p, ie), _row("heuristic", "X", "full", p, x),
-                 _row("exact", "chain", "iterations", p, 40, "optimal", 40),
-                 _row("exact", "greedy", "full", p, 90 + trial, "feasible", 50)]
+        rows += [
+            _row("heuristic", "IE", "full", p, ie),
+            _row("heuristic", "X", "full", p, x),
+            _row("exact", "chain", "iterations", p, 40, "optimal", 40),
+            _row("exact", "greedy", "full", p, 90 + trial, "feasible", 50),
+        ]
     # A second scenario: X fails (the cap) on its only trial, IE finishes.
     p = _params(5, 2, 0, 0)
-    rows += [_row("heuristic", "IE", "full", p, 300), _row("heuristic", "X", "full", p, None),
-             _row("exact", "greedy", "full", p, 280, "optimal", 280)]
+    rows += [
+        _row("heuristic", "IE", "full", p, 300),
+        _row("heuristic", "X", "full", p, None),
+        _row("exact", "greedy", "full", p, 280, "optimal", 280),
+    ]
     return rows
 
 
@@ -50,7 +74,7 @@ def test_the_paper_metrics_and_the_offline_ratios():
     assert x["ratio_lower_mean"] == pytest.approx((120 / 50 + 150 / 50) / 2)
     assert x["ratio_best_mean"] == pytest.approx((120 / 90 + 150 / 91) / 2)
     assert ie["ratio_optimum_mean"] == pytest.approx(300 / 280) and ie["proven"] == 1
-    assert [t["heuristic"] for t in tables(_store())[5]] == ["X", "IE"]   # sorted by %diff
+    assert [t["heuristic"] for t in tables(_store())[5]] == ["X", "IE"]  # sorted by %diff
 
 
 def test_report_and_plots(tmp_path):
@@ -65,16 +89,18 @@ def test_offline_gap_per_cell():
     rows = _store()
     # A realization whose only rows are a failed run and a greedy that found nothing: no UB.
     p = _params(5, 2, 1, 0)
-    rows += [_row("heuristic", "IE", "full", p, None),
-             _row("exact", "greedy", "full", p, None, "unknown", 60)]
+    rows += [
+        _row("heuristic", "IE", "full", p, None),
+        _row("exact", "greedy", "full", p, None, "unknown", 60),
+    ]
     cells = {(c["m"], c["w_min"]): c for c in gaps(rows)}
     assert list(cells) == [(5, 1), (5, 2), (5, "all")]
-    one = cells[(5, 1)]   # LB 50 on both; UB 90 and 91 (the greedy); the runs do not beat it
+    one = cells[(5, 1)]  # LB 50 on both; UB 90 and 91 (the greedy); the runs do not beat it
     assert one["realizations"] == 2 and one["without_upper_bound"] == 0
     assert one["median_gap"] == pytest.approx(((90 - 50) / 90 + (91 - 50) / 91) / 2)
     assert one["max_gap"] == pytest.approx(41 / 91) and one["proven_optimal"] == 0
     assert one["median_gap_greedy"] == pytest.approx(one["median_gap"])
-    two = cells[(5, 2)]   # 280 = 280 proven; the other has no UB
+    two = cells[(5, 2)]  # 280 = 280 proven; the other has no UB
     assert (two["realizations"], two["without_upper_bound"], two["proven_optimal"]) == (2, 1, 1)
     assert two["median_gap"] == 0
     assert cells[(5, "all")]["realizations"] == 4 and cells[(5, "all")]["proven_optimal"] == 1
@@ -92,3 +118,41 @@ def test_figure2_data_is_the_paper_metric_per_w_min():
     part = report(_store())
     assert part["json"]["figure2"]["5"]["X"]["2"] is None
     assert "Figure 2's data" in part["markdown"] and "| X | -11.1 | - |" in part["markdown"]
+
+
+def test_the_offline_ratios_compare_like_with_like():
+    """The ratio to the optimum averages the proven realizations only: the other two are given there too.
+
+    IE runs on three realizations: 100 and 200 (lower bound 50, best known 90 and 91, unproven) and
+    300 (optimum 280, proven). A fourth realization has runs but no exact row, hence no lower bound:
+    it is in neither subset, so that "/ lower bound" and "/ best known" average the same runs.
+    """
+    rows = _store()
+    p = _params(5, 3, 0, 0)
+    rows += [_row("heuristic", "IE", "full", p, 400), _row("heuristic", "X", "full", p, 500)]
+    ie = {t["heuristic"]: t for t in tables(rows)[5]}["IE"]
+    assert (ie["trials"], ie["fails"], ie["n"], ie["proven"]) == (4, 0, 3, 1)
+    assert ie["ratio_lower_mean"] == pytest.approx((100 / 50 + 200 / 50 + 300 / 280) / 3)
+    assert ie["ratio_best_mean"] == pytest.approx((100 / 90 + 200 / 91 + 300 / 280) / 3)
+    # On the proven realization the bound, the best known schedule and the optimum coincide.
+    assert (
+        ie["proven_ratio_lower_mean"]
+        == ie["proven_ratio_best_mean"]
+        == ie["ratio_optimum_mean"]
+        == pytest.approx(300 / 280)
+    )
+    x = {t["heuristic"]: t for t in tables(rows)[5]}["X"]
+    assert (x["n"], x["proven"], x["ratio_optimum_mean"], x["proven_ratio_best_mean"]) == (2, 0, None, None)
+    text = report(rows)["markdown"]
+    header = next(line for line in text.splitlines() if line.startswith("| heuristic | #fails"))
+    cells = [c.strip() for c in header.strip("|").split("|")]
+    line = next(line for line in text.splitlines() if line.startswith("| IE |"))
+    values = dict(zip(cells, (c.strip() for c in line.strip("|").split("|")), strict=True))
+    assert (values["n"], values["n proven"]) == ("3", "1")
+    assert (
+        values["/ lower bound (proven)"]
+        == values["/ best known (proven)"]
+        == values["/ optimum (proven)"]
+        == f"{300 / 280:.3f}"
+    )
+    assert values["/ best known"] == f"{(100 / 90 + 200 / 91 + 300 / 280) / 3:.3f}"

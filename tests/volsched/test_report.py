@@ -1,28 +1,50 @@
 """The report layer on hand-built stores with hand-computed statistics."""
 
 import csv
+import dataclasses
 import json
+import sqlite3
 
 import pytest
+from cli_helpers import assert_input_error, one_json, run
 
 from volsched.experiments.figures import check_plot_args, metric_vs_param, ratio_boxplot, write_plots
-from volsched.experiments.report import relative_difference, summarize, to_markdown, write_csv
-from volsched.experiments.store import Store
+from volsched.experiments.report import summarize, to_markdown, write_csv
+from volsched.experiments.store import RESULT_COLUMNS, SCHEMA_VERSION, ResultRow, Store
 from volsched.instances.errors import InputError
+from volsched.ratios import relative_difference, score_rows
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def task(family, inst, method, kind, params, sense="min"):
-    return {"key": f"{family}/{inst}/{method}", "sweep": "t", "family": family,
-            "instance_key": f"{family}/{inst}", "params": params, "method": method, "kind": kind,
-            "method_params": {"time_limit": 5} if kind == "exact" else {}, "problem": "p", "sense": sense}
+    return {
+        "key": f"{family}/{inst}/{method}",
+        "sweep": "t",
+        "family": family,
+        "instance_key": f"{family}/{inst}",
+        "params": params,
+        "method": method,
+        "kind": kind,
+        "method_params": {"time_limit": 5} if kind == "exact" else {},
+        "problem": "p",
+        "sense": sense,
+    }
 
 
 def result(t, status, objective=None, bound=None, runtime=0.5, error=None):
-    return {**t, "instance": t["instance_key"], "status": status, "objective": objective, "bound": bound,
-            "runtime_s": runtime, "error": error, "versions": {"volsched": "test"}, "host": "test",
-            "timestamp": "2024-01-01T00:00:00"}
+    return {
+        **t,
+        "instance": t["instance_key"],
+        "status": status,
+        "objective": objective,
+        "bound": bound,
+        "runtime_s": runtime,
+        "error": error,
+        "versions": {"volsched": "test"},
+        "host": "test",
+        "timestamp": "2024-01-01T00:00:00",
+    }
 
 
 def by_method(summary, method):
@@ -49,7 +71,7 @@ def ratio_store(tmp_path):
     h_values = [10.0, 11.0, 12.0, 15.0, 20.0]
     for i, v in enumerate(h_values):
         exact, heur = result(tasks[i][0], "optimal", 10.0, 10.0, runtime=1.0), result(tasks[i][1], "ok", v)
-        for row in ((heur, exact) if i >= 3 else (exact, heur)):
+        for row in (heur, exact) if i >= 3 else (exact, heur):
             assert store.write(row)
     store.write(result(tasks[5][0], "feasible", 10.0, 8.0, runtime=4.0))
     store.write(result(tasks[5][1], "ok", 12.0))
@@ -69,8 +91,14 @@ def casanova_rows(sense):
     w=1: IE 10, 20 (mean 15); H 12, 27 (mean 19.5).  w=2: IE 30, 50 (mean 40); H 20, 40 (mean 30).
     Seed 2 of w=1: H fails (IE 1000); seed 3 of w=2: IE times out (H 5). Neither is paired.
     """
-    values = {(1, 0): (10, 12), (1, 1): (20, 27), (2, 0): (30, 20), (2, 1): (50, 40),
-              (1, 2): (1000, None), (2, 3): (None, 5)}
+    values = {
+        (1, 0): (10, 12),
+        (1, 1): (20, 27),
+        (2, 0): (30, 20),
+        (2, 1): (50, 40),
+        (1, 2): (1000, None),
+        (2, 3): (None, 5),
+    }
     rows = []
     for (w, seed), (ie, h) in values.items():
         params = {"w": w, "seed": seed}
@@ -102,7 +130,13 @@ def test_exact_method_statistics(ratio_store):
     ex = by_method(summarize(ratio_store), "ex")
     assert (ex["instances"], ex["runs"]) == (9, 9)
     assert {k: ex[k] for k in ("optimal", "feasible", "infeasible", "unknown", "timeout", "error")} == {
-        "optimal": 6, "feasible": 2, "infeasible": 0, "unknown": 0, "timeout": 1, "error": 0}
+        "optimal": 6,
+        "feasible": 2,
+        "infeasible": 0,
+        "unknown": 0,
+        "timeout": 1,
+        "error": 0,
+    }
     assert ex["runtime_mean"] == pytest.approx(24 / 9)
     assert ex["runtime_max"] == 10.0
     # gaps: six optimal rows 0, then |10-8|/10 = 0.2 and |20-10|/20 = 0.5
@@ -154,8 +188,135 @@ def test_heuristic_beating_a_proof_is_counted(tmp_path):
         store.plan([ex, h])
         store.write(result(ex, "optimal", 10.0, 10.0))
         store.write(result(h, "ok", 9.0))
-        row = by_method(summarize(store), "h")
+        s = summarize(store)
+        row = by_method(s, "h")
         assert (row["proven"], row["below_1"], row["ratio_max"]) == (1, 1, pytest.approx(0.9))
+        assert row["defects"] == s["defects"] == 1
+
+
+def unproven_store(path, values, incumbent=20.0, bound=10.0, sense="min"):
+    """One instance: an exact row stopped with ``incumbent`` and ``bound``, one heuristic per value."""
+    store = Store(path)
+    ex = task("f", "a", "ex", "exact", {"seed": 0}, sense)
+    hs = [task("f", "a", f"h{i}", "heuristic", {"seed": 0}, sense) for i in range(len(values))]
+    store.plan([ex, *hs])
+    store.write(result(ex, "timeout", incumbent, bound))
+    for t, v in zip(hs, values, strict=True):
+        store.write(result(t, "ok", v))
+    return store
+
+
+@pytest.mark.parametrize("sense", ["min", "max"])
+def test_an_unproven_lower_end_is_over_the_best_known_value_never_below_1(tmp_path, sense):
+    """Runs better than the exact incumbent: the lower end is over the best of them, not the incumbent.
+
+    Against the incumbent alone, the lower ends were 12/20 = 0.6 and 15/20 = 0.75 (maximisation:
+    10/20 and 10/15), below 1 and counted nowhere.
+    """
+    incumbent, bound, values = (20.0, 10.0, [12.0, 15.0]) if sense == "min" else (10.0, 30.0, [20.0, 15.0])
+    with unproven_store(tmp_path / "s.sqlite", values, incumbent, bound, sense) as store:
+        s = summarize(store)
+    h0, h1 = by_method(s, "h0"), by_method(s, "h1")
+    best = 12.0 if sense == "min" else 20.0
+    for row, v in ((h0, values[0]), (h1, values[1])):
+        assert (row["proven"], row["unproven"], row["unproven_open"], row["defects"]) == (0, 1, 0, 0)
+        lo, hi = (v / best, v / bound) if sense == "min" else (best / v, bound / v)
+        assert row["unproven_ratio_lo_mean"] == pytest.approx(lo) and row["unproven_ratio_lo_mean"] >= 1
+        assert row["unproven_ratio_hi_mean"] == pytest.approx(hi)
+    assert h0["unproven_ratio_lo_mean"] == 1.0 and s["defects"] == 0
+
+
+def test_a_run_beating_a_proven_bound_is_a_defect(tmp_path):
+    with unproven_store(tmp_path / "s.sqlite", [8.0, 12.0], incumbent=20.0, bound=10.0) as store:
+        s = summarize(store)
+        text = to_markdown(s)
+    assert by_method(s, "h0")["defects"] == 1 and by_method(s, "h1")["defects"] == 0
+    assert by_method(s, "h0")["unproven_ratio_hi_mean"] == pytest.approx(0.8)
+    assert s["defects"] == 1
+    assert "defects 1" in text.splitlines()[0]
+    h0 = next(line for line in text.splitlines() if line.startswith("| f | h0 |"))
+    assert h0.split(" | ")[12] == "1"  # the defects column
+
+
+def test_report_json_and_markdown_count_defects(capsys, tmp_path):
+    unproven_store(tmp_path / "s.sqlite", [8.0, 12.0, 5.0]).close()
+    code, out, err = run(capsys, "report", tmp_path / "s.sqlite", "--json")
+    assert code == 0, err
+    report = one_json(out)
+    assert report["defects"] == 2
+    assert {r["method"]: r["defects"] for r in report["rows"] if r["kind"] == "heuristic"} == {
+        "h0": 1,
+        "h1": 0,
+        "h2": 1,
+    }
+    code, out, err = run(capsys, "report", tmp_path / "s.sqlite")
+    assert code == 0, err
+    assert out.splitlines()[0].endswith("defects 2")
+
+
+def test_the_store_keeps_rows_as_written_and_computes_nothing(tmp_path):
+    with unproven_store(tmp_path / "s.sqlite", [12.0]) as store:
+        rows = store.rows()
+        columns = [r[1] for r in store.db.execute("PRAGMA table_info(results)")]
+    assert columns == list(RESULT_COLUMNS)
+    assert all(isinstance(r, ResultRow) for r in rows)
+    assert not set(columns) & {"optimum", "ratio", "ratio_lo", "ratio_hi", "optimum_proven"}
+    (h,) = [r for r in rows if r["kind"] == "heuristic"]
+    assert dict(h) == {c: getattr(h, c) for c in RESULT_COLUMNS} and h.objective == 12.0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        h.objective = 1.0  # type: ignore[misc]
+
+
+#: The results table of layout 2, which stored ratio columns filled as rows arrived.
+LAYOUT_2_RESULTS = """CREATE TABLE results (
+    key TEXT PRIMARY KEY REFERENCES planned(key), sweep TEXT NOT NULL, family TEXT NOT NULL,
+    instance_key TEXT NOT NULL, instance TEXT, params TEXT NOT NULL, method TEXT NOT NULL,
+    kind TEXT NOT NULL, method_params TEXT NOT NULL, problem TEXT NOT NULL, sense TEXT NOT NULL,
+    status TEXT NOT NULL, objective REAL, bound REAL, metrics TEXT NOT NULL, runtime_s REAL,
+    optimum REAL, optimum_bound REAL, optimum_proven INTEGER, ratio REAL, ratio_lo REAL, ratio_hi REAL,
+    error TEXT, versions TEXT NOT NULL, host TEXT NOT NULL, timestamp TEXT NOT NULL)"""
+
+
+def test_a_layout_2_store_is_read_with_its_ratios_recomputed_and_never_written(capsys, tmp_path):
+    with unproven_store(tmp_path / "new.sqlite", [12.0, 15.0]) as store:
+        expected = summarize(store)
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript(
+        f"ATTACH '{tmp_path / 'new.sqlite'}' AS new;"
+        "CREATE TABLE planned AS SELECT * FROM new.planned;" + LAYOUT_2_RESULTS + ";"
+    )
+    db.execute(
+        "INSERT INTO results (key, sweep, family, instance_key, instance, params, method, kind, "
+        "method_params, problem, sense, status, objective, bound, metrics, runtime_s, error, versions, "
+        "host, timestamp) SELECT * FROM new.results"
+    )
+    db.execute("UPDATE results SET ratio_lo = objective / 20.0, optimum = 20.0, optimum_proven = 0")  # stale
+    db.commit()
+    db.execute("DETACH new")
+    db.execute("PRAGMA user_version=2")
+    db.close()
+    before = path.read_bytes()
+    with Store(path, create=False) as store:
+        assert summarize(store) == expected
+    code, out, err = run(capsys, "report", path, "--json")
+    assert code == 0, err
+    assert one_json(out)["rows"] == expected["rows"]
+    with Store(path) as store, pytest.raises(InputError, match="(?i)start a new store"):
+        store.plan([task("f", "b", "ex", "exact", {"seed": 1})])
+    with Store(path) as store, pytest.raises(InputError, match=f"writes layout {SCHEMA_VERSION}"):
+        store.write(result(task("f", "b", "ex", "exact", {"seed": 1}), "optimal", 1.0, 1.0))
+    assert path.read_bytes() == before
+
+
+def test_a_damaged_layout_2_store_is_refused(capsys, tmp_path):
+    path = tmp_path / "odd.sqlite"
+    db = sqlite3.connect(path)
+    db.executescript("CREATE TABLE planned (key TEXT); CREATE TABLE results (key TEXT, ratio REAL);")
+    db.execute("PRAGMA user_version=2")
+    db.close()
+    code, out, err = run(capsys, "report", path, "--json")
+    assert_input_error(code, err, "not a volsched store")
 
 
 def test_casanova_metrics_by_hand(casanova_store):
@@ -242,7 +403,7 @@ def test_plots_are_png(ratio_store, casanova_store, tmp_path):
     assert len(paths) == 6
     for p in paths:
         assert p.read_bytes()[:8] == PNG
-    rows = ratio_store.rows()
+    rows = score_rows(ratio_store.rows())
     assert ratio_boxplot(rows, tmp_path / "b.png").read_bytes()[:8] == PNG
     assert metric_vs_param(rows, "n", tmp_path / "m.png").read_bytes()[:8] == PNG
 

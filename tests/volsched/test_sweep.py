@@ -32,6 +32,7 @@ from volsched.experiments.runner import run_order, run_sweep
 from volsched.experiments.store import Store
 from volsched.experiments.tasks import build_tasks, run_task
 from volsched.instances.coupled import paper_realization
+from volsched.ratios import score_rows
 from volsched.solvers import SolveResult, SolveStatus
 from volsched.solvers.coupled import solve
 
@@ -495,8 +496,9 @@ def test_a_healthy_sqlite_file_without_tables_becomes_a_store(tmp_path):
 
 
 def rows_by(store: Path) -> list[dict]:
+    """The store's rows with their ratios (the store keeps none: volsched.ratios computes them)."""
     with Store(store) as s:
-        return s.rows()
+        return score_rows(s.rows())
 
 
 def test_a_task_whose_generation_fails_is_stored_as_error_and_the_sweep_goes_on(tmp_path):
@@ -551,8 +553,9 @@ def test_a_solve_that_overruns_the_hard_limit_is_stored_as_timeout(tmp_path, mon
     for r in rows:
         if r["kind"] == "heuristic":
             assert r["status"] == "ok" and r["objective"] is not None
-            if r["params"]["seed"] == 1:
-                assert r["ratio"] is r["ratio_lo"] is r["ratio_hi"] is r["optimum"] is None
+            if r["params"]["seed"] == 1:  # no incumbent, no bound: the runs are the best known value
+                assert r["ratio"] is r["ratio_hi"] is r["optimum"] is None
+                assert r["ratio_lo"] == r["objective"] / r["best_known"] >= 1
                 assert r["optimum_proven"] == 0
             else:
                 assert r["ratio"] >= 1 and r["optimum_proven"] == 1
@@ -584,7 +587,7 @@ def test_a_cooperative_stop_is_a_timeout_with_its_bound_and_gives_ratio_interval
     with Store(tmp_path / "s.db") as store:
         store.plan(build_tasks(sweep))
         assert all(store.write(r) for r in results)
-        rows = store.rows()
+        rows = score_rows(store.rows())
 
     exact = [r for r in rows if r["kind"] == "exact"]
     assert len(exact) == 2
@@ -594,14 +597,15 @@ def test_a_cooperative_stop_is_a_timeout_with_its_bound_and_gives_ratio_interval
     assert len(heuristic) == 8
     for r in heuristic:
         v = r["objective"]
+        best = min(incumbent, *(x["objective"] for x in heuristic if x["instance_key"] == r["instance_key"]))
         assert r["ratio"] is None
-        assert r["ratio_lo"] == pytest.approx(v / incumbent, rel=1e-12)
+        assert r["ratio_lo"] == pytest.approx(v / best, rel=1e-12)
         assert r["ratio_hi"] == pytest.approx(v / bound, rel=1e-12)
         assert r["ratio_lo"] < r["ratio_hi"]
         assert (r["optimum"], r["optimum_bound"], r["optimum_proven"]) == (incumbent, bound, 0)
 
 
-def test_a_stop_without_incumbent_is_a_timeout_and_leaves_ratios_empty(tmp_path, monkeypatch):
+def test_a_stop_without_incumbent_is_a_timeout_and_its_runs_are_the_best_known_value(tmp_path, monkeypatch):
     monkeypatch.setattr(volsched.families.Family, "solve", _stopped_solver(SolveStatus.UNKNOWN, None, 3.0))
     sweeps = sweeps_of('family = "checkpoint"\n[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n')
     summary = run_sweep(sweeps, tmp_path / "s.db", workers=1, quiet=True)
@@ -610,8 +614,9 @@ def test_a_stop_without_incumbent_is_a_timeout_and_leaves_ratios_empty(tmp_path,
     (exact,) = [r for r in rows if r["kind"] == "exact"]
     assert (exact["status"], exact["objective"], exact["bound"]) == ("timeout", None, 3.0)
     for r in rows:
-        if r["kind"] == "heuristic":
-            assert r["ratio"] is r["ratio_lo"] is r["ratio_hi"] is None
+        if r["kind"] == "heuristic":  # the runs are the best known value; the bound gives the upper end
+            assert r["ratio"] is None and r["ratio_hi"] == r["objective"] / 3.0
+            assert r["ratio_lo"] == r["objective"] / r["best_known"] >= 1
             assert r["optimum_proven"] == 0
 
 
@@ -656,7 +661,7 @@ def test_ratios_do_not_depend_on_the_order_rows_are_written(tmp_path, small_rows
         for r in results:
             assert store.write(r)
         assert not store.write(results[0])  # a second write of a key changes nothing
-        rows = store.rows()
+        rows = score_rows(store.rows())
     expected = {r["key"]: r for r in small_rows}
     cols = ("status", "objective", "bound", "optimum", "optimum_bound", "optimum_proven", "ratio",
             "ratio_lo", "ratio_hi")

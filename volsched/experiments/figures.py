@@ -15,6 +15,7 @@ from matplotlib.ticker import ScalarFormatter  # noqa: E402
 from volsched.experiments.report import heuristic_names, resolve_reference, scenario_differences  # noqa: E402
 from volsched.experiments.store import Store  # noqa: E402
 from volsched.instances.errors import InputError  # noqa: E402
+from volsched.ratios import score_rows  # noqa: E402
 
 METRICS = ("ratio", "pct_diff")
 LOG_ABOVE = 3.0
@@ -37,7 +38,7 @@ def _save(fig, path: Path) -> Path:
 def ratio_boxplot(rows: list[dict], path: Path) -> Path:
     """Box plot of the proven ratios to the optimum, one box per (family, heuristic).
 
-    ``rows`` are :meth:`Store.rows` rows. Only ratios whose exact row proved
+    ``rows`` are :func:`~volsched.ratios.score_rows` rows. Only ratios whose exact row proved
     optimality are drawn; each label says how many unproven rows were left out.
     The y axis is logarithmic when the largest ratio exceeds 3 (otherwise the
     boxes near 1 would be flattened), linear otherwise; a line marks ratio 1.
@@ -114,7 +115,7 @@ def metric_vs_param(rows: list[dict], param: str, path: Path, metric: str = "rat
     Parameters
     ----------
     rows : list of dict
-        :meth:`Store.rows` rows.
+        :func:`~volsched.ratios.score_rows` rows.
     param : str
         A generator parameter present in the rows.
     path : Path
@@ -189,7 +190,7 @@ def write_plots(store: Store, directory: Path, param: str | None = None,
         ``param`` is not a generator parameter in the store, or ``reference``
         is not a heuristic in the store.
     """
-    rows = store.rows()
+    rows = score_rows(store.rows())
     check_plot_args(rows, param, reference)
     directory = Path(directory)
     paths = [ratio_boxplot(rows, directory / "ratios.png")]

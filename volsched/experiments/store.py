@@ -1,26 +1,27 @@
 """The results store: one SQLite file (WAL), written by the sweep driver only.
 
 Two tables. ``planned`` holds every task a sweep asked for (so ``pending`` is
-known), ``results`` one row per *finished* task. Each task's row is inserted in
-one transaction keyed by the task key (``PRIMARY KEY``), so a process killed at
-any moment leaves either the whole row or none, and never two.
+known), ``results`` one row per *finished* task (:class:`ResultRow`). Each
+task's row is inserted in one transaction keyed by the task key (``PRIMARY
+KEY``), so a process killed at any moment leaves either the whole row or none,
+and never two.
 
-A finished exact task also fills ``optimum`` / ``optimum_bound`` and the ratio
-columns of the heuristic rows of the same instance and problem, and a heuristic row looks
-its instance's exact row up when it is written; both happen inside the same
-transaction as the insert.
+The store keeps what the tasks returned and nothing derived from it: ratios,
+references and relative metrics are computed from the rows by the readers
+(:mod:`volsched.ratios`), so that a row never depends on the order rows were
+written in.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 from volsched.instances.errors import InputError
-
-from ..evaluate import RATIO_RTOL
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS planned (
@@ -53,12 +54,6 @@ CREATE TABLE IF NOT EXISTS results (
     bound REAL,                    -- exact: best proven bound
     metrics TEXT NOT NULL,         -- JSON: the problem's declared metrics of this run
     runtime_s REAL,
-    optimum REAL,                  -- the instance's best known (exact incumbent) value
-    optimum_bound REAL,            -- ... and its proven bound
-    optimum_proven INTEGER,        -- 1 when the exact method proved optimality
-    ratio REAL,                    -- heuristic / optimum when proven, else NULL
-    ratio_lo REAL,                 -- interval when not proven: [value/incumbent, value/bound]
-    ratio_hi REAL,
     error TEXT,
     versions TEXT NOT NULL,        -- JSON
     host TEXT NOT NULL,
@@ -66,45 +61,79 @@ CREATE TABLE IF NOT EXISTS results (
 );
 CREATE INDEX IF NOT EXISTS results_instance ON results(instance_key);
 """
-#: ``PRAGMA user_version`` of the layout above. Version 1 (volsched 0.1 before
-#: issue 8) had no ``problem`` and ``metrics`` columns and keyed heuristic tasks
-#: without their seed: its rows cannot be re-keyed, so such a store is refused.
-SCHEMA_VERSION = 2
+#: ``PRAGMA user_version`` of the layout above. Layout 1 (volsched 0.1) had no
+#: ``problem`` and ``metrics`` columns and keyed heuristic tasks without their
+#: seed: its rows cannot be re-keyed, so such a store is refused. Layout 2 also
+#: stored ratio columns, filled as rows arrived; this layout stores none.
+SCHEMA_VERSION = 3
+#: Older layouts that can still be read (never written): ``{version: results
+#: columns it has beyond this layout's}``. A reader ignores them.
+READABLE = {2: ("optimum", "optimum_bound", "optimum_proven", "ratio", "ratio_lo", "ratio_hi")}
 
-RESULT_COLUMNS = (
-    "key", "sweep", "family", "instance_key", "instance", "params", "method", "kind",
-    "method_params", "problem", "sense", "status", "objective", "bound", "metrics", "runtime_s", "error",
-    "versions", "host", "timestamp",
-)
-PROVEN = "optimal"
+JSON_COLUMNS = ("params", "method_params", "versions", "metrics")
 
 
-def ratio_interval(value: float | None, optimum: float | None, bound: float | None,
-                   proven: bool, sense: str) -> tuple[float | None, float | None, float | None]:
-    """``(ratio, ratio_lo, ratio_hi)`` of a heuristic value against its instance's exact row.
+@dataclass(frozen=True)
+class ResultRow(Mapping):
+    """One finished task, as stored: a frozen record, readable as a mapping (``row["objective"]``).
 
-    Minimisation: ``value / optimum`` when proven; otherwise the true optimum lies
-    in ``[bound, incumbent]`` and the ratio in ``[value / incumbent, value / bound]``.
-    Maximisation uses ``optimum / value`` and the mirrored interval. ``None``
-    where a quotient is undefined (a zero or missing denominator). A proven
-    ratio below ``1 - RATIO_RTOL`` is kept as is: it means a bug, and the
-    report shows it.
+    Attributes
+    ----------
+    key, sweep, family, instance_key, params, method, kind, method_params, problem, sense
+        The task (:func:`volsched.experiments.tasks.build_tasks`); ``params`` and
+        ``method_params`` decoded from JSON.
+    instance : str or None
+        The instance's name (``None`` when its generation failed).
+    status : str
+        ``optimal``, ``feasible``, ``infeasible``, ``unknown`` (exact), ``ok`` (heuristic),
+        ``timeout`` or ``error``.
+    objective : float or None
+        Exact: the verified incumbent; heuristic: the run's verified value.
+    bound : float or None
+        Exact: the best proven bound.
+    metrics : dict
+        The problem's declared metrics of this run.
+    runtime_s : float or None
+    error : str or None
+    versions : dict
+    host, timestamp : str
     """
 
-    def q(a, b):
-        return None if a is None or b is None or b <= 0 else a / b
+    key: str
+    sweep: str
+    family: str
+    instance_key: str
+    instance: str | None
+    params: dict
+    method: str
+    kind: str
+    method_params: dict
+    problem: str
+    sense: str
+    status: str
+    objective: float | None
+    bound: float | None
+    metrics: dict
+    runtime_s: float | None
+    error: str | None
+    versions: dict
+    host: str
+    timestamp: str
 
-    if value is None or optimum is None:
-        return None, None, None
-    if sense == "min":
-        lo, hi = q(value, optimum), q(value, bound if bound is not None and bound > 0 else None)
-    else:
-        lo, hi = q(optimum, value), q(bound, value)
-    if proven:
-        # Ties within rounding read as 1; a heuristic truly beating a proof stays visible below 1.
-        r = None if lo is None else (1.0 if 1.0 - RATIO_RTOL <= lo < 1.0 else lo)
-        return r, r, r
-    return None, lo, hi
+    def __getitem__(self, name: str) -> Any:
+        if name not in RESULT_COLUMNS:
+            raise KeyError(name)
+        return getattr(self, name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(RESULT_COLUMNS)
+
+    def __len__(self) -> int:
+        return len(RESULT_COLUMNS)
+
+
+#: The ``results`` columns, in :class:`ResultRow` order.
+RESULT_COLUMNS = tuple(f.name for f in fields(ResultRow))
 
 
 def _columns(db: sqlite3.Connection) -> dict[str, list[str]]:
@@ -115,6 +144,16 @@ def _reference() -> sqlite3.Connection:
     db = sqlite3.connect(":memory:")
     db.executescript(SCHEMA)
     return db
+
+
+def _has_layout(columns: dict[str, list[str]], version: int) -> bool:
+    """Whether ``columns`` are those of layout ``version`` (this one, or a :data:`READABLE` one)."""
+    expected = _columns(_reference())
+    if version == SCHEMA_VERSION:
+        return columns == expected
+    return columns["planned"] == expected["planned"] and set(columns["results"]) == set(
+        expected["results"]
+    ) | set(READABLE[version])
 
 
 class Store:
@@ -139,27 +178,36 @@ class Store:
             tables = self.db.execute("SELECT count(*) FROM sqlite_master WHERE type='table'").fetchone()[0]
             if not create and not tables:  # reading must not turn a user's file into a store
                 raise InputError(f"{self.path}: not a volsched store (no tables)")
-            if tables and version != SCHEMA_VERSION:
+            if tables and version != SCHEMA_VERSION and version not in READABLE:
                 age = "an older" if version < SCHEMA_VERSION else "a newer"
-                raise InputError(f"{self.path}: a results store of layout {version or 1}, written by {age} "
-                                 f"volsched; this one reads and writes layout {SCHEMA_VERSION} (heuristic "
-                                 "runs keyed by their seed, metrics per row). Start a new store; the old "
-                                 "one is unchanged")
-            if tables and _columns(self.db) != _columns(_reference()):
-                raise InputError(f"{self.path}: not a volsched store (its tables do not have the store's "
-                                 "columns; a damaged file?)")
+                raise InputError(
+                    f"{self.path}: a results store of layout {version or 1}, written by {age} "
+                    f"volsched; this one reads and writes layout {SCHEMA_VERSION} (heuristic "
+                    "runs keyed by their seed, metrics per row, no stored ratios) and reads "
+                    f"layout {', '.join(map(str, READABLE))}. Start a new store; the old one is "
+                    "unchanged"
+                )
+            if tables and not _has_layout(_columns(self.db), version):
+                raise InputError(
+                    f"{self.path}: not a volsched store (its tables do not have the store's "
+                    "columns; a damaged file?)"
+                )
             # Every page is read once now, so that damage is refused before any write. Tables or not: a
             # damaged first page can hide every table, and the file would then be "created" over.
             if self.db.execute("PRAGMA page_count").fetchone()[0]:
                 damage = self.db.execute("PRAGMA quick_check(1)").fetchone()[0]
                 if damage != "ok":
-                    raise InputError(f"{self.path}: not a volsched store (database disk image is malformed: "
-                                     f"{' '.join(damage.split())}); it is left unchanged")
+                    raise InputError(
+                        f"{self.path}: not a volsched store (database disk image is malformed: "
+                        f"{' '.join(damage.split())}); it is left unchanged"
+                    )
             self.db.execute("PRAGMA synchronous=NORMAL")
             if not tables:  # a new store; its journal mode and layout version persist in the file
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.executescript(SCHEMA)
                 self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self.layout = version if tables else SCHEMA_VERSION
+            self._present = set(_columns(self.db)["results"])
         except BaseException as exc:
             if self.db is not None:  # closed, so that no -wal/-shm file is left beside a refused file
                 self.db.close()
@@ -177,12 +225,39 @@ class Store:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    def _require_writable(self) -> None:
+        if self.layout != SCHEMA_VERSION:
+            raise InputError(
+                f"{self.path}: a results store of layout {self.layout}, written by an older "
+                f"volsched: this one reads it (its stored ratio columns are ignored, the "
+                f"report recomputes them from the rows) but writes layout {SCHEMA_VERSION} "
+                "only. Start a new store; the old one is unchanged"
+            )
+
     def plan(self, tasks: Iterable[dict]) -> None:
-        """Record planned tasks (idempotent)."""
-        rows = [(t["key"], t["sweep"], t["family"], t["instance_key"],
-                 json.dumps(t["params"], sort_keys=True), t["method"], t["kind"],
-                 json.dumps(t["method_params"], sort_keys=True), t["problem"], t["sense"])
-                for t in tasks]
+        """Record planned tasks (idempotent).
+
+        Raises
+        ------
+        InputError
+            The store has an older layout (read-only).
+        """
+        self._require_writable()
+        rows = [
+            (
+                t["key"],
+                t["sweep"],
+                t["family"],
+                t["instance_key"],
+                json.dumps(t["params"], sort_keys=True),
+                t["method"],
+                t["kind"],
+                json.dumps(t["method_params"], sort_keys=True),
+                t["problem"],
+                t["sense"],
+            )
+            for t in tasks
+        ]
         self.db.execute("BEGIN IMMEDIATE")
         try:
             self.db.executemany("INSERT OR IGNORE INTO planned VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
@@ -194,60 +269,33 @@ class Store:
     def finished_keys(self) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT key FROM results")}
 
-    def write(self, row: dict) -> bool:
-        """Insert one finished task's row and link it with its instance's other rows.
+    def write(self, row: Mapping[str, Any]) -> bool:
+        """Insert one finished task's row (a :class:`ResultRow` or a mapping with its keys), as is.
 
         Returns ``False`` (and changes nothing) if the key is already stored.
+
+        Raises
+        ------
+        InputError
+            The store has an older layout (read-only).
         """
+        self._require_writable()
         values = [row.get(c) for c in RESULT_COLUMNS]
-        for c in ("params", "method_params", "versions", "metrics"):
+        for c in JSON_COLUMNS:
             values[RESULT_COLUMNS.index(c)] = json.dumps(row.get(c, {}), sort_keys=True)
         db = self.db
         db.execute("BEGIN IMMEDIATE")
         try:
             cur = db.execute(
                 f"INSERT OR IGNORE INTO results ({','.join(RESULT_COLUMNS)}) "
-                f"VALUES ({','.join('?' * len(RESULT_COLUMNS))})", values)
-            if cur.rowcount == 0:
-                db.execute("ROLLBACK")
-                return False
-            if row["kind"] == "exact":
-                self._link_exact(row)
-            else:
-                self._link_heuristic(row)
-            db.execute("COMMIT")
-            return True
+                f"VALUES ({','.join('?' * len(RESULT_COLUMNS))})",
+                values,
+            )
+            db.execute("COMMIT" if cur.rowcount else "ROLLBACK")
+            return bool(cur.rowcount)
         except BaseException:
             db.execute("ROLLBACK")
             raise
-
-    def _exact_row(self, instance_key: str, problem: str):
-        return self.db.execute(
-            "SELECT objective, bound, status FROM results WHERE instance_key=? AND problem=? "
-            "AND kind='exact' AND status NOT IN ('error') ORDER BY (status='optimal') DESC LIMIT 1",
-            (instance_key, problem)).fetchone()
-
-    def _set_ratio(self, key: str, value, sense: str, exact) -> None:
-        optimum, bound, status = ((exact["objective"], exact["bound"], exact["status"]) if exact
-                                  else (None, None, None))
-        proven = status == PROVEN
-        r, lo, hi = ratio_interval(value, optimum, bound, proven, sense)
-        self.db.execute(
-            "UPDATE results SET optimum=?, optimum_bound=?, optimum_proven=?, ratio=?, ratio_lo=?, "
-            "ratio_hi=? WHERE key=?", (optimum, bound, int(proven) if exact else None, r, lo, hi, key))
-
-    def _link_exact(self, row: dict) -> None:
-        exact = self._exact_row(row["instance_key"], row["problem"])
-        self._set_ratio(row["key"], None, row["sense"], exact)
-        for h in self.db.execute("SELECT key, objective, sense FROM results WHERE instance_key=? "
-                                 "AND problem=? AND kind='heuristic'",
-                                 (row["instance_key"], row["problem"])).fetchall():
-            self._set_ratio(h["key"], h["objective"], h["sense"], exact)
-
-    def _link_heuristic(self, row: dict) -> None:
-        if row["status"] == "ok":
-            self._set_ratio(row["key"], row["objective"], row["sense"],
-                            self._exact_row(row["instance_key"], row["problem"]))
 
     def _decoded(self, table: str, row, columns: tuple[str, ...]) -> dict:
         d = dict(row)
@@ -255,15 +303,25 @@ class Store:
             try:
                 d[c] = json.loads(d[c])
             except (TypeError, ValueError):  # a damaged file, not a bug: the user's input
-                raise InputError(f"{self.path}: {table} row {d.get('key')!r}: column {c} is not JSON "
-                                 "(a damaged store)") from None
+                raise InputError(
+                    f"{self.path}: {table} row {d.get('key')!r}: column {c} is not JSON (a damaged store)"
+                ) from None
         return d
 
-    def rows(self) -> list[dict]:
-        """Every finished row, JSON columns decoded, in key order."""
-        return [self._decoded("results", r, ("params", "method_params", "versions", "metrics"))
-                for r in self.db.execute("SELECT * FROM results ORDER BY key")]
+    def rows(self) -> list[ResultRow]:
+        """Every finished row, JSON columns decoded, in key order.
+
+        Only this layout's columns are read: a :data:`READABLE` layout's extra columns are ignored, and
+        a column it lacks reads as ``None``.
+        """
+        select = ", ".join(c if c in self._present else f"NULL AS {c}" for c in RESULT_COLUMNS)
+        return [
+            ResultRow(**self._decoded("results", r, JSON_COLUMNS))
+            for r in self.db.execute(f"SELECT {select} FROM results ORDER BY key")
+        ]
 
     def planned(self) -> list[dict]:
-        return [self._decoded("planned", r, ("params", "method_params"))
-                for r in self.db.execute("SELECT * FROM planned ORDER BY key")]
+        return [
+            self._decoded("planned", r, ("params", "method_params"))
+            for r in self.db.execute("SELECT * FROM planned ORDER BY key")
+        ]

@@ -12,13 +12,17 @@ heuristic, with the paper's definitions (``../shared/readings/coupled-online.md`
   fraction; ``pct_wins`` and ``pct_wins30``: the trials where ``H <= IE`` and
   ``H <= 1.3 IE`` (ties count as wins). Only trials where both H and IE
   finished are compared (the paper: "assuming that heuristic H succeeds");
-  :func:`volsched.experiments.report.casanova_metrics` computes these four.
+  :func:`volsched.ratios.casanova_metrics` computes these four.
 
 and the columns no published work has: the makespan over the off-line lower
 bound of the same realization (the best proven bound of ``iterations`` and
 ``full``), over the best known off-line schedule (the ``full`` greedy's and
-every heuristic's run on that realization: a run is a verified schedule), and
-over the exact optimum where ``full`` proved one.
+every heuristic's run on that realization: a run is a verified schedule,
+:class:`volsched.ratios.Reference`), and over the exact optimum where ``full``
+proved one. The optimum is proven on a subset of the realizations only (mostly
+large ``w_min``), so the tables give the first two ratios twice: over every
+realization with a lower bound, and over the proven subset beside the ratio to
+the optimum, each with its number of runs ``n``.
 """
 
 from __future__ import annotations
@@ -28,17 +32,15 @@ from pathlib import Path
 
 import numpy as np
 
-
-def _report():
-    # The report module reaches the families registry, which imports this module: import it late.
-    from volsched.experiments import report
-
-    return report
+from volsched.experiments.report import markdown_table
+from volsched.ratios import best_bound, casanova_metrics, ratio, references
 
 REFERENCE = "IE"
 #: Row statuses whose objective is a verified schedule's makespan ("timeout": an exact method stopped
 #: by its limit keeps its verified incumbent).
 FINISHED = ("ok", "optimal", "feasible", "timeout")
+#: Exact rows that give no bound.
+FAILED = ("error",)
 PRESET = "paper-realization"
 
 
@@ -47,17 +49,26 @@ def _paper(rows: list[dict]) -> list[dict]:
 
 
 def offline_reference(rows: list[dict]) -> dict[str, dict]:
-    """Per realization: ``lower`` (best proven bound), ``best`` (best known makespan), ``optimum``."""
-    out: dict[str, dict] = defaultdict(lambda: {"lower": None, "best": None, "optimum": None})
+    """Per realization: ``lower`` (best proven bound), ``best`` (best known makespan), ``optimum``.
+
+    ``best`` and ``optimum`` are the ``full`` problem's :class:`volsched.ratios.Reference`
+    (``best_known``: the exact incumbents and every run); ``lower`` is the best proven bound of
+    ``iterations`` and ``full`` (the ``iterations`` optimum, without communication, bounds ``full``).
+    """
+    full = references(r for r in rows if r["problem"] == "full")
+    lower: dict[str, list] = defaultdict(list)
     for r in rows:
-        ref = out[r["instance_key"]]
-        if r["kind"] == "exact" and r["problem"] in ("iterations", "full") and r["bound"] is not None:
-            ref["lower"] = r["bound"] if ref["lower"] is None else max(ref["lower"], r["bound"])
-        if r["objective"] is not None and r["problem"] == "full" and r["status"] in FINISHED:
-            ref["best"] = r["objective"] if ref["best"] is None else min(ref["best"], r["objective"])
-        if r["kind"] == "exact" and r["problem"] == "full" and r["status"] == "optimal":
-            ref["optimum"] = r["objective"]
-    return dict(out)
+        if r["kind"] == "exact" and r["problem"] in ("iterations", "full") and r["status"] not in FAILED:
+            lower[r["instance_key"]].append(r["bound"])
+    out = {}
+    for key in dict.fromkeys(r["instance_key"] for r in rows):
+        ref = full.get((key, "full"))
+        out[key] = {
+            "lower": best_bound(lower[key], "min"),
+            "best": ref.best_known if ref else None,
+            "optimum": ref.optimum if ref else None,
+        }
+    return out
 
 
 def gaps(rows: list[dict]) -> list[dict]:
@@ -72,29 +83,47 @@ def gaps(rows: list[dict]) -> list[dict]:
     paper = _paper(rows)
     refs = offline_reference(paper)
     cell_of = {r["instance_key"]: (r["params"]["tasks"], r["params"]["w_min"]) for r in paper}
-    greedy = {r["instance_key"]: r["objective"] for r in paper
-              if r["kind"] == "exact" and r["problem"] == "full" and r["status"] in FINISHED
-              and r["objective"] is not None}
+    greedy = {
+        r["instance_key"]: r["objective"]
+        for r in paper
+        if r["kind"] == "exact"
+        and r["problem"] == "full"
+        and r["status"] in FINISHED
+        and r["objective"] is not None
+    }
     groups: dict[tuple, list[str]] = defaultdict(list)
     for key, (m, w_min) in cell_of.items():
         groups[(m, w_min)].append(key)
         groups[(m, "all")].append(key)
     out = []
+
     def order(cell):
         m, w_min = cell
         return m, w_min == "all", 0 if w_min == "all" else w_min
 
     for (m, w_min), keys in sorted(groups.items(), key=lambda kv: order(kv[0])):
-        known = [(refs[k]["best"] - refs[k]["lower"]) / refs[k]["best"] for k in keys
-                 if refs[k]["best"] and refs[k]["lower"] is not None]
-        alone = [(greedy[k] - refs[k]["lower"]) / greedy[k] for k in keys
-                 if k in greedy and refs[k]["lower"] is not None]
-        out.append({"m": m, "w_min": w_min, "realizations": len(keys),
-                    "without_upper_bound": sum(not refs[k]["best"] for k in keys),
-                    "median_gap": float(np.median(known)) if known else None,
-                    "max_gap": max(known) if known else None,
-                    "median_gap_greedy": float(np.median(alone)) if alone else None,
-                    "proven_optimal": sum(g <= 0 for g in known)})
+        known = [
+            (refs[k]["best"] - refs[k]["lower"]) / refs[k]["best"]
+            for k in keys
+            if refs[k]["best"] and refs[k]["lower"] is not None
+        ]
+        alone = [
+            (greedy[k] - refs[k]["lower"]) / greedy[k]
+            for k in keys
+            if k in greedy and refs[k]["lower"] is not None
+        ]
+        out.append(
+            {
+                "m": m,
+                "w_min": w_min,
+                "realizations": len(keys),
+                "without_upper_bound": sum(not refs[k]["best"] for k in keys),
+                "median_gap": float(np.median(known)) if known else None,
+                "max_gap": max(known) if known else None,
+                "median_gap_greedy": float(np.median(alone)) if alone else None,
+                "proven_optimal": sum(g <= 0 for g in known),
+            }
+        )
     return out
 
 
@@ -102,8 +131,20 @@ def _ratio_mean(values: list[float]) -> float | None:
     return float(np.mean(values)) if values else None
 
 
+#: The off-line denominators of a run's makespan, in :func:`offline_reference`'s keys.
+DENOMINATORS = ("lower", "best", "optimum")
+
+
 def tables(rows: list[dict], reference: str = REFERENCE) -> dict[int, list[dict]]:
-    """``{m: [one row per heuristic, sorted by %diff]}`` over the paper realizations of ``rows``."""
+    """``{m: [one row per heuristic, sorted by %diff]}`` over the paper realizations of ``rows``.
+
+    Each row: ``trials``, ``fails`` and the four metrics of :func:`volsched.ratios.casanova_metrics`;
+    the mean :func:`volsched.ratios.ratio` of the finished runs' makespans to the lower bound
+    (``ratio_lower_mean``) and to the best known makespan (``ratio_best_mean``) over the ``n`` runs
+    whose realization has both; and over the ``proven`` runs among them whose realization has a proven
+    optimum, the same two (``proven_ratio_lower_mean``, ``proven_ratio_best_mean``) beside the ratio to
+    the optimum (``ratio_optimum_mean``), so that the three compare like with like.
+    """
     paper = _paper(rows)
     refs = offline_reference(paper)
     out = {}
@@ -112,28 +153,44 @@ def tables(rows: list[dict], reference: str = REFERENCE) -> dict[int, list[dict]
         names = sorted({r["method"] for r in sub if r["kind"] == "heuristic"})
         table = []
         for name in names:
-            runs = [r for r in sub
-                    if r["method"] == name and r["kind"] == "heuristic" and r["status"] == "ok"]
+            runs = [
+                r for r in sub if r["method"] == name and r["kind"] == "heuristic" and r["status"] == "ok"
+            ]
             done = [r for r in runs if r["objective"] is not None]
-            ratios = defaultdict(list)
+            every, proven = [], []
             for r in done:
                 ref = refs[r["instance_key"]]
-                for key, denominator in (("lower", ref["lower"]), ("best", ref["best"]),
-                                         ("optimum", ref["optimum"])):
-                    if denominator:
-                        ratios[key].append(r["objective"] / denominator)
-            metrics = _report().casanova_metrics(sub, "coupled", name,
-                                                 reference if reference in names else None)
-            table.append({
-                "heuristic": name, "trials": len(runs), "fails": len(runs) - len(done),
-                "pct_diff": metrics["pct_diff"], "stdv": metrics["stdv"], "pct_wins": metrics["pct_wins"],
-                "pct_wins30": metrics["pct_wins30"],
-                "ratio_lower_mean": _ratio_mean(ratios["lower"]),
-                "ratio_best_mean": _ratio_mean(ratios["best"]),
-                "ratio_optimum_mean": _ratio_mean(ratios["optimum"]), "proven": len(ratios["optimum"]),
-            })
-        table.sort(key=lambda t: (t["pct_diff"] is None, t["pct_diff"] if t["pct_diff"] is not None else 0,
-                                  t["heuristic"]))
+                q = {key: ratio(r["objective"], ref[key], "min") for key in DENOMINATORS}
+                if q["lower"] is not None and q["best"] is not None:
+                    every.append(q)
+                    if q["optimum"] is not None:
+                        proven.append(q)
+            metrics = casanova_metrics(sub, "coupled", name, reference if reference in names else None)
+            table.append(
+                {
+                    "heuristic": name,
+                    "trials": len(runs),
+                    "fails": len(runs) - len(done),
+                    "pct_diff": metrics["pct_diff"],
+                    "stdv": metrics["stdv"],
+                    "pct_wins": metrics["pct_wins"],
+                    "pct_wins30": metrics["pct_wins30"],
+                    "n": len(every),
+                    "ratio_lower_mean": _ratio_mean([q["lower"] for q in every]),
+                    "ratio_best_mean": _ratio_mean([q["best"] for q in every]),
+                    "proven": len(proven),
+                    "proven_ratio_lower_mean": _ratio_mean([q["lower"] for q in proven]),
+                    "proven_ratio_best_mean": _ratio_mean([q["best"] for q in proven]),
+                    "ratio_optimum_mean": _ratio_mean([q["optimum"] for q in proven]),
+                }
+            )
+        table.sort(
+            key=lambda t: (
+                t["pct_diff"] is None,
+                t["pct_diff"] if t["pct_diff"] is not None else 0,
+                t["heuristic"],
+            )
+        )
         out[m] = table
     return out
 
@@ -143,31 +200,96 @@ def _fmt(x, spec: str) -> str:
 
 
 def to_markdown(by_m: dict[int, list[dict]], reference: str = REFERENCE) -> str:
-    """One table per ``m``, in the format of Tables I and II plus the off-line ratio columns."""
+    """One table per ``m``, in the format of Tables I and II plus the off-line ratio columns.
+
+    The off-line ratios come in two groups, each with its number of runs: every realization with a
+    lower bound (``n``), and the subset with a proven optimum (``n proven``), where the three ratios
+    are means over the same runs.
+    """
     out = []
     for m, table in by_m.items():
         number = {5: "I", 10: "II"}.get(m, "-")
-        out += [f"## Casanova et al. 2013, m = {m} (Table {number} format; reference {reference})", ""]
-        out += _report()._markdown_table(
-            ["heuristic", "#fails", "%diff", "stdv", "%wins", "%wins30", "/ lower bound", "/ best known",
-             "/ optimum (proven)"],
-            [[t["heuristic"], f"{t['fails']} / {t['trials']}", _fmt(t["pct_diff"], ".2f"),
-              _fmt(t["stdv"], ".2f"), _fmt(t["pct_wins"], ".2f"), _fmt(t["pct_wins30"], ".2f"),
-              _fmt(t["ratio_lower_mean"], ".3f"), _fmt(t["ratio_best_mean"], ".3f"),
-              f"{_fmt(t['ratio_optimum_mean'], '.3f')} ({t['proven']})"] for t in table])
+        out += [
+            f"## Casanova et al. 2013, m = {m} (Table {number} format; reference {reference})",
+            "",
+            "Off-line ratios, the mean of makespan / reference on the same realization, over two "
+            "subsets of the finished runs: the `n` on realizations with a lower bound, and the "
+            "`n proven` of them whose realization has a proven optimum (the three `(proven)` columns "
+            "average the same runs).",
+            "",
+        ]
+        out += markdown_table(
+            [
+                "heuristic",
+                "#fails",
+                "%diff",
+                "stdv",
+                "%wins",
+                "%wins30",
+                "n",
+                "/ lower bound",
+                "/ best known",
+                "n proven",
+                "/ lower bound (proven)",
+                "/ best known (proven)",
+                "/ optimum (proven)",
+            ],
+            [
+                [
+                    t["heuristic"],
+                    f"{t['fails']} / {t['trials']}",
+                    _fmt(t["pct_diff"], ".2f"),
+                    _fmt(t["stdv"], ".2f"),
+                    _fmt(t["pct_wins"], ".2f"),
+                    _fmt(t["pct_wins30"], ".2f"),
+                    str(t["n"]),
+                    _fmt(t["ratio_lower_mean"], ".3f"),
+                    _fmt(t["ratio_best_mean"], ".3f"),
+                    str(t["proven"]),
+                    _fmt(t["proven_ratio_lower_mean"], ".3f"),
+                    _fmt(t["proven_ratio_best_mean"], ".3f"),
+                    _fmt(t["ratio_optimum_mean"], ".3f"),
+                ]
+                for t in table
+            ],
+        )
         out.append("")
     return "\n".join(out)
 
 
 def gaps_markdown(cells: list[dict]) -> str:
     """:func:`gaps` as a table."""
-    head = ["m", "w_min", "realizations", "without UB", "median gap (UB: best known)", "max",
-            "median gap (UB: full greedy alone)", "proven optimal"]
-    body = [[str(c["m"]), str(c["w_min"]), str(c["realizations"]), str(c["without_upper_bound"]),
-             _fmt(c["median_gap"], ".3f"), _fmt(c["max_gap"], ".3f"), _fmt(c["median_gap_greedy"], ".3f"),
-             str(c["proven_optimal"])] for c in cells]
-    return "\n".join(["## Off-line reference: relative gap (UB - LB) / UB per (m, w_min)", "",
-                      *_report()._markdown_table(head, body), ""])
+    head = [
+        "m",
+        "w_min",
+        "realizations",
+        "without UB",
+        "median gap (UB: best known)",
+        "max",
+        "median gap (UB: full greedy alone)",
+        "proven optimal",
+    ]
+    body = [
+        [
+            str(c["m"]),
+            str(c["w_min"]),
+            str(c["realizations"]),
+            str(c["without_upper_bound"]),
+            _fmt(c["median_gap"], ".3f"),
+            _fmt(c["max_gap"], ".3f"),
+            _fmt(c["median_gap_greedy"], ".3f"),
+            str(c["proven_optimal"]),
+        ]
+        for c in cells
+    ]
+    return "\n".join(
+        [
+            "## Off-line reference: relative gap (UB - LB) / UB per (m, w_min)",
+            "",
+            *markdown_table(head, body),
+            "",
+        ]
+    )
 
 
 def by_w_min(rows: list[dict], m: int = 10, reference: str = REFERENCE) -> dict[str, dict]:
@@ -182,16 +304,24 @@ def by_w_min(rows: list[dict], m: int = 10, reference: str = REFERENCE) -> dict[
     if reference not in names:
         return {}
     cells = {w: [r for r in paper if r["params"]["w_min"] == w] for w in w_mins}
-    return {name: {w: _report().casanova_metrics(cell, "coupled", name, reference)["pct_diff"]
-                   for w, cell in cells.items()} for name in names}
+    return {
+        name: {w: casanova_metrics(cell, "coupled", name, reference)["pct_diff"] for w, cell in cells.items()}
+        for name in names
+    }
 
 
 def by_w_min_markdown(series: dict[str, dict], m: int) -> str:
     """:func:`by_w_min` as a table, one row per heuristic."""
     w_mins = sorted({w for values in series.values() for w in values})
     body = [[name, *(_fmt(values.get(w), ".1f") for w in w_mins)] for name, values in series.items()]
-    return "\n".join([f"## %diff per w_min, m = {m} (Figure 2's data)", "",
-                      *_report()._markdown_table(["heuristic", *(f"w_min {w}" for w in w_mins)], body), ""])
+    return "\n".join(
+        [
+            f"## %diff per w_min, m = {m} (Figure 2's data)",
+            "",
+            *markdown_table(["heuristic", *(f"w_min {w}" for w in w_mins)], body),
+            "",
+        ]
+    )
 
 
 def figure2(rows: list[dict], path: Path, m: int = 10, reference: str = REFERENCE) -> Path | None:
@@ -206,8 +336,14 @@ def figure2(rows: list[dict], path: Path, m: int = 10, reference: str = REFERENC
         return None
     fig, ax = plt.subplots(figsize=(8, 5))
     for i, (name, values) in enumerate(series.items()):
-        ax.plot(list(values), [np.nan if y is None else y for y in values.values()], marker="o", label=name,
-                color=plt.cm.tab20(i % 20), linestyle="-" if "-" in name else "--")
+        ax.plot(
+            list(values),
+            [np.nan if y is None else y for y in values.values()],
+            marker="o",
+            label=name,
+            color=plt.cm.tab20(i % 20),
+            linestyle="-" if "-" in name else "--",
+        )
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xlabel("w_min")
     ax.set_ylabel(f"%diff against {reference}")
@@ -229,10 +365,9 @@ def distance_plot(rows: list[dict], path: Path) -> Path | None:
     data = {"best known": [], "lower bound": []}
     for name in names:
         done = [r for r in paper if r["method"] == name and r["kind"] == "heuristic" and r["objective"]]
-        data["best known"].append([r["objective"] / refs[r["instance_key"]]["best"] for r in done
-                                   if refs[r["instance_key"]]["best"]])
-        data["lower bound"].append([r["objective"] / refs[r["instance_key"]]["lower"] for r in done
-                                    if refs[r["instance_key"]]["lower"]])
+        for label, key in (("best known", "best"), ("lower bound", "lower")):
+            values = (ratio(r["objective"], refs[r["instance_key"]][key], "min") for r in done)
+            data[label].append([q for q in values if q is not None])
     if not names:
         return None
     fig, axes = plt.subplots(2, 1, figsize=(12, 8))
@@ -265,11 +400,23 @@ def report(rows: list[dict], reference: str | None = None) -> dict | None:
     cells = gaps(rows)
     series = {m: by_w_min(rows, m, ref) for m in by_m}
     series = {m: s for m, s in series.items() if s}
-    return {"json": {"casanova2013": {str(m): t for m, t in by_m.items()}, "offline_gap": cells,
-                     "figure2": {str(m): {name: {str(w): v for w, v in values.items()}
-                                          for name, values in s.items()} for m, s in series.items()}},
-            "markdown": "\n".join([to_markdown(by_m, ref), gaps_markdown(cells),
-                                   *(by_w_min_markdown(s, m) for m, s in series.items())])}
+    return {
+        "json": {
+            "casanova2013": {str(m): t for m, t in by_m.items()},
+            "offline_gap": cells,
+            "figure2": {
+                str(m): {name: {str(w): v for w, v in values.items()} for name, values in s.items()}
+                for m, s in series.items()
+            },
+        },
+        "markdown": "\n".join(
+            [
+                to_markdown(by_m, ref),
+                gaps_markdown(cells),
+                *(by_w_min_markdown(s, m) for m, s in series.items()),
+            ]
+        ),
+    }
 
 
 def plots(rows: list[dict], folder: Path, reference: str | None = None) -> list[Path]:
@@ -282,5 +429,15 @@ def plots(rows: list[dict], folder: Path, reference: str | None = None) -> list[
     return [p for p in made if p is not None]
 
 
-__all__ = ["by_w_min", "by_w_min_markdown", "figure2", "gaps", "gaps_markdown", "offline_reference", "plots",
-           "report", "tables", "to_markdown"]
+__all__ = [
+    "by_w_min",
+    "by_w_min_markdown",
+    "figure2",
+    "gaps",
+    "gaps_markdown",
+    "offline_reference",
+    "plots",
+    "report",
+    "tables",
+    "to_markdown",
+]

@@ -25,21 +25,38 @@ from pathlib import Path
 
 import numpy as np
 
+from volsched.ratios import ratio, score_rows
+
 PRESET = "paper"
 STATS = ("n", "q1", "median", "q3", "max")
 
 
 def _rows(rows: list[dict]) -> list[dict]:
-    return [r for r in rows if r["family"] == "slack" and r["kind"] == "heuristic" and r["status"] == "ok"
-            and r["params"].get("preset") == PRESET and r["objective"] is not None]
+    """The finished heuristic runs on ``paper`` instances, with their ratio to the exact optimum.
+
+    ``ratio`` is :func:`volsched.ratios.score_rows`': ``None`` unless the store proved the optimum.
+    """
+    return [
+        r
+        for r in score_rows(r for r in rows if r["family"] == "slack")
+        if r["kind"] == "heuristic"
+        and r["status"] == "ok"
+        and r["params"].get("preset") == PRESET
+        and r["objective"] is not None
+    ]
 
 
 def _stats(values: list[float]) -> dict:
     if not values:
         return {k: None for k in STATS} | {"n": 0}
     q1, med, q3 = np.percentile(values, [25, 50, 75])
-    return {"n": len(values), "q1": float(q1), "median": float(med), "q3": float(q3),
-            "max": float(max(values))}
+    return {
+        "n": len(values),
+        "q1": float(q1),
+        "median": float(med),
+        "q3": float(q3),
+        "max": float(max(values)),
+    }
 
 
 def bounds(rows: list[dict]) -> dict[tuple, dict[str, int | None]]:
@@ -69,19 +86,25 @@ def tables(rows: list[dict]) -> dict:
     for r in paper:
         beta = float(r["params"].get("beta", 1.0))
         cell = acc[r["method"]][beta]
-        bound = lower[_key(r)][r["problem"]]
-        if bound:
-            cell["makespan_ratio"].append(r["objective"] / bound)
+        q = ratio(r["objective"], lower[_key(r)][r["problem"]], r["sense"])
+        if q is not None:
+            cell["makespan_ratio"].append(q)
         stability = (r.get("metrics") or {}).get("stability")
         if stability is not None:
             cell["stability"].append(stability)
-        if r.get("ratio") is not None:
+        if r["ratio"] is not None:
             cell["optimum_ratio"].append(r["ratio"])
         cell["problem"] = r["problem"]
-    return {h: {b: {"bound_problem": cell["problem"],
-                    **{m: _stats(cell[m]) for m in ("makespan_ratio", "stability", "optimum_ratio")}}
-                for b, cell in sorted(by_beta.items())}
-            for h, by_beta in sorted(acc.items())}
+    return {
+        h: {
+            b: {
+                "bound_problem": cell["problem"],
+                **{m: _stats(cell[m]) for m in ("makespan_ratio", "stability", "optimum_ratio")},
+            }
+            for b, cell in sorted(by_beta.items())
+        }
+        for h, by_beta in sorted(acc.items())
+    }
 
 
 def _fmt(x) -> str:
@@ -89,27 +112,44 @@ def _fmt(x) -> str:
 
 
 def to_markdown(table: dict) -> str:
-    lines = ["## Slack: Figure 4 of Canon et al. (2011), makespan ratio and stability against beta", "",
-             "Makespan ratio: reference makespan / the beta-independent lower bound of "
-             "`solvers/slack/bound.py` for the heuristic's problem (GAPS: `slack`, baselines: `plain`). "
-             "Stability: disturbed / reference makespan. Quartiles over instances.", "",
-             "| heuristic | beta | instances | ratio q1 | ratio median | ratio q3 | stability q1 | "
-             "stability median | stability q3 | stability max |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "## Slack: Figure 4 of Canon et al. (2011), makespan ratio and stability against beta",
+        "",
+        "Makespan ratio: reference makespan / the beta-independent lower bound of "
+        "`solvers/slack/bound.py` for the heuristic's problem (GAPS: `slack`, baselines: `plain`). "
+        "Stability: disturbed / reference makespan. Quartiles over instances.",
+        "",
+        "| heuristic | beta | instances | ratio q1 | ratio median | ratio q3 | stability q1 | "
+        "stability median | stability q3 | stability max |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for h, by_beta in table.items():
         for b, cell in by_beta.items():
             r, s = cell["makespan_ratio"], cell["stability"]
-            lines.append(f"| {h} | {b:g} | {r['n']} | {_fmt(r['q1'])} | {_fmt(r['median'])} | "
-                         f"{_fmt(r['q3'])} | {_fmt(s['q1'])} | {_fmt(s['median'])} | {_fmt(s['q3'])} | "
-                         f"{_fmt(s['max'])} |")
-    proven = [(h, b, c["optimum_ratio"]) for h, bb in table.items() for b, c in bb.items()
-              if c["optimum_ratio"]["n"]]
+            lines.append(
+                f"| {h} | {b:g} | {r['n']} | {_fmt(r['q1'])} | {_fmt(r['median'])} | "
+                f"{_fmt(r['q3'])} | {_fmt(s['q1'])} | {_fmt(s['median'])} | {_fmt(s['q3'])} | "
+                f"{_fmt(s['max'])} |"
+            )
+    proven = [
+        (h, b, c["optimum_ratio"])
+        for h, bb in table.items()
+        for b, c in bb.items()
+        if c["optimum_ratio"]["n"]
+    ]
     if proven:
-        lines += ["", "Ratio to the proven exact optimum (a separate measure; the paper had only the bound):",
-                  "", "| heuristic | beta | instances | q1 | median | q3 | max |",
-                  "|---|---:|---:|---:|---:|---:|---:|"]
-        lines += [f"| {h} | {b:g} | {o['n']} | {_fmt(o['q1'])} | {_fmt(o['median'])} | {_fmt(o['q3'])} | "
-                  f"{_fmt(o['max'])} |" for h, b, o in proven]
+        lines += [
+            "",
+            "Ratio to the proven exact optimum (a separate measure; the paper had only the bound):",
+            "",
+            "| heuristic | beta | instances | q1 | median | q3 | max |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        lines += [
+            f"| {h} | {b:g} | {o['n']} | {_fmt(o['q1'])} | {_fmt(o['median'])} | {_fmt(o['q3'])} | "
+            f"{_fmt(o['max'])} |"
+            for h, b, o in proven
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -118,8 +158,10 @@ def report(rows: list[dict], reference: str | None = None) -> dict | None:
     if not _rows(rows):
         return None
     table = tables(rows)
-    return {"json": {"canon2011": {h: {f"{b:g}": c for b, c in bb.items()} for h, bb in table.items()}},
-            "markdown": to_markdown(table)}
+    return {
+        "json": {"canon2011": {h: {f"{b:g}": c for b, c in bb.items()} for h, bb in table.items()}},
+        "markdown": to_markdown(table),
+    }
 
 
 def plots(rows: list[dict], folder: Path, reference: str | None = None) -> list[Path]:
@@ -137,19 +179,21 @@ def plots(rows: list[dict], folder: Path, reference: str | None = None) -> list[
     by_beta: dict = defaultdict(lambda: defaultdict(list))
     for r in paper:
         beta = float(r["params"].get("beta", 1.0))
-        bound = lower[_key(r)]["slack"]
-        if bound:
-            by_beta[beta]["ratio"].append(r["objective"] / bound)
+        q = ratio(r["objective"], lower[_key(r)]["slack"], r["sense"])
+        if q is not None:
+            by_beta[beta]["ratio"].append(q)
         if (r.get("metrics") or {}).get("stability") is not None:
             by_beta[beta]["stability"].append(r["metrics"]["stability"])
-        if r.get("ratio") is not None:
+        if r["ratio"] is not None:
             by_beta[beta]["optimum"].append(r["ratio"])
     betas = sorted(by_beta)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     made = []
-    panels = [("ratio", "makespan / lower bound (beta-independent)"),
-              ("stability", "stability (disturbed / reference makespan)")]
+    panels = [
+        ("ratio", "makespan / lower bound (beta-independent)"),
+        ("stability", "stability (disturbed / reference makespan)"),
+    ]
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
     for ax, (key, label) in zip(axes, panels, strict=True):
         data = _boxes(ax, by_beta, betas, key, label)
