@@ -2,15 +2,40 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pulp
 
-from ..deadline import HardStop, kill_children
+from ..cbc import OPTIMAL, run_cbc
+from ..deadline import HardStop
+from ..problem import STOPPED_CLOCK, Effort
 
 
-def solve_milp(up: np.ndarray, m: int, time_limit: float | None = None,
-               ) -> tuple[list[int], int | None, int | None, bool]:
-    """``(processors, value, bound, proven)``."""
+def solve_milp(
+    up: np.ndarray,
+    m: int,
+    time_limit: float | None = None,
+    max_nodes: int | None = None,
+    effort: Effort | None = None,
+) -> tuple[list[int], int | None, int | None, bool]:
+    """``(processors, value, bound, proven)``.
+
+    The value is proven (and is the bound) only when CBC's search finished (:func:`..cbc.run_cbc`),
+    never after a stop on ``time_limit`` (wall clock) or ``max_nodes`` (CBC nodes, the
+    deterministic budget). ``effort`` receives the nodes and the stop cause. When the hard time
+    limit fires (:mod:`..deadline`) the outcome is a stop on the wall clock without a solution.
+    """
+    started = time.perf_counter()
+    try:
+        return _solve(up, m, time_limit, max_nodes, effort, started)
+    except HardStop:
+        if effort is not None:
+            effort.add(0, STOPPED_CLOCK)
+        return [], None, None, False
+
+
+def _solve(up, m, time_limit, max_nodes, effort, started):
     p, horizon = up.shape
     prob = pulp.LpProblem("offline_coupled", pulp.LpMaximize)
     x = [prob.add_variable(f"x{q}", cat="Binary") for q in range(p)]
@@ -19,16 +44,10 @@ def solve_milp(up: np.ndarray, m: int, time_limit: float | None = None,
     prob += pulp.lpSum(x) == m
     for q, t in zip(*np.nonzero(~up), strict=True):
         prob += x[q] + y[t] <= 1
-    solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit)
-    try:
-        prob.solve(solver)
-    except HardStop:
-        kill_children("cbc")  # CBC reads and presolves a large model without looking at its limit
-        raise
-    status = pulp.LpStatus[prob.status]
-    if status != "Optimal" and prob.sol_status not in (pulp.LpSolutionIntegerFeasible,):
+    run = run_cbc(prob, time_limit, max_nodes, effort, started)
+    if not run.solution:
         return [], None, None, False
     chosen = [q for q in range(p) if (x[q].value() or 0) > 0.5]
     value = int(round(pulp.value(prob.objective) or 0))
-    proven = status == "Optimal" and prob.sol_status == pulp.LpSolutionOptimal
+    proven = run.verdict == OPTIMAL
     return chosen, value, value if proven else None, proven

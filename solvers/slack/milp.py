@@ -3,7 +3,8 @@
 Job-by-bin assignment, written independently of the pattern model (no
 pruning, no classes), for small instances only. ``hi`` is the makespan of a
 known schedule; the MILP looks for one with ``C <= hi - 1`` and reports
-``infeasible`` (proving ``hi`` optimal) when there is none. Bins: intervals
+``infeasible`` (proving ``hi`` optimal) when CBC's search finishes without one
+(a stopped search proves nothing, :mod:`..cbc`). Bins: intervals
 that could end a job by ``hi - 1`` (slack: ``e_b <= hi - 1``; plain:
 ``start_b + p <= hi - 1``), the free machines, and in the plain problem each
 machine's tail after its last interval. ``x_{j,b}`` puts job ``j`` in bin ``b``.
@@ -23,20 +24,47 @@ Plain: ``sum_j p_j x_{j,b} <= a_b`` and ``C >= start_b x_{j,b} + load_b``.
 
 from __future__ import annotations
 
+import time
+
 import pulp
 
 from volsched.instances.errors import require
 from volsched.instances.slack import SlackInstance
 
-from ..deadline import HardStop, kill_children
+from ..cbc import INFEASIBLE, OPTIMAL, STOPPED, run_cbc
+from ..deadline import HardStop
+from ..problem import STOPPED_CLOCK, Effort
 
 #: Most job-bin pairs (binaries) the MILP builds; beyond, it refuses the instance as bad input.
 MAX_PAIRS = 20_000
 
 
-def solve_milp(instance: SlackInstance, problem: str, hi: int, time_limit: float | None = None,
-               ) -> tuple[dict | None, int | None, int | None, bool, dict]:
-    """``(contents, value, bound, proven, info)``; no contents but ``proven``: nothing beats ``hi``."""
+def solve_milp(
+    instance: SlackInstance,
+    problem: str,
+    hi: int,
+    time_limit: float | None = None,
+    max_nodes: int | None = None,
+    effort: Effort | None = None,
+) -> tuple[dict | None, int | None, int | None, bool, dict]:
+    """``(contents, value, bound, proven, info)``; no contents but ``proven``: nothing beats ``hi``.
+
+    ``proven`` and the bound come only from a CBC search that finished (:func:`..cbc.run_cbc`):
+    the cutoff model's infeasibility proves ``hi`` optimal only then, never after a stop on
+    ``time_limit`` (wall clock) or ``max_nodes`` (CBC nodes, the deterministic budget).
+    ``effort`` receives the nodes and the stop cause. When the hard time limit fires
+    (:mod:`..deadline`) the outcome is a stop on the wall clock: no contents, nothing proven.
+    """
+    started = time.perf_counter()
+    try:
+        return _solve(instance, problem, hi, time_limit, max_nodes, effort, started)
+    except HardStop:
+        if effort is not None:
+            effort.add(0, STOPPED_CLOCK)
+        return None, None, None, False, {"milp_status": STOPPED, "cbc_result": "hard time limit"}
+
+
+def _solve(instance, problem, hi, time_limit, max_nodes, effort, started):
     p = [int(v) for v in instance.p]
     n = len(p)
     num, den = instance.beta_ratio if problem == "slack" else (0, 1)
@@ -57,9 +85,12 @@ def solve_milp(instance: SlackInstance, problem: str, hi: int, time_limit: float
         elif problem == "plain" and int(row[-1, 1]) + min(p) <= limit:
             bins.append((("open", i, int(row[-1, 1])), int(row[-1, 1]), None, None))
     pairs = n * len(bins)
-    require(pairs <= MAX_PAIRS, "--method",
-            f"milp is the cross-check for small instances: at most {MAX_PAIRS:,} job-bin pairs, this "
-            f"instance has {pairs:,} ({n} jobs x {len(bins)} bins); use cpsat")
+    require(
+        pairs <= MAX_PAIRS,
+        "--method",
+        f"milp is the cross-check for small instances: at most {MAX_PAIRS:,} job-bin pairs, this "
+        f"instance has {pairs:,} ({n} jobs x {len(bins)} bins); use cpsat",
+    )
     prob = pulp.LpProblem("slack_" + problem, pulp.LpMinimize)
     c = prob.add_variable("C", 0, max(limit, 0), cat="Integer")
     x: dict[tuple[int, int], pulp.LpVariable] = {}
@@ -97,17 +128,11 @@ def solve_milp(instance: SlackInstance, problem: str, hi: int, time_limit: float
             load = pulp.lpSum(p[j] * x[j, f] for j in range(n) if (j, f) in x)
             prob += c >= load
             prob += c <= load + hi * (1 - zf)
-    solver = pulp.PULP_CBC_CMD(msg=False, timeLimit=time_limit)
-    try:
-        prob.solve(solver)
-    except HardStop:
-        kill_children("cbc")
-        raise
-    status = pulp.LpStatus[prob.status]
-    info = {"milp_status": status, "variables": len(x) + 1}
-    if status == "Infeasible":
+    run = run_cbc(prob, time_limit, max_nodes, effort, started)
+    info = {"milp_status": run.verdict, "cbc_result": run.result, "nodes": run.nodes, "variables": len(x) + 1}
+    if run.verdict == INFEASIBLE:
         return None, None, hi, True, info
-    if status != "Optimal" and prob.sol_status != pulp.LpSolutionIntegerFeasible:
+    if not run.solution:
         return None, None, None, False, info
     contents: dict = {"intervals": {}, "open": {}}
     for (j, b), var in x.items():
@@ -118,5 +143,5 @@ def solve_milp(instance: SlackInstance, problem: str, hi: int, time_limit: float
             else:
                 contents["open"].setdefault((key[1], key[2]), []).append(j)
     value = int(round(pulp.value(c)))
-    proven = status == "Optimal" and prob.sol_status == pulp.LpSolutionOptimal
+    proven = run.verdict == OPTIMAL
     return contents, value, value if proven else None, proven, info

@@ -318,11 +318,13 @@ def _milp(instance: SlackInstance, problem: str, time_limit: float | None, seed:
     solve_milp = backend(f"{__package__}.milp", "solve_milp", "pulp")
     best = greedy(instance, problem)
     hi = makespan_of(instance, best)
-    contents, value, bound, proven, info = solve_milp(instance, problem, hi, time_limit)
+    effort = Effort()
+    contents, value, bound, proven, info = solve_milp(instance, problem, hi, time_limit, effort=effort)
     if contents is None:
         contents = best
     value = makespan_of(instance, contents)
-    return _outcome(instance, problem, contents, value, bound, proven, {**info, "greedy_makespan": hi})
+    outcome = _outcome(instance, problem, contents, value, bound, proven, {**info, "greedy_makespan": hi})
+    return dataclasses.replace(outcome, stopped=None if proven else effort.stopped, work=effort.work)
 
 
 def _verify_slack(instance: SlackInstance, solution: dict) -> int:
