@@ -66,9 +66,15 @@ CREATE INDEX IF NOT EXISTS results_instance ON results(instance_key);
 #: seed: its rows cannot be re-keyed, so such a store is refused. Layout 2 also
 #: stored ratio columns, filled as rows arrived; this layout stores none.
 SCHEMA_VERSION = 3
-#: Older layouts that can still be read (never written): ``{version: results
-#: columns it has beyond this layout's}``. A reader ignores them.
-READABLE = {2: ("optimum", "optimum_bound", "optimum_proven", "ratio", "ratio_lo", "ratio_hi")}
+#: Older layouts that can still be read (never written): ``{version: its results
+#: columns}``. A reader ignores the columns this layout dropped and reads the ones
+#: it added as ``None``.
+READABLE = {
+    2: ("key", "sweep", "family", "instance_key", "instance", "params", "method", "kind",
+        "method_params", "problem", "sense", "status", "objective", "bound", "metrics", "runtime_s",
+        "optimum", "optimum_bound", "optimum_proven", "ratio", "ratio_lo", "ratio_hi", "error",
+        "versions", "host", "timestamp"),
+}  # fmt: skip
 
 JSON_COLUMNS = ("params", "method_params", "versions", "metrics")
 
@@ -151,9 +157,7 @@ def _has_layout(columns: dict[str, list[str]], version: int) -> bool:
     expected = _columns(_reference())
     if version == SCHEMA_VERSION:
         return columns == expected
-    return columns["planned"] == expected["planned"] and set(columns["results"]) == set(
-        expected["results"]
-    ) | set(READABLE[version])
+    return columns["planned"] == expected["planned"] and columns["results"] == list(READABLE[version])
 
 
 class Store:
@@ -311,7 +315,7 @@ class Store:
     def rows(self) -> list[ResultRow]:
         """Every finished row, JSON columns decoded, in key order.
 
-        Only this layout's columns are read: a :data:`READABLE` layout's extra columns are ignored, and
+        Only this layout's columns are read: a :data:`READABLE` layout's other columns are ignored, and
         a column it lacks reads as ``None``.
         """
         select = ", ".join(c if c in self._present else f"NULL AS {c}" for c in RESULT_COLUMNS)
