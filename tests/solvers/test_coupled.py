@@ -13,12 +13,15 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
+from cbc_helpers import fake_cbc
 
 from volsched.instances.coupled import CoupledInstance, generate_markov, generate_planted, parse_availability
 from volsched.instances.errors import InputError
 from volsched.solvers import Infeasible, SolveStatus
 from volsched.solvers.coupled import PROBLEMS, solve, verify_offline
 from volsched.solvers.coupled.bnb import solve_bnb
+from volsched.solvers.coupled.offline_milp import solve_milp
+from volsched.solvers.problem import Effort
 
 
 def test_problems_and_default_methods_are_the_documented_ones():
@@ -503,3 +506,26 @@ def test_a_missing_back_end_is_bad_input_with_an_install_hint(monkeypatch):
     monkeypatch.delitem(__import__("sys").modules, "pulp", raising=False)
     with pytest.raises(InputError, match=r"^--method: this method needs pulp.*pip install pulp"):
         solve(instance(TIES, 2), method="milp")
+
+
+# ---------------------------------------------------------------------------
+# milp: a proof only from a CBC search that finished
+
+
+def test_milp_node_budget_stops_unproven_within_the_optimum():
+    # markov 12 x 100, m = 4, seed 5: CBC's root does not close the model (it needs nodes).
+    inst = generate_markov(12, 100, 4, 5)
+    rows = ["".join("U" if u else "D" for u in row) for row in inst.up]
+    optimum, _ = brute_force(rows, inst.m)
+    effort = Effort()
+    chosen, value, bound, proven = solve_milp(inst.up, inst.m, max_nodes=0, effort=effort)
+    assert not proven and bound is None and effort.stopped == "budget"
+    assert value is None or (len(chosen) == inst.m and value <= common_up(rows, chosen) <= optimum)
+
+
+def test_milp_stopped_without_a_solution_is_unknown_and_says_the_clock_stopped_it(tmp_path, monkeypatch):
+    fake_cbc(monkeypatch, tmp_path, "Result - Stopped on time limit\nEnumerated nodes: 0\n",
+             "Stopped on time (no integer solution - continuous used) - objective value 3.00000000")
+    result = solve(instance(TIES, 2), method="milp", time_limit=1.0)
+    assert result.status == SolveStatus.UNKNOWN and result.objective is None
+    assert result.stopped == "wall clock"

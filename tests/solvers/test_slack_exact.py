@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cbc_helpers import PREPROCESSING_STOPPED_LOG, fake_cbc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from registry_helpers import registered_methods
@@ -16,12 +17,14 @@ from slack_oracle import brute, falkenauer, random_instance, three_partition
 
 from volsched.instances.errors import InputError
 from volsched.instances.slack import SlackInstance
-from volsched.instances.slack.generators import generate_paper, generate_planted
+from volsched.instances.slack.generators import generate_paper, generate_planted, generate_theorem2
 from volsched.solvers import SolveStatus
+from volsched.solvers.problem import Effort
 from volsched.solvers.slack import PROBLEMS, cpsat_patterns, solve
 from volsched.solvers.slack import cpsat as cpsat_module
 from volsched.solvers.slack.cpsat import solve_at
-from volsched.solvers.slack.problems import greedy, schedule_of
+from volsched.solvers.slack.milp import solve_milp
+from volsched.solvers.slack.problems import greedy, makespan_of, schedule_of
 from volsched.solvers.slack.verify import verify_plain, verify_slack
 
 SLACK = registered_methods("slack", "slack")
@@ -323,3 +326,39 @@ def test_incumbent_of_the_paper_size_instance_that_broke_it_verifies():
     # incumbent (an interval's slack counted against its first job, not its longest).
     inst = generate_paper(machines=300, jobs=3000, seed=0).with_beta(0.5)
     verify_slack(inst, {"schedule": schedule_of(inst, greedy(inst, "slack"))})
+
+
+# --- milp: a proof only from a CBC search that finished -----------------------------------------
+
+def test_milp_proves_nothing_when_the_time_limit_cuts_cbc_preprocessing(tmp_path, monkeypatch):
+    # CBC 2.10.3, stopped by its time limit in the pre-processing, logs "Pre-processing says
+    # infeasible" and writes "Integer infeasible": PuLP reads "Infeasible", and the cutoff model
+    # C <= greedy - 1 was taken as proof that nothing beats the greedy (replayed by a stand-in CBC).
+    inst = SlackInstance(machines=[[], [[12, 14], [24, 28]]], p=[8, 8, 6, 6], beta=0.0, name="beaten-greedy")
+    optimum = brute(inst, "slack")
+    incumbent = max(t + int(inst.p[j]) for j, (_, t) in enumerate(schedule_of(inst, greedy(inst, "slack"))))
+    assert incumbent > optimum
+    fake_cbc(monkeypatch, tmp_path, PREPROCESSING_STOPPED_LOG, "Integer infeasible - objective value 0.0")
+    result = solve(inst, method="milp", problem="slack", time_limit=0.2)
+    assert result.status == SolveStatus.FEASIBLE and result.verified
+    assert result.objective == incumbent
+    assert result.bound <= optimum
+    assert result.stopped == "wall clock"
+
+
+def test_milp_node_budget_stops_unproven_and_the_same_way_twice():
+    # theorem2 4 x 16, seed 2: CBC's root does not close the cutoff model (greedy 31, optimum 27).
+    inst = generate_theorem2(4, 16, 2)
+    optimum = _value(solve(inst, method="cpsat", problem="slack"))
+    hi = makespan_of(inst, greedy(inst, "slack"))
+    runs = []
+    for _ in range(2):
+        effort = Effort()
+        contents, value, bound, proven, info = solve_milp(inst, "slack", hi, max_nodes=0, effort=effort)
+        assert info["cbc_result"] == "Stopped on node limit"
+        assert not proven and bound is None and effort.stopped == "budget"
+        assert contents is None or makespan_of(inst, contents) >= optimum
+        runs.append((contents, value, info, effort))
+    assert runs[0] == runs[1]
+    contents, value, bound, proven, info = solve_milp(inst, "slack", hi)
+    assert proven and value == bound == optimum == makespan_of(inst, contents)
