@@ -9,6 +9,7 @@ command completes, with the same values a clean run gives.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -501,8 +502,13 @@ def rows_by(store: Path) -> list[dict]:
         return score_rows(s.rows())
 
 
+def past_the_checks(text: str, **grid) -> list:
+    """The sweeps of ``text`` with grid values the config checks refuse: a failure only a run meets."""
+    return [dataclasses.replace(s, grid={**s.grid, **grid}) for s in sweeps_of(text)]
+
+
 def test_a_task_whose_generation_fails_is_stored_as_error_and_the_sweep_goes_on(tmp_path):
-    sweeps = sweeps_of('family = "checkpoint"\nseeds = 2\n[grid]\nslices = [5]\nalpha = [0.5, 1.5]\n')
+    sweeps = past_the_checks('family = "checkpoint"\nseeds = 2\n[grid]\nslices = [5]\n', alpha=[0.5, 1.5])
     summary = run_sweep(sweeps, tmp_path / "s.db", workers=1, quiet=True)
     assert (summary["tasks"], summary["done"], summary["failed"], summary["pending"]) == (20, 20, 10, 0)
     rows = rows_by(tmp_path / "s.db")
@@ -519,7 +525,7 @@ def test_a_task_whose_generation_fails_is_stored_as_error_and_the_sweep_goes_on(
 
 
 def test_errors_are_stored_with_workers_too(tmp_path):
-    sweeps = sweeps_of('family = "checkpoint"\nseeds = 3\n[grid]\nslices = [5]\nalpha = [1.5, 0.5]\n')
+    sweeps = past_the_checks('family = "checkpoint"\nseeds = 3\n[grid]\nslices = [5]\n', alpha=[1.5, 0.5])
     summary = run_sweep(sweeps, tmp_path / "s.db", workers=2, quiet=True)
     assert (summary["done"], summary["failed"]) == (30, 15)
     assert {r["status"] for r in rows_by(tmp_path / "s.db") if r["params"]["alpha"] == 1.5} == {"error"}
