@@ -6,6 +6,7 @@ Property tests (hypothesis) on the definitions, hand-derived values, and the row
 
 from __future__ import annotations
 
+import doctest
 import math
 import random
 
@@ -13,6 +14,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+import volsched.ratios
 from volsched.ratios import (
     RATIO_RTOL,
     beats,
@@ -259,3 +261,8 @@ def test_casanova_metrics_of_the_reference_against_itself_and_by_recomputation(p
     assert m["pct_wins"] == pytest.approx(100 * sum(wins) / len(wins))
     itself = casanova_metrics(rows, "c", "R", "R")
     assert (itself["pct_diff"], itself["stdv"], itself["pct_wins"], itself["pct_wins30"]) == (0, 0, 100, 100)
+
+
+def test_the_docstring_examples_hold():
+    result = doctest.testmod(volsched.ratios)
+    assert result.attempted >= 20 and result.failed == 0
