@@ -7,6 +7,7 @@ Usage:
   python benchmarks/bench_bot_reproduction.py seeds --clients 5000 --jobs 10000 --seeds 0 1 2 ...
       [--out DIR]
   python benchmarks/bench_bot_reproduction.py test ROWS.json [ROWS.json ...] [--clients M ...] [--jobs J ...]
+  python benchmarks/bench_bot_reproduction.py merge ROWS.json [ROWS.json ...] [--out DIR]
   python benchmarks/bench_bot_reproduction.py jobs [--clients 5000] [--jobs 10000] [--seed 0]
 
 ``figures`` runs :func:`volsched.families.checkpoint.bot.reproduce` (what
@@ -14,12 +15,14 @@ Usage:
 counts and BoT sizes and policies (default all: ``optimal``, ``periodic``,
 ``periodic-printed``, ``none``), writes its ``rows.json``, merges the rows of
 ``--extra-rows`` runs (same seed) and writes ``table.md``, ``all-rows.json``
-and one PNG per client count into ``--out``. ``seeds`` runs one (clients, jobs) cell
+and one PNG per client count into ``--out``; ``merge`` does the same from
+stored rows only. ``seeds`` runs one (clients, jobs) cell
 on several seeds with ``optimal`` and both periodic readings, appending to
 ``--out``/``seeds.json`` as it goes. ``test`` reads such rows and, for each
 periodic reading, runs a two-sided Wilcoxon signed-rank test (scipy, exact
 distribution) of the paired per-run wasted times ``optimal`` vs. the reading,
-over every (clients, jobs, seed) present in both, and prints the effect size:
+over every (clients, jobs, seed) present in both (``--metric``: another
+per-run value, e.g. ``checkpoints``), and prints the effect size:
 the median and range of the ratio optimal/periodic and the matched-pairs
 rank-biserial correlation (``-1``: optimal wastes less in every pair).
 ``jobs`` compares, job by job on the nominal client, the expected waste of
@@ -61,11 +64,11 @@ ALPHA = 0.05
 HALVING_RATIO = 0.6
 
 
-def paired_test(rows: list[dict], reading: str) -> dict:
-    """Wilcoxon signed-rank of the per-run waste, ``optimal`` against ``reading``, paired by run."""
+def paired_test(rows: list[dict], reading: str, metric: str = "wasted") -> dict:
+    """Wilcoxon signed-rank of a per-run metric, ``optimal`` against ``reading``, paired by run."""
     key = lambda r: (r["clients"], r["jobs"], r.get("seed", 0))  # noqa: E731
-    opt = {key(r): r["wasted"] for r in rows if r["policy"] == "optimal"}
-    per = {key(r): r["wasted"] for r in rows if r["policy"] == reading}
+    opt = {key(r): r[metric] for r in rows if r["policy"] == "optimal"}
+    per = {key(r): r[metric] for r in rows if r["policy"] == reading}
     pairs = sorted(set(opt) & set(per))
     x = np.array([opt[k] for k in pairs], dtype=float)
     y = np.array([per[k] for k in pairs], dtype=float)
@@ -87,6 +90,7 @@ def paired_test(rows: list[dict], reading: str) -> dict:
         verdict = f"not reproduced (direction only, ratio {med:.3f})"
     return {
         "reading": reading,
+        "metric": metric,
         "pairs": len(pairs),
         "wilcoxon_statistic": float(res.statistic),
         "p_value": p,
@@ -100,9 +104,6 @@ def paired_test(rows: list[dict], reading: str) -> dict:
 
 
 def _figures(args) -> None:
-    from volsched.families.checkpoint.bot import bot_table
-    from volsched.plots import bot_figure
-
     out = Path(args.out)
     t = time.perf_counter()
     res = reproduce(
@@ -118,14 +119,26 @@ def _figures(args) -> None:
     print(f"{len(rows)} simulations in {time.perf_counter() - t:.0f} s wall")
     for path in args.extra_rows or []:
         rows += [r for r in json.loads(Path(path).read_text()) if r["seed"] == args.seed]
+    _write_merged(rows, args.clients, out)
+
+
+def _write_merged(rows: list[dict], clients: list[int], out: Path) -> None:
+    from volsched.families.checkpoint.bot import bot_table
+    from volsched.plots import bot_figure
+
     rank = {p: k for k, p in enumerate(BOT_POLICIES)}
-    rows.sort(key=lambda r: (r["clients"], r["jobs"], rank[r["policy"]]))
+    rows = sorted(rows, key=lambda r: (r["clients"], r["jobs"], rank[r["policy"]]))
     write_json(out / "all-rows.json", rows)
     table = bot_table(rows)
     (out / "table.md").write_text(table + "\n")
-    for k, m in enumerate(args.clients):
+    for k, m in enumerate(clients):
         bot_figure(rows, m, out / f"figure-{k + 1}-{m}-clients.png")
     print(table)
+
+
+def _merge(args) -> None:
+    rows = [r for p in args.rows for r in json.loads(Path(p).read_text())]
+    _write_merged(rows, sorted({r["clients"] for r in rows}), Path(args.out))
 
 
 def _seeds(args) -> None:
@@ -156,7 +169,7 @@ def _test(args) -> None:
     rows = [r for r in rows if (not args.clients or r["clients"] in args.clients)]
     rows = [r for r in rows if (not args.jobs or r["jobs"] in args.jobs)]
     for reading in READINGS:
-        print(json.dumps(paired_test(rows, reading)))
+        print(json.dumps(paired_test(rows, reading, args.metric)))
 
 
 def _jobs(args) -> None:
@@ -199,15 +212,19 @@ def main() -> None:
     s.add_argument("--out", default="bot-reproduction")
     t = sub.add_parser("test")
     t.add_argument("rows", nargs="+")
+    t.add_argument("--metric", default="wasted", choices=["wasted", "checkpoints", "makespan"])
     t.add_argument("--clients", type=int, nargs="*", help="only these client counts")
     t.add_argument("--jobs", type=int, nargs="*", help="only these BoT sizes")
+    g = sub.add_parser("merge")
+    g.add_argument("rows", nargs="+")
+    g.add_argument("--out", default="bot-reproduction")
     j = sub.add_parser("jobs")
     j.add_argument("--clients", type=int, default=5000)
     j.add_argument("--jobs", type=int, default=10000)
     j.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     assert set(READINGS) < set(BOT_POLICIES)
-    {"figures": _figures, "seeds": _seeds, "test": _test, "jobs": _jobs}[args.cmd](args)
+    {"figures": _figures, "seeds": _seeds, "test": _test, "jobs": _jobs, "merge": _merge}[args.cmd](args)
 
 
 if __name__ == "__main__":
