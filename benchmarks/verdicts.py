@@ -606,11 +606,14 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--data", type=Path, default=Path("verdicts-data.jsonl"))
     ap.add_argument("--collect-only", action="store_true")
+    ap.add_argument("--json", type=Path, help="also write the claims and their verdicts here")
     args = ap.parse_args()
     rows = collect(args.data, args.seeds, args.slack_instances, args.workers)
     if args.collect_only:
         return
-    print_table(rows, args.seeds, args.slack_instances)
+    result = print_table(rows, args.seeds, args.slack_instances)
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
 
 
 if __name__ == "__main__":
