@@ -4,9 +4,11 @@
 
 Seeded tiny instances of every (family, problem), each with its optimum from an independent oracle
 (``tests/fuzz/truth.py``), are solved by every registered method under time limits of 0.01, 0.05
-and 0.2 s beside two CPU-bound processes; then the shared slack input on which ``milp`` claimed a
-false optimum (``../shared/data/repro/slack-t60_00-milp-false-optimal.json``) is solved by
-``milp`` ``--repro-runs`` times under each limit. Prints the counts per (family, problem, method),
+and 0.2 s beside two CPU-bound processes; so are ``--theorem2`` slack instances of 16 to 24 jobs
+whose greedy schedule is not optimal (optimum by an unlimited ``cpsat``), ``--theorem2-repeat``
+times per limit; then the shared slack input on which ``milp`` claimed a false optimum
+(``../shared/data/repro/slack-t60_00-milp-false-optimal.json``) is solved by ``milp``
+``--repro-runs`` times under each limit. Prints the counts per (family, problem, method),
 the totals (runs, wrong ``optimal``, bounds on the wrong side of the optimum, wrong
 ``infeasible``, errors) and the repro's outcomes; exits 1 when anything is wrong. The figures go
 to ``benchmarks/RESULTS.md`` ("Fuzz campaign", "Truth-judged campaign").
@@ -24,7 +26,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
-from fuzz.truth import LIMITS, Tally, cases, judge, loaded, run, slack_repro, table, total, warm  # noqa: E402
+from fuzz.truth import (  # noqa: E402
+    LIMITS,
+    Tally,
+    cases,
+    judge,
+    loaded,
+    run,
+    slack_repro,
+    table,
+    theorem2_cases,
+    total,
+    warm,
+)
 
 
 def repro_runs(runs: int, limits=LIMITS) -> tuple[Tally, dict]:
@@ -40,15 +54,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=10, help="instances per (family, problem)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--theorem2", type=int, default=10, help="theorem2 slack instances (beaten greedy)")
+    parser.add_argument("--theorem2-repeat", type=int, default=5, help="runs of each per method and limit")
     parser.add_argument("--repro-runs", type=int, default=100, help="milp runs of the repro per limit")
     parser.add_argument("--load", type=int, default=2, help="CPU-bound background processes")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore", DeprecationWarning)
     begin = time.perf_counter()
     chosen = cases(args.cases, args.seed)
-    warm(chosen)
+    stressed = theorem2_cases(args.theorem2, args.seed, greedy_beaten=True)
+    warm(chosen + stressed)
     with loaded(args.load):
         tallies = run(chosen)
+        for (f, p, m), t in run(stressed, repeat=args.theorem2_repeat).items():
+            tallies[(f, f"{p} (theorem2)", m)] = t
         repro, summary = repro_runs(args.repro_runs)
     wall = time.perf_counter() - begin
     everything = total(tallies)

@@ -23,8 +23,9 @@ def solve_milp(
 
     The value is proven (and is the bound) only when CBC's search finished (:func:`..cbc.run_cbc`),
     never after a stop on ``time_limit`` (wall clock) or ``max_nodes`` (CBC nodes, the
-    deterministic budget). ``effort`` receives the nodes and the stop cause. When the hard time
-    limit fires (:mod:`..deadline`) the outcome is a stop on the wall clock without a solution.
+    deterministic budget). ``effort`` receives the nodes and the stop cause. When ``time_limit``
+    passes while the model is built, or the hard time limit fires (:mod:`..deadline`), the
+    outcome is a stop on the wall clock without a solution.
     """
     started = time.perf_counter()
     try:
@@ -42,7 +43,12 @@ def _solve(up, m, time_limit, max_nodes, effort, started):
     y = [prob.add_variable(f"y{t}", cat="Binary") for t in range(horizon)]
     prob += pulp.lpSum(y)
     prob += pulp.lpSum(x) == m
-    for q, t in zip(*np.nonzero(~up), strict=True):
+    deadline = None if time_limit is None else started + time_limit
+    for k, (q, t) in enumerate(zip(*np.nonzero(~up), strict=True)):
+        if not k & 4095 and deadline is not None and time.perf_counter() > deadline:
+            if effort is not None:
+                effort.add(0, STOPPED_CLOCK)
+            return [], None, None, False
         prob += x[q] + y[t] <= 1
     run = run_cbc(prob, time_limit, max_nodes, effort, started)
     if not run.solution:

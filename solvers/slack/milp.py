@@ -39,6 +39,15 @@ from ..problem import STOPPED_CLOCK, Effort
 MAX_PAIRS = 20_000
 
 
+class _OutOfTime(Exception):  # noqa: N818 - a signal, not an error
+    """The time limit passed while the model was built."""
+
+
+def _check(deadline: float | None) -> None:
+    if deadline is not None and time.perf_counter() > deadline:
+        raise _OutOfTime
+
+
 def solve_milp(
     instance: SlackInstance,
     problem: str,
@@ -52,19 +61,26 @@ def solve_milp(
     ``proven`` and the bound come only from a CBC search that finished (:func:`..cbc.run_cbc`):
     the cutoff model's infeasibility proves ``hi`` optimal only then, never after a stop on
     ``time_limit`` (wall clock) or ``max_nodes`` (CBC nodes, the deterministic budget).
-    ``effort`` receives the nodes and the stop cause. When the hard time limit fires
-    (:mod:`..deadline`) the outcome is a stop on the wall clock: no contents, nothing proven.
+    ``effort`` receives the nodes and the stop cause. When ``time_limit`` passes while the
+    model is built (a large model takes seconds of Python), or the hard time limit fires
+    (:mod:`..deadline`), the outcome is a stop on the wall clock: no contents, nothing proven.
     """
     started = time.perf_counter()
     try:
         return _solve(instance, problem, hi, time_limit, max_nodes, effort, started)
-    except HardStop:
+    except (_OutOfTime, HardStop) as stop:
         if effort is not None:
             effort.add(0, STOPPED_CLOCK)
-        return None, None, None, False, {"milp_status": STOPPED, "cbc_result": "hard time limit"}
+        why = (
+            "the time limit passed while building the model"
+            if isinstance(stop, _OutOfTime)
+            else "hard time limit"
+        )
+        return None, None, None, False, {"milp_status": STOPPED, "cbc_result": why}
 
 
 def _solve(instance, problem, hi, time_limit, max_nodes, effort, started):
+    deadline = None if time_limit is None else started + time_limit
     p = [int(v) for v in instance.p]
     n = len(p)
     num, den = instance.beta_ratio if problem == "slack" else (0, 1)
@@ -95,6 +111,7 @@ def _solve(instance, problem, hi, time_limit, max_nodes, effort, started):
     c = prob.add_variable("C", 0, max(limit, 0), cat="Integer")
     x: dict[tuple[int, int], pulp.LpVariable] = {}
     for b, (_, start, cap, _) in enumerate(bins):
+        _check(deadline)
         for j in range(n):
             if start + p[j] > limit:
                 continue
@@ -105,6 +122,7 @@ def _solve(instance, problem, hi, time_limit, max_nodes, effort, started):
     for j in range(n):
         prob += pulp.lpSum(x[j, b] for b in range(len(bins)) if (j, b) in x) == 1
     for b, (_, start, cap, e) in enumerate(bins):
+        _check(deadline)
         here = [j for j in range(n) if (j, b) in x]
         load = pulp.lpSum(p[j] * x[j, b] for j in here)
         if cap is not None:
@@ -125,6 +143,7 @@ def _solve(instance, problem, hi, time_limit, max_nodes, effort, started):
         z = [prob.add_variable(f"z{f}", cat="Binary") for f in free]
         prob += pulp.lpSum(z) == 1
         for f, zf in zip(free, z, strict=True):
+            _check(deadline)
             load = pulp.lpSum(p[j] * x[j, f] for j in range(n) if (j, f) in x)
             prob += c >= load
             prob += c <= load + hi * (1 - zf)

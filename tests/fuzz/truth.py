@@ -268,7 +268,9 @@ def theorem2_cases(
 
     rng = np.random.default_rng([seed, 1 << 20])
     out = []
-    while len(out) < count:
+    for _ in range(50 * count):
+        if len(out) == count:
+            break
         machines = int(rng.integers(4, 7))
         instance = generate_theorem2(machines, 4 * machines, int(rng.integers(2**31)))
         truth = _unlimited("slack", problem, instance, "cpsat")

@@ -362,3 +362,25 @@ def test_milp_node_budget_stops_unproven_and_the_same_way_twice():
     assert runs[0] == runs[1]
     contents, value, bound, proven, info = solve_milp(inst, "slack", hi)
     assert proven and value == bound == optimum == makespan_of(inst, contents)
+
+
+REPRO = Path(__file__).resolve().parents[3] / "shared/data/repro/slack-t60_00-milp-false-optimal.json"
+
+
+@pytest.mark.skipif(not REPRO.is_file(), reason="the shared repro inputs are not in ../shared/data")
+@pytest.mark.parametrize("time_limit", [0.01, 0.05])
+def test_milp_on_the_shared_repro_keeps_the_greedy_unproven_under_a_short_limit(time_limit):
+    # The model takes longer to build than the limit: milp stops before CBC, with the greedy
+    # schedule and the combinatorial bound, never "optimal" above the optimum cpsat proves.
+    from volsched.families import FAMILIES
+    from volsched.instances.io import read_json
+
+    inst = FAMILIES["slack"].load(read_json(REPRO))
+    optimum = _value(solve(inst, method="cpsat", problem="slack"))
+    result = solve(inst, method="milp", problem="slack", time_limit=time_limit)
+    if result.status == SolveStatus.OPTIMAL:
+        assert result.objective == optimum
+    else:
+        assert result.status == SolveStatus.FEASIBLE and result.verified
+        assert result.objective == makespan_of(inst, greedy(inst, "slack")) > optimum
+        assert result.bound <= optimum and result.stopped == "wall clock"
