@@ -72,8 +72,9 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.perf_counter() - begin
     everything = total(tallies)
     print(
-        f"{len(chosen)} instances ({args.cases} per problem, seed {args.seed}), limits {list(LIMITS)} s, "
-        f"{args.load} CPU-bound processes beside, {os.cpu_count()} cores, {wall:.0f} s wall\n"
+        f"{len(chosen)} tiny instances ({args.cases} per problem, seed {args.seed}) and {len(stressed)} "
+        f"theorem2 ones (each {args.theorem2_repeat} times), limits {list(LIMITS)} s, {args.load} CPU-bound "
+        f"processes beside, {os.cpu_count()} cores, {wall:.0f} s wall\n"
     )
     print(table(tallies))
     print(
