@@ -95,7 +95,8 @@ SMALL_INSTANCES: dict[str, list[list[str]]] = {
     "prescient": [["--platform", "sdsc", "--hosts", "6", "--tasks", "4", "--task-minutes", "5",
                    "--days", "2"],
                   ["--platform", "ucb", "--hosts", "5", "--tasks", "3", "--task-minutes", "5", "--days", "2",
-                   "--seed", "1"]],
+                   "--seed", "1"],
+                  ["--preset", "fta", "--fta", "{fta}", "--tasks", "3", "--task-minutes", "5"]],
     "slack": [["--preset", "theorem2", "--machines", "3", "--jobs", "6"],
               ["--preset", "paper", "--machines", "5", "--jobs", "12", "--horizon", "2", "--beta", "0.5"],
               ["--preset", "planted", "--groups", "2", "--B", "13", "--answer", "no"]],
@@ -103,6 +104,17 @@ SMALL_INSTANCES: dict[str, list[list[str]]] = {
 
 #: An input file a generator reads (``{graph}`` in :data:`SMALL_INSTANCES`): a bipartite edge list.
 GRAPH = "# 4 5 8\n0 0\n0 1\n1 0\n1 1\n2 3\n3 4\n1 2\n2 2\n"
+
+#: An FTA ``event_trace.tab`` (``{fta}``): two nodes, availability and unavailability events touching.
+FTA_TRACE = (
+    "event_id component_id node_id platform_id node_name event_type event_start_time event_end_time "
+    "event_end_reason\n"
+    "1 1 7 3 pc-a 1 1000 4600 5\n2 1 7 3 pc-a 0 4600 5000 NULL\n3 1 7 3 pc-a 1 5000 9000 2\n"
+    "4 2 9 3 pc-b 0 1000 1600 NULL\n5 2 9 3 pc-b 1 1600 2800 6\n6 2 9 3 pc-b 1 3400 9000 0\n"
+)
+
+#: Each input file placeholder of :data:`SMALL_INSTANCES`: its file name and valid text.
+INPUTS = {"{graph}": ("graph.txt", GRAPH), "{fta}": ("event_trace.tab", FTA_TRACE)}
 
 #: Methods for the seed results where the default one is slow on a seed (``full``'s ``cpsat``
 #: takes a minute and more at p * H = 1200); the first that applies is used.
@@ -176,8 +188,8 @@ def make_seeds(folder: Path) -> list[Seed]:
     """Valid instances, results, generator input files and sweep configs of every family, under ``folder``."""
     seeds: list[Seed] = []
     folder.mkdir(parents=True, exist_ok=True)
-    graph = folder / "graph.txt"
-    graph.write_text(GRAPH)
+    for file, text in INPUTS.values():
+        (folder / file).write_text(text)
     for name, family in FAMILIES.items():
         for i, sweep in enumerate(small_sweeps(family)):
             path = folder / f"{name}-sweep-{i}.toml"
@@ -189,9 +201,10 @@ def make_seeds(folder: Path) -> list[Seed]:
                 raise AssertionError(f"seed sweep {path}: {err}")
             seeds.append(Seed(name, "store", store, store.read_bytes(), instance=path))
         for i, options in enumerate(_instance_argv(name)):
-            if "{graph}" in options:
-                seeds.append(Seed(name, "input", graph, GRAPH, argv=["generate", name, *options]))
-                options = [str(graph) if o == "{graph}" else o for o in options]
+            for placeholder, (file, text) in INPUTS.items():
+                if placeholder in options:
+                    seeds.append(Seed(name, "input", folder / file, text, argv=["generate", name, *options]))
+                    options = [str(folder / file) if o == placeholder else o for o in options]
             path = folder / f"{name}-{i}.json"
             code, _, err = cli(["generate", name, *options, "--out", path])
             if code != 0:
@@ -612,10 +625,10 @@ STRANGE_ARGS = ("", " ", "-1", "0", "1", "2", "-0", "0.0", "0.5", "1e-300", "1e4
 def argv_templates(seeds: list[Seed], tmp: Path) -> list[tuple[str, list[str]]]:
     """Valid command lines of every command over the seeds, each with the family it exercises."""
     out: list[tuple[str, list[str]]] = []
-    graph = next((str(s.path) for s in seeds if s.kind == "input"), "graph.txt")
+    inputs = {o: str(s.path) for s in seeds if s.kind == "input" for o in s.argv if o in INPUTS}
     for name, family in FAMILIES.items():
         for options in _instance_argv(name):
-            options = [graph if o == "{graph}" else o for o in options]
+            options = [inputs.get(o, INPUTS[o][0]) if o in INPUTS else o for o in options]
             out.append((name, ["generate", name, *options, "--out", str(tmp / "g.json"), "--json"]))
         for s in seeds:
             if s.family == name and s.kind == "config":
@@ -862,7 +875,7 @@ def try_file_mutant(ch: Chooser, seeds: list[Seed], work: Path, kind: str | None
     family = FAMILIES[seed.family]
     flag = ["--json"] if ch.chance(0.85) else []
     if seed.kind == "input":
-        argv = [str(path) if a == "{graph}" else a for a in seed.argv]
+        argv = [str(path) if a in INPUTS else a for a in seed.argv]
         argv += ["--out", work / "out" / "g.json", *flag]
         outcome = run_contract(argv, work, timeout)
     elif seed.kind == "store":
@@ -878,6 +891,8 @@ def try_file_mutant(ch: Chooser, seeds: list[Seed], work: Path, kind: str | None
             outcome = Outcome([str(a) for a in argv], 0, "", "", [], accepted=True)
         else:
             outcome = run_contract(argv, work, timeout)
+            if outcome.code == 0:
+                outcome.defects += refused_values_stored(path, work / "s.db")
     elif seed.kind == "instance":
         commands = [("solve",) + (p.name,) for p in family.problems.values()]
         commands += [("verify", r) for r in seed.results]
@@ -924,6 +939,24 @@ def sweep_size(path: Path, timeout: float | None) -> int | None:
     except Exception:  # noqa: BLE001 - the run itself judges a config that does not validate
         return None
     return sum(math.prod(len(v) for v in s.grid.values()) * len(s.seeds) for s in sweeps)
+
+
+def refused_values_stored(config: Path, store: Path) -> list[str]:
+    """Rows of an accepted sweep whose instance its generator refused although the config checks met it.
+
+    The checks build one instance per grid value (``star_points``, first seed): such a point
+    failing with ``InputError`` at run time is a value the checks let through.
+    """
+    from volsched.experiments.config import read_config, star_points
+    from volsched.experiments.store import Store
+
+    checked = [{**point, "seed": sweep.seeds[0]} for sweep in read_config(config)
+               for _, _, point in star_points(sweep.grid)]
+    with Store(store, create=False) as st:
+        rows = st.rows()
+    return [f"grid value refused only at run time, stored as an error row: {r['params']}: {r['error']}"
+            for r in rows if r["status"] == "error" and str(r["error"]).startswith("InputError")
+            and r["params"] in checked]
 
 
 def try_argv_mutant(ch: Chooser, seeds: list[Seed], work: Path, timeout: float | None = 60.0) -> Trial:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from fuzz.engine import (
+    INPUTS,
     SMALL_INSTANCES,
     DataChooser,
     make_seeds,
@@ -73,7 +74,7 @@ def test_every_seed_config_and_input_file_is_accepted(seeds, tmp_path):
                     "--quiet"]
         elif seed.kind == "input":
             argv = [*seed.argv, "--out", tmp_path / "g.json"]
-            argv = [str(seed.path) if a == "{graph}" else a for a in argv]
+            argv = [str(seed.path) if a in INPUTS else a for a in argv]
         else:
             continue
         outcome = run_contract(argv, tmp_path)
@@ -134,7 +135,8 @@ def test_damaged_result_stores_keep_the_contract(seeds, family, data):
     assert not trial.outcome.defects, _report(trial)
 
 
-@pytest.mark.parametrize("family", [f for f, g in SMALL_INSTANCES.items() if any("{graph}" in o for o in g)])
+@pytest.mark.parametrize("family", [f for f, opts in SMALL_INSTANCES.items()
+                                    if any(set(INPUTS) & set(o) for o in opts)])
 @FUZZ
 @given(data=st.data())
 def test_mutated_generator_input_files_keep_the_contract(seeds, family, data):

@@ -302,3 +302,84 @@ def test_a_store_path_the_system_refuses_is_bad_input(capsys, tmp_path, monkeypa
     code, _, err = run(capsys, *argv)
     assert_input_error(code, err, "cannot open (File name too long)")
     assert _files(tmp_path) == before
+
+
+FTA_HEADER = (
+    "event_id component_id node_id platform_id node_name event_type event_start_time event_end_time "
+    "event_end_reason\n"
+)
+
+
+@pytest.mark.parametrize(
+    "events, fragment",
+    [
+        (
+            "1 1 7 3 a 1 0 100 99999999999999999999999\n",
+            "line 2: event_end_reason must be an integer code in [-1, 1000000000] or NULL",
+        ),
+        (
+            "1 1 7 3 a 1 0 1000 1\n2 1 7 3 a 0 500 1500 NULL\n",
+            "line 3: event_start_time: node a: this unavailability event starts at 500.0",
+        ),
+        (
+            "1 1 7 3 a 0 0 1000 NULL\n2 1 7 3 a 1 100 200 1\n",
+            "line 3: event_start_time: node a: this availability event starts at 100.0",
+        ),
+    ],
+)
+def test_fta_traces_that_broke_the_reader_are_bad_input(capsys, tmp_path, events, fragment):
+    """A 23-digit end reason reached an int64 array (OverflowError, exit 1); an availability event inside
+    an unavailability event of its node was read as up time (exit 0)."""
+    trace = tmp_path / "event_trace.tab"
+    trace.write_text(FTA_HEADER + events)
+    code, _, err = run(
+        capsys,
+        "generate",
+        "prescient",
+        "--fta",
+        trace,
+        "--tasks",
+        1,
+        "--task-minutes",
+        1,
+        "--out",
+        tmp_path / "o.json",
+    )
+    assert_input_error(code, err, f"{trace}, {fragment}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["event_trace.tab"]
+
+
+def test_a_profile_looping_every_1e_300_s_is_refused_before_unrolling(tmp_path):
+    """``0 1`` with ``LOOPAFTER 1e-300`` over a week never returned (6e305 cycles); no command reads
+    profiles, so the reader is called as a caller of the Python API would."""
+    from fuzz.engine import deadline
+
+    from volsched.instances.errors import InputError
+    from volsched.instances.prescient.simgrid_profiles import read_profiles
+
+    profile = tmp_path / "h.state"
+    profile.write_text("0 1\nLOOPAFTER 1e-300\n")
+    with deadline(10.0), pytest.raises(InputError, match=r"h\.state, line 2: LOOPAFTER: repeating 1 event"):
+        read_profiles([profile], None, [1500.0], tasks=1, task_minutes=1.0, horizon=7 * 86400.0)
+
+
+@pytest.mark.parametrize(
+    "grid, fragment",
+    [
+        (
+            'family = "checkpoint"\nseeds = 10\n[grid]\nalpha = [0.0, 1e-300, 1.5]\n',
+            "s.toml.grid.alpha[0] = 0.0: alpha: must be in (0, 1], got 0.0",
+        ),
+        (
+            'family = "slack"\n[grid]\npreset = "three-partition"\nfile = ["no-such-file.txt"]\n',
+            "s.toml.grid.file[0] = 'no-such-file.txt': no-such-file.txt: no such file",
+        ),
+    ],
+)
+def test_sweep_grid_values_the_generator_refuses_are_bad_input(capsys, tmp_path, monkeypatch, grid, fragment):
+    """Both exited 0 with their tasks stored as ``error`` rows (20 of 30 for the alphas)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "s.toml").write_text(grid)
+    code, _, err = run(capsys, "sweep", "s.toml", "--store", "s.db", "--workers", 1, "--quiet")
+    assert_input_error(code, err, fragment)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.toml"]
