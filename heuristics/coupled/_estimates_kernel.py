@@ -49,8 +49,23 @@ def _p_nd(q, t, rows, pow2, big_t):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _value(members, count, needs, n_com, span1, rows, pow2, big_t, p_plus, e_c, power, work, conditional, out,
-           with_prob=True):
+def _value(
+    members,
+    count,
+    needs,
+    n_com,
+    span1,
+    rows,
+    pow2,
+    big_t,
+    p_plus,
+    e_c,
+    power,
+    work,
+    conditional,
+    out,
+    with_prob=True,
+):
     """``out = (P, E)`` of one set: ``P^(S)(W) P_comm`` and ``E_comm + E^(S)(W)`` (Section V).
 
     The set is ``members[:count]``, in increasing processor order (the order of numpy's sums
@@ -138,8 +153,30 @@ def _key(alloc):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows, pow2, big_t, conditional,
-                 criterion, elapsed, set_keys, set_values, power_keys, power_values, order, batch):
+def assign_tasks(
+    up,
+    mu,
+    m,
+    w,
+    program,
+    data,
+    t_prog,
+    t_data,
+    n_com,
+    span1,
+    rows,
+    pow2,
+    big_t,
+    conditional,
+    criterion,
+    elapsed,
+    set_keys,
+    set_values,
+    power_keys,
+    power_values,
+    order,
+    batch,
+):
     """Section VI-A's construction: ``m`` tasks one by one, each on the best candidate (lowest index on ties).
 
     ``up`` are the UP workers (ascending), ``mu`` float64 ``mu_q``, ``program`` bool and
@@ -207,9 +244,23 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
                     size += 1
             kept = needs[c]
             needs[c] = max(xc * t_data - data[c], 0) + (0 if program[c] else t_prog)
-            _value(grown, size, needs, n_com, span1, rows, pow2, big_t, set_values[row, 0],
-                   set_values[row, 1], power_values[power_row] if need_power else np.nan, work, conditional,
-                   out, criterion != IE)
+            _value(
+                grown,
+                size,
+                needs,
+                n_com,
+                span1,
+                rows,
+                pow2,
+                big_t,
+                set_values[row, 0],
+                set_values[row, 1],
+                power_values[power_row] if need_power else np.nan,
+                work,
+                conditional,
+                out,
+                criterion != IE,
+            )
             needs[c] = kept
             prob, span = out[0], out[1]
             if criterion == IE:
@@ -245,8 +296,23 @@ def assign_tasks(up, mu, m, w, program, data, t_prog, t_data, n_com, span1, rows
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def value_of(x, needs, work, w, n_com, span1, rows, pow2, big_t, conditional, set_keys, set_values,
-             power_keys, power_values, out):
+def value_of(
+    x,
+    needs,
+    work,
+    w,
+    n_com,
+    span1,
+    rows,
+    pow2,
+    big_t,
+    conditional,
+    set_keys,
+    set_values,
+    power_keys,
+    power_values,
+    out,
+):
     """``out = (P, E)`` of allocation ``x`` with ``needs`` and ``work`` (>= 1) computation slots left.
 
     Returns False (``out`` untouched) when the set's values or its power are not known yet.
@@ -257,13 +323,28 @@ def value_of(x, needs, work, w, n_com, span1, rows, pow2, big_t, conditional, se
     if power_row < 0:
         return False
     members = np.empty(x.shape[0], dtype=np.int64)
-    count = 0
+    count = np.int64(0)  # not a literal: numba would compile _value once more for Literal[int](0)
     for q in range(x.shape[0]):
         if x[q] > 0:
             members[count] = q
             count += 1
-    _value(members, count, needs, n_com, span1, rows, pow2, big_t, set_values[row, 0], set_values[row, 1],
-           power_values[power_row], work, conditional, out)
+    _value(
+        members,
+        count,
+        needs,
+        n_com,
+        span1,
+        rows,
+        pow2,
+        big_t,
+        set_values[row, 0],
+        set_values[row, 1],
+        power_values[power_row],
+        work,
+        conditional,
+        out,
+        np.bool_(True),
+    )  # assign_tasks' types
     return True
 
 

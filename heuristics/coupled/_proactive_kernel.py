@@ -40,7 +40,11 @@ _UP = 0
 
 @njit(cache=True, nogil=True)
 def _promise(states, t, g, needs, t_prog, hold, st, mode):
-    """Leave :meth:`.proactive.Proactive.decide`'s promise (:class:`.simulator.Hold`) after a "keep"."""
+    """Leave :meth:`.proactive.Proactive.decide`'s promise (:class:`.simulator.Hold`) after a "keep".
+
+    Callers pass ``mode`` as an ``np.int64``: a module constant is a literal to numba, which would
+    compile this function once per mode.
+    """
     for q in range(g.shape[0]):
         hold[HOLD_UP, q] = states[q, t] == _UP
         hold[HOLD_PROGRAM, q] = g[q] >= t_prog
@@ -79,29 +83,91 @@ def _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, tables, crite
     data = np.zeros(p, dtype=np.int64)
     batch = np.empty((p, p), dtype=np.int64)
     span1, rows, pow2, big_t, conditional, set_keys, set_values, power_keys, power_values = tables
-    if assign_tasks(up[:n_up], mu, m, w, program, data, t_prog, t_data, n_com, span1, rows, pow2, big_t,
-                    conditional, criterion, elapsed, set_keys, set_values, power_keys, power_values, order,
-                    batch) >= 0:
+    if (
+        assign_tasks(
+            up[:n_up],
+            mu,
+            m,
+            w,
+            program,
+            data,
+            t_prog,
+            t_data,
+            n_com,
+            span1,
+            rows,
+            pow2,
+            big_t,
+            conditional,
+            criterion,
+            elapsed,
+            set_keys,
+            set_values,
+            power_keys,
+            power_values,
+            order,
+            batch,
+        )
+        >= 0
+    ):
         return -1
     x2[:] = 0
     for i in range(m):
         x2[order[i]] += 1
     needs2 = np.zeros(p, dtype=np.int64)
-    work = 0
+    work = np.int64(0)  # not a literal: numba would compile value_of once more for Literal[int](0)
     for q in range(p):
         if x2[q] > 0:
             needs2[q] = x2[q] * t_data + (0 if program[q] else t_prog)
         if x2[q] * w[q] > work:
             work = x2[q] * w[q]
-    if not value_of(x2, needs2, work, w, n_com, span1, rows, pow2, big_t, conditional, set_keys, set_values,
-                    power_keys, power_values, parts):
+    if not value_of(
+        x2,
+        needs2,
+        work,
+        w,
+        n_com,
+        span1,
+        rows,
+        pow2,
+        big_t,
+        conditional,
+        set_keys,
+        set_values,
+        power_keys,
+        power_values,
+        parts,
+    ):
         return -1
     return 1
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def _decide(states, x, g, needs, st, hold, mu, m, w, n_com, tables, criterion, measure, timed, memo,
-            fresh_order, fresh_x, fresh_parts, fresh_found, count, x2, parts, order):
+def _decide(
+    states,
+    x,
+    g,
+    needs,
+    st,
+    hold,
+    mu,
+    m,
+    w,
+    n_com,
+    tables,
+    criterion,
+    measure,
+    timed,
+    memo,
+    fresh_order,
+    fresh_x,
+    fresh_parts,
+    fresh_found,
+    count,
+    x2,
+    parts,
+    order,
+):
     """:meth:`.proactive.Proactive.decide` at slot ``st[T]``: keep, switch (``order``), or ask Python.
 
     After a "keep" it leaves the promise ``decide`` would leave (``hold``, ``st[HOLD]``), by the
@@ -117,8 +183,9 @@ def _decide(states, x, g, needs, st, hold, mu, m, w, n_com, tables, criterion, m
     t_prog, t_data = st[T_PROG], st[T_DATA]
     elapsed = t - st[ITER_START]
     if timed:
-        found = _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, tables, criterion, order, x2,
-                       parts)
+        found = _fresh(
+            states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, tables, criterion, order, x2, parts
+        )
         if found < 0:
             return _ASK
     else:
@@ -133,8 +200,9 @@ def _decide(states, x, g, needs, st, hold, mu, m, w, n_com, tables, criterion, m
         if key in memo:
             i = memo[key]
         else:
-            found = _fresh(states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, tables, criterion, order,
-                           x2, parts)
+            found = _fresh(
+                states, t, g, elapsed, mu, m, w, t_prog, t_data, n_com, tables, criterion, order, x2, parts
+            )
             if found < 0:
                 return _ASK
             if count[0] == fresh_found.shape[0]:
@@ -154,7 +222,7 @@ def _decide(states, x, g, needs, st, hold, mu, m, w, n_com, tables, criterion, m
             x2[:] = fresh_x[i]
             parts[:] = fresh_parts[i]
     if found == 0:
-        _promise(states, t, g, needs, t_prog, hold, st, HOLD_UP_SET)
+        _promise(states, t, g, needs, t_prog, hold, st, np.int64(HOLD_UP_SET))
         return _KEEP
     same = True
     for q in range(p):
@@ -163,15 +231,30 @@ def _decide(states, x, g, needs, st, hold, mu, m, w, n_com, tables, criterion, m
             break
     if same:
         if not timed:
-            _promise(states, t, g, needs, t_prog, hold, st, HOLD_KEY)
+            _promise(states, t, g, needs, t_prog, hold, st, np.int64(HOLD_KEY))
         return _KEEP
     fresh_value = _value(measure, parts[0], parts[1], elapsed)
     remaining = st[WORKLOAD] - st[C]
     if remaining <= 0:
         return _ASK
     span1, rows, pow2, big_t, conditional, set_keys, set_values, power_keys, power_values = tables
-    if not value_of(x, needs, remaining, w, n_com, span1, rows, pow2, big_t, conditional, set_keys,
-                    set_values, power_keys, power_values, parts):
+    if not value_of(
+        x,
+        needs,
+        remaining,
+        w,
+        n_com,
+        span1,
+        rows,
+        pow2,
+        big_t,
+        conditional,
+        set_keys,
+        set_values,
+        power_keys,
+        power_values,
+        parts,
+    ):
         return _ASK
     current = _value(measure, parts[0], parts[1], elapsed)
     better = fresh_value < current if measure == E else fresh_value > current
@@ -179,7 +262,7 @@ def _decide(states, x, g, needs, st, hold, mu, m, w, n_com, tables, criterion, m
         return SWITCH
     if not timed and big_t < _MONOTONE_T:
         if measure == E and (current == current or fresh_value != fresh_value):
-            _promise(states, t, g, needs, t_prog, hold, st, HOLD_KEY)
+            _promise(states, t, g, needs, t_prog, hold, st, np.int64(HOLD_KEY))
         elif measure == P and (current >= _TINY or fresh_value != fresh_value):
-            _promise(states, t, g, needs, t_prog, hold, st, HOLD_KEY_NEEDS)
+            _promise(states, t, g, needs, t_prog, hold, st, np.int64(HOLD_KEY_NEEDS))
     return _KEEP

@@ -20,6 +20,14 @@ into :func:`_explore`; they take the arrays they use rather than the Level, beca
 numba counts references (atomically) to every array of a tuple passed to a call,
 which costs more than a small node's own work, while an array passed to an inlined
 helper costs nothing as long as the helper neither calls nor allocates.
+
+A value passed to a compiled helper is an ``np.int64`` where it would be a literal (``1``, or a
+counter's first ``0``): numba compiles a helper once per argument type it meets, and types a
+literal as its own type (``Literal[int](0)``) even where it is a loop counter's first value, so
+each literal cost one more compilation of the helper on a cold cache.
+Arrays are copied with loops rather than slice assignments (``x[:] = y``): numba compiles the
+shape-mismatch message of an array-to-array slice assignment, and with it its string formatting,
+on a cold cache.
 """
 
 from __future__ import annotations
@@ -50,14 +58,17 @@ CARRY, MASK = 64, 65  # rows of the element filter's scratch after its (at most 
 def _popc(typingctx, x):
     def codegen(context, builder, signature, args):
         return builder.ctpop(args[0])
+
     return types.int64(types.uint64), codegen
 
 
 @intrinsic
 def _idx(typingctx, x):
     """Index of the lowest set bit."""
+
     def codegen(context, builder, signature, args):
         return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
     return types.int64(types.uint64), codegen
 
 
@@ -74,9 +85,11 @@ def _pext_software(x, m):
 
 def _has_bmi2() -> bool:
     from numba.core import config
+
     if config.CPU_NAME not in (None, "host"):
         return False
     import llvmlite.binding as llvm
+
     return bool(llvm.get_host_cpu_features().get("bmi2", False))
 
 
@@ -94,6 +107,7 @@ def _pext(typingctx, x, m):
             fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.x86.bmi.pext.64")
             return builder.call(fn, args)
         return context.compile_internal(builder, _pext_software, signature, args)
+
     return sig, codegen
 
 
@@ -113,6 +127,20 @@ def _count(x, y):
 
 
 @njit(cache=True, nogil=True)
+def _ascending(x):
+    """``x`` (a few item numbers) sorted in place and returned: an insertion sort, as numba's
+    ``np.sort`` compiles its quicksort on a cold cache."""
+    for i in range(1, x.shape[0]):
+        v = x[i]
+        j = i
+        while j > 0 and x[j - 1] > v:
+            x[j] = x[j - 1]
+            j -= 1
+        x[j] = v
+    return x
+
+
+@njit(cache=True, nogil=True)
 def greedy(A, m):
     """Best of one greedy completion per starting item: ``(common count, sorted items)``."""
     n, words = A.shape
@@ -121,7 +149,8 @@ def greedy(A, m):
     common = np.empty(words, np.uint64)
     free = np.ones(n, np.bool_)
     for start in range(n):
-        common[:] = A[start]
+        for w in range(words):
+            common[w] = A[start, w]
         free[:] = True
         free[start] = False
         chosen[0] = start
@@ -141,8 +170,9 @@ def greedy(A, m):
             value += _popc(common[w])
         if value > best:
             best = value
-            best_set[:] = chosen
-    return best, np.sort(best_set)
+            for i in range(m):
+                best_set[i] = chosen[i]
+    return best, _ascending(best_set)
 
 
 @njit(cache=True, nogil=True)
@@ -179,7 +209,8 @@ def tabu(A, start, iterations, deadline):
             value += _popc(pre[m, w])
         if value > best:
             best = value
-            best_set[:] = cur
+            for i in range(m):
+                best_set[i] = cur[i]
         top, out, into = -1, -1, -1
         for i in range(m):
             for r in range(n):
@@ -202,7 +233,7 @@ def tabu(A, start, iterations, deadline):
         tabu_until[cur[out]] = it + 7 + np.int64(rng >> np.uint64(62))
         cur[out] = into
         inside[into] = True
-    return best, np.sort(best_set)
+    return best, _ascending(best_set)
 
 
 class Level(NamedTuple):
@@ -255,15 +286,28 @@ class Search(NamedTuple):
 def _level(depth, n, W):
     """A :class:`Level` of ``depth`` rows of at most ``n`` candidates of ``W`` words."""
     nw = (n + 63) >> 6
-    return Level(np.empty((depth, n, W), np.uint64), np.empty((depth, n), np.int64),
-                 np.empty((depth, n), np.int64), np.empty((depth, W), np.uint64),
-                 np.empty((depth, n), np.int64), np.empty((depth, n, W), np.uint64),
-                 np.empty((depth, n), np.int64), np.empty((depth, n), np.int64),
-                 np.empty((depth, n, nw), np.uint64), np.empty((depth, n + 1, nw), np.uint64),
-                 np.empty((depth, n), np.int64), np.empty((depth, n), np.int64),
-                 np.empty((depth, n), np.int64), np.empty((depth, nw), np.uint64),
-                 np.empty((depth, nw), np.uint64), np.zeros(depth, np.int64), np.zeros(depth, np.int64),
-                 np.zeros(depth, np.int64), np.zeros(depth, np.int64), np.zeros(depth, np.int64))
+    return Level(
+        np.empty((depth, n, W), np.uint64),
+        np.empty((depth, n), np.int64),
+        np.empty((depth, n), np.int64),
+        np.empty((depth, W), np.uint64),
+        np.empty((depth, n), np.int64),
+        np.empty((depth, n, W), np.uint64),
+        np.empty((depth, n), np.int64),
+        np.empty((depth, n), np.int64),
+        np.empty((depth, n, nw), np.uint64),
+        np.empty((depth, n + 1, nw), np.uint64),
+        np.empty((depth, n), np.int64),
+        np.empty((depth, n), np.int64),
+        np.empty((depth, n), np.int64),
+        np.empty((depth, nw), np.uint64),
+        np.empty((depth, nw), np.uint64),
+        np.zeros(depth, np.int64),
+        np.zeros(depth, np.int64),
+        np.zeros(depth, np.int64),
+        np.zeros(depth, np.int64),
+        np.zeros(depth, np.int64),
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -353,8 +397,21 @@ def _at_least_word(M, d, n, w, need):
     greater = np.uint64(0)
     equal = ~np.uint64(0)
     for j in range(6, -1, -1):
-        plane = p6 if j == 6 else p5 if j == 5 else p4 if j == 4 else p3 if j == 3 \
-            else p2 if j == 2 else p1 if j == 1 else p0
+        plane = (
+            p6
+            if j == 6
+            else p5
+            if j == 5
+            else p4
+            if j == 4
+            else p3
+            if j == 3
+            else p2
+            if j == 2
+            else p1
+            if j == 1
+            else p0
+        )
         if (need >> j) & 1:
             equal &= plane
         else:
@@ -496,7 +553,7 @@ def _compact(R, Y, order, S, d, n, W, total):
 def _best_pair(S, scnt, d, n, W):
     """``(common elements, position, position)`` of the best pair; counts are decreasing, so
     the scan stops where no later pair can beat the best so far."""
-    top, bi, bj = -1, 0, 0
+    top, bi, bj = np.int64(-1), 0, 0
     a = 0
     while a < n and scnt[d, a] > top:
         c2 = a + 1
@@ -698,7 +755,7 @@ def _explore(sr, lv, small):
     remaining, nxt = lv.remaining, lv.nxt
     ns, Ws, ss, ncols, ats = lv.n, lv.W, lv.s, lv.ncol, lv.at  # per row
     period = 1024 if small else 128
-    d = 0
+    d = np.int64(0)
     entering = True
     while d >= 0:
         s = ss[d]
@@ -722,24 +779,28 @@ def _explore(sr, lv, small):
                 d -= 1
                 continue
             if st[MODE] == 0 and need == 1:
-                top, arg = -1, 0
+                top, arg = np.int64(-1), 0
                 for i in range(n):
                     if cnt[d, i] > top:
                         top, arg = cnt[d, i], i
                 chosen[s] = ids[d, arg]
-                best_set[:] = chosen
+                for i in range(chosen.shape[0]):
+                    best_set[i] = chosen[i]
                 _improve(st, top)
                 d -= 1
                 continue
             if n > SMALL:
-                order[d, :n] = np.argsort(-cnt[d, :n], kind="mergesort")
+                ranked = np.argsort(-cnt[d, :n], kind="mergesort")
+                for i in range(n):
+                    order[d, i] = ranked[i]
             _sort(ids, cnt, order, P, scnt, d, n)
             Ws[d] = _compact(R, Y, order, S, d, n, Ws[d], total)
             if st[MODE] == 0 and need == 2:
                 top, i, j = _best_pair(S, scnt, d, n, Ws[d])
                 if top >= b:
                     chosen[s], chosen[s + 1] = P[d, i], P[d, j]
-                    best_set[:] = chosen
+                    for k in range(chosen.shape[0]):
+                        best_set[k] = chosen[k]
                     _improve(st, top)
                 d -= 1
                 continue
@@ -770,7 +831,7 @@ def _explore(sr, lv, small):
                 continue  # another search took this root branch
             claim[0] = st[BRANCH]
         nw = (ns[d] + 63) >> 6
-        size = 0
+        size = np.int64(0)
         for w in range(nw):
             nxt[d, w] = remaining[d, w] & adj[d, v, w]
             size += _popc(nxt[d, w])
@@ -790,7 +851,7 @@ def _explore(sr, lv, small):
             d += 1
             entering = True
         else:
-            child = sr.small if size <= SMALL else _level(1, size, W)
+            child = sr.small if size <= SMALL else _level(np.int64(1), size, W)
             for w in range(W):
                 child.Y[0, w] = S[d, v, w]
             _child_rows(S, P, nxt, d, W, child.R, child.ids, child.Y, 0)
@@ -814,8 +875,17 @@ def search(A0, B, mode, a, b, best, best_set, target, deadline, claim, nodes=-1)
     st[LIMIT] = nodes if nodes >= 0 else np.iinfo(np.int64).max
     n_items, words = A0.shape
     chosen = np.zeros(a if mode == 0 else n_items + 1, np.int64)
-    sr = Search(A0, B, st, chosen, best_set, claim, float(deadline), _level(DEPTH, SMALL, words),
-                np.zeros((MASK + 1, words), np.uint64))
+    sr = Search(
+        A0,
+        B,
+        st,
+        chosen,
+        best_set,
+        claim,
+        float(deadline),
+        _level(DEPTH, SMALL, words),
+        np.zeros((MASK + 1, words), np.uint64),
+    )
     root = _level(1, n_items, words)
     root.R[0] = A0
     root.ids[0] = np.arange(n_items)

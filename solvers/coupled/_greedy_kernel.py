@@ -98,9 +98,15 @@ def _water_fill(chosen, k, w, cap, m, x):
 @njit(cache=True, nogil=True)
 def _scratch(p, size):
     """The work arrays of :func:`_attempt`: per worker, then per transfer (``size`` at most)."""
-    return (np.empty(p, dtype=np.int64), np.empty(p, dtype=np.int64), np.empty(p, dtype=np.int64),
-            np.empty(p, dtype=np.int64), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
-            np.empty(size, dtype=np.int8))
+    return (
+        np.empty(p, dtype=np.int64),
+        np.empty(p, dtype=np.int64),
+        np.empty(p, dtype=np.int64),
+        np.empty(p, dtype=np.int64),
+        np.empty(size, dtype=np.int64),
+        np.empty(size, dtype=np.int64),
+        np.empty(size, dtype=np.int8),
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -142,15 +148,35 @@ def _all_up(t, end, n, rows, next_off):
 
 
 @njit(cache=True, nogil=True)
-def _attempt(x, t0, prog, limit, record, avail, next_down, next_off, count, w, n_com, t_prog, t_data,
-             rows, need_p, need_d, waiting, send_q, send_t, send_c):
+def _attempt(
+    x,
+    t0,
+    prog,
+    limit,
+    record,
+    avail,
+    next_down,
+    next_off,
+    count,
+    w,
+    n_com,
+    t_prog,
+    t_data,
+    rows,
+    need_p,
+    need_d,
+    waiting,
+    send_q,
+    send_t,
+    send_c,
+):
     """One attempt of ``x`` from ``t0``: ``(completion or -1, failure slot, transfers recorded)``.
 
     Transfers as :func:`_send`; with no more workers than ``n_com`` each receives in each of its
     UP slots, found from ``count`` unless ``record``.
     """
     p, horizon = avail.shape
-    n = 0
+    n = np.int64(0)  # not a literal: numba would compile _send and _all_up once more for Literal[int](0)
     fail = horizon
     for q in range(p):
         if x[q] > 0:
@@ -176,8 +202,9 @@ def _attempt(x, t0, prog, limit, record, avail, next_down, next_off, count, w, n
             if t >= end:
                 return -1, fail, sent
             before = sent
-            sent = _send(t, n, rows, need_p, need_d, waiting, avail, n_com, True, send_q, send_t, send_c,
-                         sent)
+            sent = _send(
+                t, n, rows, need_p, need_d, waiting, avail, n_com, True, send_q, send_t, send_c, sent
+            )
             left -= sent - before
             t += 1
     if t >= end:
@@ -200,8 +227,28 @@ def _attempt(x, t0, prog, limit, record, avail, next_down, next_off, count, w, n
 
 
 @njit(cache=True, nogil=True)
-def _persist(x, t0, prog, limit, span, record, avail, next_down, next_off, w, n_com, t_prog, t_data, rows,
-             need_p, need_d, waiting, send_q, send_t, send_c):
+def _persist(
+    x,
+    t0,
+    prog,
+    limit,
+    span,
+    record,
+    avail,
+    next_down,
+    next_off,
+    w,
+    n_com,
+    t_prog,
+    t_data,
+    rows,
+    need_p,
+    need_d,
+    waiting,
+    send_q,
+    send_t,
+    send_c,
+):
     """``x`` in force from ``t0`` through its workers' DOWN slots: ``(completion or -1, transfers)``.
 
     The replay's rules (:mod:`.replay`): a DOWN worker loses its program and data and the attempt
@@ -211,7 +258,7 @@ def _persist(x, t0, prog, limit, span, record, avail, next_down, next_off, w, n_
     clean attempt needs; ``send_*`` are written with ``record``.
     """
     p = avail.shape[0]
-    n = 0
+    n = np.int64(0)  # not a literal (see _attempt)
     workload = 0
     for q in range(p):
         if x[q] > 0:
@@ -262,14 +309,45 @@ def kept_completion(x, t0, prog, avail, next_down, next_off, w, n_com, t_prog, t
     """When ``x``, kept in force from ``t0`` (:func:`_persist`, at most :data:`PERSIST_SPAN` clean
     attempts), completes; -1 if it does not."""
     scratch = _scratch(avail.shape[0], 1)
-    done, _ = _persist(x, t0, prog, avail.shape[1], PERSIST_SPAN, False, avail, next_down, next_off, w, n_com,
-                       t_prog, t_data, *scratch)
+    done, _ = _persist(
+        x,
+        t0,
+        prog,
+        avail.shape[1],
+        PERSIST_SPAN,
+        False,
+        avail,
+        next_down,
+        next_off,
+        w,
+        n_com,
+        t_prog,
+        t_data,
+        *scratch,
+    )
     return done
 
 
 @njit(cache=True, nogil=True)
-def commit_persist(x, done, avail, next_down, next_off, w, n_com, t_prog, t_data, state, prog, current,
-                   starts, allocations, completions, comm, record):
+def commit_persist(
+    x,
+    done,
+    avail,
+    next_down,
+    next_off,
+    w,
+    n_com,
+    t_prog,
+    t_data,
+    state,
+    prog,
+    current,
+    starts,
+    allocations,
+    completions,
+    comm,
+    record,
+):
     """Keep ``x`` in force from ``state[T0]`` through its workers' DOWN slots (:func:`_persist`)
     to its completion at ``done``: as :func:`commit` for a single attempt."""
     p = avail.shape[0]
@@ -277,10 +355,44 @@ def commit_persist(x, done, avail, next_down, next_off, w, n_com, t_prog, t_data
     size = (done - t0 + 1) * min(n_com, p) if record else 1
     rows, need_p, need_d, waiting, send_q, send_t, send_c = _scratch(p, size)
     _open(x, state, current, completions, starts, allocations, prog, t_prog, record)
-    _, sent = _persist(x, t0, prog, done + 1, 0, record, avail, next_down, next_off, w, n_com, t_prog, t_data,
-                       rows, need_p, need_d, waiting, send_q, send_t, send_c)
-    _close(x, done, sent, send_q, send_t, send_c, next_down, state, prog, t_prog, current, completions, comm,
-           record)
+    _, sent = _persist(
+        x,
+        t0,
+        prog,
+        done + 1,
+        0,
+        record,
+        avail,
+        next_down,
+        next_off,
+        w,
+        n_com,
+        t_prog,
+        t_data,
+        rows,
+        need_p,
+        need_d,
+        waiting,
+        send_q,
+        send_t,
+        send_c,
+    )
+    _close(
+        x,
+        done,
+        sent,
+        send_q,
+        send_t,
+        send_c,
+        next_down,
+        state,
+        prog,
+        t_prog,
+        current,
+        completions,
+        comm,
+        record,
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -326,8 +438,9 @@ def _open(x, state, current, completions, starts, allocations, prog, t_prog, rec
 
 
 @njit(cache=True, nogil=True)
-def _close(x, done, sent, send_q, send_t, send_c, next_down, state, prog, t_prog, current, completions, comm,
-           record):
+def _close(
+    x, done, sent, send_q, send_t, send_c, next_down, state, prog, t_prog, current, completions, comm, record
+):
     """After ``x`` ran from ``state[T0]`` to its completion at ``done``: its ``sent`` transfers recorded,
     the programs it leaves (DOWN workers lose theirs, its workers hold one), the next iteration's start."""
     t0, n_done = state[T0], state[COMPLETED]
@@ -345,23 +458,92 @@ def _close(x, done, sent, send_q, send_t, send_c, next_down, state, prog, t_prog
 
 
 @njit(cache=True, nogil=True)
-def commit(best, best_t, avail, next_down, next_off, count, w, n_com, t_prog, t_data, state, prog, current,
-           starts, allocations, completions, comm, record):
+def commit(
+    best,
+    best_t,
+    avail,
+    next_down,
+    next_off,
+    count,
+    w,
+    n_com,
+    t_prog,
+    t_data,
+    state,
+    prog,
+    current,
+    starts,
+    allocations,
+    completions,
+    comm,
+    record,
+):
     """Run ``best`` from ``state[T0]`` to its completion at ``best_t``: its entry (unless it continues
     the configuration in force into a new iteration), its transfers and the programs it leaves."""
     p = avail.shape[0]
     size = p * t_prog + best.sum() * t_data
     rows, need_p, need_d, waiting, send_q, send_t, send_c = _scratch(p, size)
     _open(best, state, current, completions, starts, allocations, prog, t_prog, record)
-    _, _, sent = _attempt(best, state[T0], prog, avail.shape[1], True, avail, next_down, next_off, count,
-                          w, n_com, t_prog, t_data, rows, need_p, need_d, waiting, send_q, send_t, send_c)
-    _close(best, best_t, sent, send_q, send_t, send_c, next_down, state, prog, t_prog, current, completions,
-           comm, record)
+    _, _, sent = _attempt(
+        best,
+        state[T0],
+        prog,
+        avail.shape[1],
+        True,
+        avail,
+        next_down,
+        next_off,
+        count,
+        w,
+        n_com,
+        t_prog,
+        t_data,
+        rows,
+        need_p,
+        need_d,
+        waiting,
+        send_q,
+        send_t,
+        send_c,
+    )
+    _close(
+        best,
+        best_t,
+        sent,
+        send_q,
+        send_t,
+        send_c,
+        next_down,
+        state,
+        prog,
+        t_prog,
+        current,
+        completions,
+        comm,
+        record,
+    )
 
 
 @njit(cache=True, nogil=True)
-def preload(y, until, avail, next_down, next_off, count, w, n_com, t_prog, t_data, state, prog, current,
-            starts, allocations, comm, record):
+def preload(
+    y,
+    until,
+    avail,
+    next_down,
+    next_off,
+    count,
+    w,
+    n_com,
+    t_prog,
+    t_data,
+    state,
+    prog,
+    current,
+    starts,
+    allocations,
+    comm,
+    record,
+):
     """Put ``y`` in force at ``state[T0]`` until its workers all hold the program, sending only programs.
 
     False (nothing changed) when nobody in ``y`` lacks the program or a worker of ``y`` goes DOWN
@@ -377,8 +559,28 @@ def preload(y, until, avail, next_down, next_off, count, w, n_com, t_prog, t_dat
     t0, n_entries = state[T0], state[ENTRIES]
     size = p * t_prog + y.sum() * t_data
     rows, need_p, need_d, waiting, send_q, send_t, send_c = _scratch(p, size)
-    _, fail, sent = _attempt(y, t0, prog, avail.shape[1], True, avail, next_down, next_off, count, w, n_com,
-                             t_prog, t_data, rows, need_p, need_d, waiting, send_q, send_t, send_c)
+    _, fail, sent = _attempt(
+        y,
+        t0,
+        prog,
+        avail.shape[1],
+        True,
+        avail,
+        next_down,
+        next_off,
+        count,
+        w,
+        n_com,
+        t_prog,
+        t_data,
+        rows,
+        need_p,
+        need_d,
+        waiting,
+        send_q,
+        send_t,
+        send_c,
+    )
     got = np.zeros(p, dtype=np.int64)
     nxt = -1
     for j in range(sent):
@@ -409,9 +611,36 @@ def preload(y, until, avail, next_down, next_off, count, w, n_com, t_prog, t_dat
 
 
 @njit(cache=True, nogil=True)
-def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com, t_prog, t_data,
-          all_subsets, spans, state, prog, current, starts, allocations, completions, comm, budget,
-          record, pause, top_x, top_t, top_px, top_pt):
+def steps(
+    avail,
+    next_down,
+    next_off,
+    next_rise,
+    count,
+    w,
+    cap,
+    m,
+    big_k,
+    n_com,
+    t_prog,
+    t_data,
+    all_subsets,
+    spans,
+    state,
+    prog,
+    current,
+    starts,
+    allocations,
+    completions,
+    comm,
+    budget,
+    record,
+    pause,
+    top_x,
+    top_t,
+    top_px,
+    top_pt,
+):
     """Run at most ``budget`` greedy steps from ``state``; return :data:`DONE` .. :data:`CHOICE`.
 
     ``state`` (:data:`T0`, :data:`ENTRIES`, :data:`COMPLETED`), ``prog`` (program progress at
@@ -460,7 +689,7 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
             top_t[:] = -1
             top_pt[0] = -1
             n_lost = 0
-        nr = 0
+        nr = np.int64(0)  # not a literal (see _attempt)
         for q in range(p):
             if avail[q, t0] == _UP:
                 ready[nr] = q
@@ -484,9 +713,19 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
                 for i in range(nr):
                     orders[c, i] = ready[i]
                     q = ready[i]
-                    key[q] = (0 if c == 0 else -next_down[q, t0] if c == 1
-                              else -next_off[q, t0] if c == 2 else -prog[q] if c == 3
-                              else 0 if next_off[q, t0] - t0 >= 1 << (c - 3) else 1)
+                    key[q] = (
+                        0
+                        if c == 0
+                        else -next_down[q, t0]
+                        if c == 1
+                        else -next_off[q, t0]
+                        if c == 2
+                        else -prog[q]
+                        if c == 3
+                        else 0
+                        if next_off[q, t0] - t0 >= 1 << (c - 3)
+                        else 1
+                    )
                 _sort_by(orders[c], nr, key, w)
             k = 2 if c >= 0 else 1
             combo = np.arange(k)
@@ -541,9 +780,28 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
                 limit = best_t
                 if pause:  # the r earliest, not only the running best
                     limit = horizon if top_t[n_top - 1] < 0 else max(best_t, top_t[n_top - 1])
-                done, fail, _ = _attempt(x, t0, prog, limit, False, avail, next_down, next_off, count,
-                                         w, n_com, t_prog, t_data, rows, need_p, need_d, waiting,
-                                         send_q, send_t, send_c)
+                done, fail, _ = _attempt(
+                    x,
+                    t0,
+                    prog,
+                    limit,
+                    False,
+                    avail,
+                    next_down,
+                    next_off,
+                    count,
+                    w,
+                    n_com,
+                    t_prog,
+                    t_data,
+                    rows,
+                    need_p,
+                    need_d,
+                    waiting,
+                    send_q,
+                    send_t,
+                    send_c,
+                )
                 first_fail = min(first_fail, fail)
                 if fail > last_fail:
                     last_fail = fail
@@ -568,9 +826,28 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
             nxt = min(first_fail + 1, next_rise[t0])
             sent = 0
             if has_longest:
-                _, _, sent = _attempt(longest, t0, prog, nxt, True, avail, next_down, next_off, count,
-                                      w, n_com, t_prog, t_data, rows, need_p, need_d, waiting,
-                                      send_q, send_t, send_c)
+                _, _, sent = _attempt(
+                    longest,
+                    t0,
+                    prog,
+                    nxt,
+                    True,
+                    avail,
+                    next_down,
+                    next_off,
+                    count,
+                    w,
+                    n_com,
+                    t_prog,
+                    t_data,
+                    rows,
+                    need_p,
+                    need_d,
+                    waiting,
+                    send_q,
+                    send_t,
+                    send_c,
+                )
             programs = 0
             for j in range(sent):
                 if send_c[j] == _PROG and send_t[j] < nxt:
@@ -596,15 +873,52 @@ def steps(avail, next_down, next_off, next_rise, count, w, cap, m, big_k, n_com,
         if pause:
             for i in range(n_lost):
                 until = best_t if top_pt[0] < 0 else min(best_t, top_pt[0])
-                kept, _ = _persist(lost[i], t0, prog, until, PERSIST_SPAN, False, avail, next_down, next_off,
-                                   w, n_com, t_prog, t_data, rows, need_p, need_d, waiting, send_q, send_t,
-                                   send_c)
+                kept, _ = _persist(
+                    lost[i],
+                    t0,
+                    prog,
+                    until,
+                    PERSIST_SPAN,
+                    False,
+                    avail,
+                    next_down,
+                    next_off,
+                    w,
+                    n_com,
+                    t_prog,
+                    t_data,
+                    rows,
+                    need_p,
+                    need_d,
+                    waiting,
+                    send_q,
+                    send_t,
+                    send_c,
+                )
                 if kept >= 0:
                     top_pt[0] = kept
                     top_px[:] = lost[i]
             return CHOICE
-        commit(best, best_t, avail, next_down, next_off, count, w, n_com, t_prog, t_data, state, prog,
-               current, starts, allocations, completions, comm, record)
+        commit(
+            best,
+            best_t,
+            avail,
+            next_down,
+            next_off,
+            count,
+            w,
+            n_com,
+            t_prog,
+            t_data,
+            state,
+            prog,
+            current,
+            starts,
+            allocations,
+            completions,
+            comm,
+            record,
+        )
         t0, n_entries, n_done = state[T0], state[ENTRIES], state[COMPLETED]
     state[T0], state[ENTRIES], state[COMPLETED] = t0, n_entries, n_done
     return code

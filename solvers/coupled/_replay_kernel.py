@@ -16,16 +16,42 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-#: Error codes of :func:`replay_slots`, in the order the rules are checked within a slot.
+#: Error codes of :func:`_replay_slots`, in the order the rules are checked within a slot.
 OK, NOT_UP, NOT_ENROLLED, PROGRAM_HELD, DATA_HELD, BANDWIDTH = 0, 1, 2, 3, 4, 5
 
 _UP, _DOWN = 0, 2
 _PROG, _DATA = 1, 2
 
 
+def replay_slots(starts, allocations, codes, avail, *rest):
+    """:func:`_replay_slots` on ``avail`` made a read-only C-contiguous array: a realization shorter
+    than the stored slots is a strided view, and numba would compile the kernel once per layout."""
+    avail = np.ascontiguousarray(avail)
+    if avail.flags.writeable:
+        avail = avail.view()
+        avail.flags.writeable = False
+    return _replay_slots(starts, allocations, codes, avail, *rest)
+
+
 @njit(cache=True, nogil=True)
-def replay_slots(starts, allocations, codes, avail, w, t_prog, t_data, n_com, big_k,
-                 entry, new_attempt, progress, compute, complete, completions, error):
+def _replay_slots(
+    starts,
+    allocations,
+    codes,
+    avail,
+    w,
+    t_prog,
+    t_data,
+    n_com,
+    big_k,
+    entry,
+    new_attempt,
+    progress,
+    compute,
+    complete,
+    completions,
+    error,
+):
     """Replay slots ``0 .. H-1``; fill the trace arrays and return the completions recorded.
 
     Parameters

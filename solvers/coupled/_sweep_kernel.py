@@ -129,7 +129,7 @@ def _lose(keys, counts, workloads, index, union, state, down):
     n = state[SIZE]
     index[:] = -1
     union[:] = 0
-    kept = 0
+    kept = np.int64(0)  # not a literal: numba would compile _find once more for Literal[int](0)
     for j in range(n):
         changed = False
         empty = True
@@ -158,8 +158,28 @@ def _lose(keys, counts, workloads, index, union, state, down):
 
 
 @njit(cache=True, nogil=True)
-def run(up, down, keys, counts, workloads, index, union, state, old, touched, stamp, hits,
-        p, levels, step, cap, w, m, no_fit, least):
+def run(
+    up,
+    down,
+    keys,
+    counts,
+    workloads,
+    index,
+    union,
+    state,
+    old,
+    touched,
+    stamp,
+    hits,
+    p,
+    levels,
+    step,
+    cap,
+    w,
+    m,
+    no_fit,
+    least,
+):
     """Play the slots ``state[NEXT]..`` of a block (``up``, ``down``: uint64 ``(B, nw)``).
 
     Returns :data:`PASSED` with the slot's position in ``state[AT]`` and the passing rows in
@@ -186,7 +206,7 @@ def run(up, down, keys, counts, workloads, index, union, state, old, touched, st
         tick = stamp[-1] + 1
         stamp[-1] = tick
         keys[scratch] = up[b]
-        _upsert(keys, counts, workloads, index, state, scratch, 1, touched, stamp, tick)
+        _upsert(keys, counts, workloads, index, state, scratch, np.int64(1), touched, stamp, tick)
         for j in range(n):
             nonzero = False
             for k in range(words):
