@@ -36,15 +36,20 @@ from volsched.instances.coupled import paper_realization
 from volsched.ratios import score_rows
 from volsched.solvers import SolveResult, SolveStatus
 from volsched.solvers.coupled import solve
+from volsched.solvers.problem import STOPPED_BUDGET, STOPPED_CLOCK
 
 #: Columns that legitimately differ between two runs of the same task.
 VOLATILE = ("runtime_s", "timestamp", "host")
+
+#: A checkpoint sweep with the paper's four policies (a count that later policies do not move).
+FOUR = 'family = "checkpoint"\nheuristics = ["none", "every", "young", "daly"]\n'
 
 #: A few hundred small tasks: 8 sizes x 20 seeds x (dp + 4 heuristics) = 800.
 KILL_CONFIG = """\
 name = "kill"
 family = "checkpoint"
 seeds = 20
+heuristics = ["none", "every", "young", "daly"]
 [grid]
 slices = [5, 6, 7, 8, 9, 10, 11, 12]
 slice_hours = [[0.05, 0.5]]
@@ -54,6 +59,7 @@ SMALL_CONFIG = """\
 name = "small"
 family = "checkpoint"
 seeds = 3
+heuristics = ["none", "every", "young", "daly"]
 [grid]
 slices = [4, 9]
 law = ["weibull", "exponential", "lognormal"]
@@ -508,7 +514,7 @@ def past_the_checks(text: str, **grid) -> list:
 
 
 def test_a_task_whose_generation_fails_is_stored_as_error_and_the_sweep_goes_on(tmp_path):
-    sweeps = past_the_checks('family = "checkpoint"\nseeds = 2\n[grid]\nslices = [5]\n', alpha=[0.5, 1.5])
+    sweeps = past_the_checks(FOUR + 'seeds = 2\n[grid]\nslices = [5]\n', alpha=[0.5, 1.5])
     summary = run_sweep(sweeps, tmp_path / "s.db", workers=1, quiet=True)
     assert (summary["tasks"], summary["done"], summary["failed"], summary["pending"]) == (20, 20, 10, 0)
     rows = rows_by(tmp_path / "s.db")
@@ -525,7 +531,7 @@ def test_a_task_whose_generation_fails_is_stored_as_error_and_the_sweep_goes_on(
 
 
 def test_errors_are_stored_with_workers_too(tmp_path):
-    sweeps = past_the_checks('family = "checkpoint"\nseeds = 3\n[grid]\nslices = [5]\n', alpha=[1.5, 0.5])
+    sweeps = past_the_checks(FOUR + 'seeds = 3\n[grid]\nslices = [5]\n', alpha=[1.5, 0.5])
     summary = run_sweep(sweeps, tmp_path / "s.db", workers=2, quiet=True)
     assert (summary["done"], summary["failed"]) == (30, 15)
     assert {r["status"] for r in rows_by(tmp_path / "s.db") if r["params"]["alpha"] == 1.5} == {"error"}
@@ -542,7 +548,7 @@ def test_a_solve_that_overruns_the_hard_limit_is_stored_as_timeout(tmp_path, mon
         return real_dp(instance, time_limit, seed)
 
     monkeypatch.setitem(volsched.solvers.checkpoint.METHODS, "dp", stuck_on_seed_1)
-    sweeps = sweeps_of('family = "checkpoint"\nseeds = 3\n[exact]\ntime_limit = 0.2\n[grid]\nslices = [6]\n')
+    sweeps = sweeps_of(FOUR + 'seeds = 3\n[exact]\ntime_limit = 0.2\n[grid]\nslices = [6]\n')
     begin = time.perf_counter()
     summary = run_sweep(sweeps, tmp_path / "s.db", workers=1, quiet=True)
     assert time.perf_counter() - begin < 10
@@ -570,14 +576,26 @@ def test_a_solve_that_overruns_the_hard_limit_is_stored_as_timeout(tmp_path, mon
     assert signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.default_int_handler, None)
 
 
-def _stopped_solver(status: SolveStatus, incumbent: float | None, bound: float | None):
-    def solve(self, instance, problem=None, method=None, time_limit=None, seed=None):
+def _stopped_solver(status: SolveStatus, incumbent: float | None, bound: float | None,
+                    stopped: str = STOPPED_CLOCK):
+    def solve(self, instance, problem=None, method=None, time_limit=None, seed=None, budget=None):
         assert time_limit == 5.0
         return SolveResult(family="checkpoint", instance=instance.name, method=method, status=status,
                            objective=incumbent, bound=bound, runtime_s=time_limit, solution={},
-                           verified=incumbent is not None)
+                           verified=incumbent is not None, stopped=stopped)
 
     return solve
+
+
+def test_a_budget_stop_keeps_its_status_and_is_no_timeout(tmp_path, monkeypatch):
+    """A run its work budget stopped is the same on every machine: stored as feasible, not timeout."""
+    monkeypatch.setattr(volsched.families.Family, "solve",
+                        _stopped_solver(SolveStatus.FEASIBLE, 20.0, 16.0, STOPPED_BUDGET))
+    (sweep,) = sweeps_of('family = "checkpoint"\nseeds = 1\nheuristics = []\n[exact]\ntime_limit = 5\n'
+                         '[grid]\nslices = [6]\n')
+    (row,) = [run_task(t) for t in build_tasks(sweep)]
+    assert (row["status"], row["objective"], row["bound"]) == ("feasible", 20.0, 16.0)
+    assert row["error"] == "stopped by the budget"
 
 
 @pytest.mark.parametrize("write_exact_first", [True, False])
@@ -586,7 +604,8 @@ def test_a_cooperative_stop_is_a_timeout_with_its_bound_and_gives_ratio_interval
     incumbent, bound = 20.0, 16.0
     stopped = _stopped_solver(SolveStatus.FEASIBLE, incumbent, bound)
     monkeypatch.setattr(volsched.families.Family, "solve", stopped)
-    (sweep,) = sweeps_of('family = "checkpoint"\nseeds = 2\n[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n')
+    (sweep,) = sweeps_of('family = "checkpoint"\nseeds = 2\nheuristics = ["none", "every", "young", "daly"]\n'
+                         '[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n')
     results = [run_task(t) for t in build_tasks(sweep)]
     if not write_exact_first:
         results.reverse()
@@ -598,7 +617,8 @@ def test_a_cooperative_stop_is_a_timeout_with_its_bound_and_gives_ratio_interval
     exact = [r for r in rows if r["kind"] == "exact"]
     assert len(exact) == 2
     for r in exact:
-        assert (r["status"], r["objective"], r["bound"], r["error"]) == ("timeout", incumbent, bound, None)
+        assert (r["status"], r["objective"], r["bound"], r["error"]) == ("timeout", incumbent, bound,
+                                                                    "stopped by the wall clock")
     heuristic = [r for r in rows if r["kind"] == "heuristic"]
     assert len(heuristic) == 8
     for r in heuristic:
@@ -613,7 +633,8 @@ def test_a_cooperative_stop_is_a_timeout_with_its_bound_and_gives_ratio_interval
 
 def test_a_stop_without_incumbent_is_a_timeout_and_its_runs_are_the_best_known_value(tmp_path, monkeypatch):
     monkeypatch.setattr(volsched.families.Family, "solve", _stopped_solver(SolveStatus.UNKNOWN, None, 3.0))
-    sweeps = sweeps_of('family = "checkpoint"\n[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n')
+    sweeps = sweeps_of('family = "checkpoint"\nheuristics = ["none", "every", "young", "daly"]\n'
+                       '[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n')
     summary = run_sweep(sweeps, tmp_path / "s.db", workers=1, quiet=True)
     assert (summary["done"], summary["failed"]) == (5, 1)
     rows = rows_by(tmp_path / "s.db")
@@ -639,7 +660,7 @@ def small_rows(tmp_path_factory) -> list[dict]:
 def test_every_heuristic_ratio_is_its_value_over_its_instance_optimum(small_rows):
     exact = {r["instance_key"]: r for r in small_rows if r["kind"] == "exact"}
     heuristic = [r for r in small_rows if r["kind"] == "heuristic"]
-    assert len(exact) == 36 and len(heuristic) == 5 * 36
+    assert len(exact) == 36 and len(heuristic) == 4 * 36
     assert all(r["status"] == "optimal" and r["objective"] == r["bound"] > 0 for r in exact.values())
     above_one = 0
     for r in heuristic:
@@ -786,7 +807,8 @@ def test_preset_smoke_json_prints_one_object_with_everything_done(capsys, tmp_pa
 
 
 def test_quiet_prints_no_progress_bar(capsys, tmp_path):
-    config = write(tmp_path, 'family = "checkpoint"\nseeds = 2\n[grid]\nslices = [4, 5]\n')
+    config = write(tmp_path, 'family = "checkpoint"\nseeds = 2\n'
+                             'heuristics = ["none", "every", "young", "daly"]\n[grid]\nslices = [4, 5]\n')
     store = tmp_path / "s.db"
     code, out, err = run(capsys, "sweep", config, "--store", store, "--workers", "1", "--quiet")
     assert code == 0 and err == ""

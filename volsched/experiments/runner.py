@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import warnings
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,6 +55,13 @@ def run_order(tasks: list[dict]) -> list[dict]:
 
 def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()  # signal handlers are set only there
+
+
+#: loky replaces a worker whose memory grew by more than 300 MB since it started (its leak check),
+#: and warns on stderr; compiling the numba kernels on a cold cache does that once per worker. The
+#: worker is replaced between two tasks (none is lost), so the warning is noise in a sweep's output.
+warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
+                        category=UserWarning)
 
 
 def _local(todo: list[dict], workers: int) -> Iterator[dict]:
