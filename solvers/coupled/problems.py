@@ -80,7 +80,8 @@ def _offline_cpsat(instance, time_limit, seed, budget=None):
 def _offline_milp(instance, time_limit, seed, budget=None):
     solve_milp = backend(f"{__package__}.offline_milp", "solve_milp", "pulp")
     effort = Effort()
-    found = solve_milp(instance.up, instance.m, time_limit, effort=effort)
+    found = solve_milp(instance.up, instance.m, time_limit, effort=effort,
+                       max_nodes=None if budget is None else int(budget))
     return _offline_outcome(instance, *found, effort=effort)
 
 
@@ -253,7 +254,8 @@ PROBLEMS: dict[str, Problem] = {
         methods={"bnb": _offline_bnb, "cpsat": _offline_cpsat, "milp": _offline_milp,
                  "brute": _offline_brute},
         verify=_verify_offline, check=_check_offline, describe=_describe_offline,
-        budgets={"bnb": "nodes", "cpsat": "cpsat"}, warm=functools.partial(warm, "offline-coupled"),
+        budgets={"bnb": "nodes", "cpsat": "cpsat", "milp": "cbc-nodes"},
+        warm=functools.partial(warm, "offline-coupled"),
         metrics=(Metric("common_up_slots", "max", "slots in which the m chosen processors are all UP"),)),
     "offline-coupled-inf": Problem(
         name="offline-coupled-inf", sense="min", methods={"bnb": _inf_bnb, "brute": _inf_brute},

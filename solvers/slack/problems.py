@@ -319,7 +319,8 @@ def _milp(instance: SlackInstance, problem: str, time_limit: float | None, seed:
     best = greedy(instance, problem)
     hi = makespan_of(instance, best)
     effort = Effort()
-    contents, value, bound, proven, info = solve_milp(instance, problem, hi, time_limit, effort=effort)
+    contents, value, bound, proven, info = solve_milp(instance, problem, hi, time_limit, effort=effort,
+                                                      max_nodes=None if budget is None else int(budget))
     if contents is None:
         contents = best
     value = makespan_of(instance, contents)
@@ -344,8 +345,10 @@ _METRICS = (Metric("makespan", "min", "reference makespan C_max = max_j C_j (Sec
 PROBLEMS: dict[str, Problem] = {
     "slack": Problem(name="slack", sense="min",
                      methods={"cpsat": _method("slack", _galloping), "milp": _method("slack", _milp)},
-                     verify=_verify_slack, metrics=_METRICS, budgets={"cpsat": "cpsat"}),
+                     verify=_verify_slack, metrics=_METRICS,
+                     budgets={"cpsat": "cpsat", "milp": "cbc-nodes"}),
     "plain": Problem(name="plain", sense="min",
                      methods={"cpsat": _method("plain", _galloping), "milp": _method("plain", _milp)},
-                     verify=_verify_plain, metrics=_METRICS, budgets={"cpsat": "cpsat"}),
+                     verify=_verify_plain, metrics=_METRICS,
+                     budgets={"cpsat": "cpsat", "milp": "cbc-nodes"}),
 }
