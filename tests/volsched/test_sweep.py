@@ -631,6 +631,24 @@ def test_a_cooperative_stop_is_a_timeout_with_its_bound_and_gives_ratio_interval
         assert (r["optimum"], r["optimum_bound"], r["optimum_proven"]) == (incumbent, bound, 0)
 
 
+@pytest.mark.parametrize(("stopped", "cut"), [(STOPPED_CLOCK, 4), (STOPPED_BUDGET, 0)])
+def test_the_report_counts_the_runs_whose_reference_a_wall_clock_cut(tmp_path, monkeypatch, stopped, cut):
+    from volsched.experiments.report import summarize, to_markdown
+
+    monkeypatch.setattr(volsched.families.Family, "solve",
+                        _stopped_solver(SolveStatus.FEASIBLE, 20.0, 16.0, stopped))
+    (sweep,) = sweeps_of(FOUR + 'seeds = 1\n[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n')
+    with Store(tmp_path / "s.db") as store:
+        store.plan(build_tasks(sweep))
+        for task in build_tasks(sweep):
+            store.write(run_task(task))
+        summary = summarize(store)
+    (daly,) = [r for r in summary["rows"] if r["kind"] == "heuristic" and r["method"] == "daly"]
+    assert daly["clock_cut"] == (1 if cut else 0) and summary["timeouts"] == (1 if cut else 0)
+    assert sum(r.get("clock_cut", 0) for r in summary["rows"]) == cut
+    assert "clock-cut" in to_markdown(summary)
+
+
 def test_a_stop_without_incumbent_is_a_timeout_and_its_runs_are_the_best_known_value(tmp_path, monkeypatch):
     monkeypatch.setattr(volsched.families.Family, "solve", _stopped_solver(SolveStatus.UNKNOWN, None, 3.0))
     sweeps = sweeps_of('family = "checkpoint"\nheuristics = ["none", "every", "young", "daly"]\n'
