@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import signal
 import threading
-import warnings
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
