@@ -17,6 +17,12 @@ Commands (run from the repository root)::
         the bnb's search with the current kernel and with another copy of ``_bnb_kernel.py``
         (e.g. ``git show REV:solvers/coupled/_bnb_kernel.py``), alternating in one process on
         seeded Markov instances: optimum and nodes must be equal; thread CPU seconds compared
+        (the kernel dispatched second in a process pays about 1 ms per search of numba's slow
+        argument typing, two ``Level`` classes of one name: small instances show that, not the
+        kernel)
+    python benchmarks/bench_compile.py bnb-cold KERNEL.py [KERNEL.py ...]
+        each copy of ``_bnb_kernel.py`` compiled cold, in its own process at the same time:
+        CPU seconds of a greedy, a tabu and a search on each side
 
 Workloads of ``kernels``: ``compile`` (``volsched compile``), ``bnb`` (a coupled
 ``solve --method bnb``), ``ie`` (``simulate --heuristic IE``), ``evaluate`` (on a coupled paper
@@ -276,8 +282,8 @@ BNB_CASES = [
     (60, 2000, 10, 2),
     (200, 5000, 10, 1),
     (200, 5000, 10, 2),
-    (40, 40, 12, 1),
-    (40, 40, 12, 2),
+    (40, 200, 30, 1),
+    (40, 200, 30, 2),
 ]
 
 
@@ -332,6 +338,46 @@ def cmd_bnb(args) -> None:
         )
 
 
+_BNB_COLD = """
+import importlib.util, json, sys, time
+import numpy as np
+begin = time.process_time()
+spec = importlib.util.spec_from_file_location("bnb_kernel_cold", sys.argv[1])
+k = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = k
+spec.loader.exec_module(k)
+up = np.random.default_rng(0).random((12, 100)) < 0.6
+
+
+def pack(m):
+    padded = np.zeros((m.shape[0], -(-m.shape[1] // 64) * 64), dtype=bool)
+    padded[:, : m.shape[1]] = m
+    return np.ascontiguousarray(np.packbits(padded, axis=1, bitorder="little").view("<u8").astype(np.uint64))
+
+
+A, B = pack(up), pack(up.T)
+best, chosen = k.greedy(A, 3)
+k.tabu(A, chosen, 10, 1e18)
+k.search(A, B, 0, 3, best + 1, best, chosen.copy(), 10**9, 1e18, np.zeros(1, np.int64), -1)
+k.search(B, A, 1, 3, 3, 0, np.zeros(3, np.int64), 10**9, 1e18, np.zeros(1, np.int64), -1)
+print(json.dumps({"cpu_s": round(time.process_time() - begin, 1)}))
+"""
+
+
+def cmd_bnb_cold(args) -> None:
+    procs = []
+    for path in args.kernels:
+        cache = tempfile.mkdtemp(prefix="h6-cache-")
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _BNB_COLD, path], stdout=subprocess.PIPE, text=True, env=_child_env(cache)
+        )
+        procs.append((path, cache, proc))
+    for path, cache, proc in procs:
+        out, _ = proc.communicate()
+        shutil.rmtree(cache, ignore_errors=True)
+        print(f"{path}: {json.loads(out)['cpu_s']} s CPU, cold (load {os.getloadavg()[0]:.1f})")
+
+
 def main(argv=None) -> None:
     if argv is None and len(sys.argv) > 1 and sys.argv[1] == "_child":
         import volsched
@@ -357,6 +403,9 @@ def main(argv=None) -> None:
     b.add_argument("--before", required=True, help="a copy of _bnb_kernel.py to compare with")
     b.add_argument("--reps", type=int, default=3)
     b.set_defaults(func=cmd_bnb)
+    bc = sub.add_parser("bnb-cold", help="copies of _bnb_kernel.py compiled cold, side by side")
+    bc.add_argument("kernels", nargs="+")
+    bc.set_defaults(func=cmd_bnb_cold)
     for p in (k, c):
         p.add_argument("--tree", help="run the package copy in this folder instead of the installed one")
     args = parser.parse_args(argv)

@@ -186,7 +186,7 @@ def _attempt(
             fail = min(fail, next_down[q, t0])
             n += 1
     end = min(fail, limit)
-    sent = 0
+    sent = np.int64(0)  # not a literal (as n)
     t = t0
     if n <= n_com and not record:
         for i in range(n):
@@ -273,7 +273,7 @@ def _persist(
         for i in range(n):
             clean += need_p[i] + need_d[i]
         end = min(end, t0 + span * clean)
-    sent = 0
+    sent = np.int64(0)  # not a literal (see _attempt)
     done = 0
     t = t0
     while t < end:
