@@ -142,7 +142,9 @@ def test_verify_checks_a_result_at_the_beta_it_was_solved_for(capsys, tmp_path):
     assert code == 0, err
     code, _, err = run(capsys, "solve", path, "--beta", "0.9", "--out", result)
     assert code == 0, err
-    code, out, err = run(capsys, "verify", path, result, "--json")
+    code, out, err = run(capsys, "verify", path, result, "--json")  # at the instance's beta, 1
+    assert_input_error(code, err, "solution.beta")
+    code, out, err = run(capsys, "verify", path, result, "--beta", "0.9", "--json")
     assert code == 0, err
     assert one_json(out)["objective"] == 42  # the target: two jobs of B + 1 share an interval at 0.9
     obj = json.loads(result.read_text())
