@@ -321,22 +321,22 @@ def bound_defect(value: Any, bound: Any, sense: str) -> str | None:
     return None
 
 
+def _positive(value: Any, field_name: str, what: str) -> float | None:
+    """``None`` or a positive, finite number; anything else is bad input naming ``what`` it must be."""
+    if value is None:
+        return None
+    require(is_number(value) and value > 0, field_name, f"must be a positive, finite {what}, got {value!r}")
+    return float(value)
+
+
 def check_time_limit(time_limit: Any, field_name: str = "--time-limit") -> float | None:
     """``None`` or a positive, finite number of seconds; anything else is bad input."""
-    if time_limit is None:
-        return None
-    require(is_number(time_limit) and time_limit > 0, field_name,
-            f"must be a positive, finite number of seconds, got {time_limit!r}")
-    return float(time_limit)
+    return _positive(time_limit, field_name, "number of seconds")
 
 
 def check_budget(budget: Any, field_name: str = "--budget") -> float | None:
     """``None`` or a positive, finite work allowance; anything else is bad input."""
-    if budget is None:
-        return None
-    require(is_number(budget) and budget > 0, field_name,
-            f"must be a positive, finite amount of work, got {budget!r}")
-    return float(budget)
+    return _positive(budget, field_name, "amount of work")
 
 
 _WARMED: set[tuple[str, str, str]] = set()

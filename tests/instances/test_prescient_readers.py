@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import signal
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +26,7 @@ from volsched.instances.prescient.simgrid_profiles import (
     runs_from_speed,
     write_profiles,
 )
+from volsched.solvers.deadline import hard_limit
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SAMPLES = DATA / "prescient"
@@ -340,20 +339,9 @@ def test_written_host_profiles_read_back_as_the_same_traces(tmp_path, suspension
 WEEK = 7 * 86400.0
 
 
-@contextlib.contextmanager
 def _within(seconds: float):
-    """Fail instead of hanging: the unbudgeted unrolling of a tiny loop never returned."""
-
-    def fire(signum, frame):
-        raise AssertionError(f"still unrolling after {seconds} s")
-
-    old = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    """Fail (``HardStop``) instead of hanging: the unbudgeted unrolling of a tiny loop never returned."""
+    return hard_limit(seconds)
 
 
 @pytest.mark.parametrize("speed", [False, True])
