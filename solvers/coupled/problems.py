@@ -16,8 +16,10 @@ Casanova, Dufossé, Robert, Vivien (HCW 2013), Sections III and IV:
   ``brute`` (:mod:`.iterations_brute`).
 * ``full``: the makespan of ``K`` iterations under every rule of Section III.
   ``cpsat`` (bounds, the greedy schedule and the exact model of
-  :mod:`.full_cpsat`, for ``p H <= MAX_CELLS``) and ``greedy`` (bounds and
-  the greedy schedule only, any size); see :mod:`.full`. Without ``--method``,
+  :mod:`.full_cpsat`, for ``p H <= MAX_CELLS``), ``greedy`` (bounds and
+  the greedy schedule only, any size; see :mod:`.full`) and ``search`` (the greedy
+  and bounds, then the exact search over iteration completions of
+  :mod:`.full_search`, on a budget of ``states``). Without ``--method``,
   ``cpsat`` where the model fits and ``greedy`` beyond; ``greedy`` is first
   (the method a sweep uses when it names none: it takes every size).
 
@@ -37,6 +39,7 @@ from ..problem import Effort, MethodOutcome, Metric, Problem, backend
 from ..result import Infeasible, reject_unless
 from .bnb import solve_bnb
 from .full import MAX_CELLS, solve_full
+from .full_search import solve_full_search
 from .horizon import cut, reading
 from .iterations import Iteration, schedule_of, solve_iterations
 from .iterations_brute import iterations_brute
@@ -54,14 +57,17 @@ def trivial_bound(up, m: int) -> int:
 
 # --- offline-coupled (mu = 1) ------------------------------------------------
 
-def _offline_outcome(instance: CoupledInstance, chosen, value, bound, proven, info=None,
-                     effort: Effort | None = None) -> MethodOutcome:
+
+def _offline_outcome(
+    instance: CoupledInstance, chosen, value, bound, proven, info=None, effort: Effort | None = None
+) -> MethodOutcome:
     done = {} if effort is None else {"stopped": effort.stopped, "work": effort.work}
     if value is None:
         return MethodOutcome(None, None, trivial_bound(instance.up, instance.m), False, info or {}, **done)
     bound = trivial_bound(instance.up, instance.m) if bound is None else bound
-    return MethodOutcome({"processors": sorted(int(q) for q in chosen)}, value, bound, proven, info or {},
-                         **done)
+    return MethodOutcome(
+        {"processors": sorted(int(q) for q in chosen)}, value, bound, proven, info or {}, **done
+    )
 
 
 def _offline_bnb(instance, time_limit, seed, budget=None):
@@ -80,8 +86,9 @@ def _offline_cpsat(instance, time_limit, seed, budget=None):
 def _offline_milp(instance, time_limit, seed, budget=None):
     solve_milp = backend(f"{__package__}.offline_milp", "solve_milp", "pulp")
     effort = Effort()
-    found = solve_milp(instance.up, instance.m, time_limit, effort=effort,
-                       max_nodes=None if budget is None else int(budget))
+    found = solve_milp(
+        instance.up, instance.m, time_limit, effort=effort, max_nodes=None if budget is None else int(budget)
+    )
     return _offline_outcome(instance, *found, effort=effort)
 
 
@@ -114,15 +121,18 @@ def _describe_offline(instance, solution, value, bound) -> dict:
 
 # --- offline-coupled-inf (mu = inf) ------------------------------------------
 
+
 def _identical_w(instance: CoupledInstance) -> None:
-    require(bool((instance.w == instance.w[0]).all()), "w",
-            "offline-coupled-inf needs identical w (Section IV)")
+    require(
+        bool((instance.w == instance.w[0]).all()), "w", "offline-coupled-inf needs identical w (Section IV)"
+    )
 
 
 def _inf_bnb(instance, time_limit, seed, budget=None):
     effort = Effort()
-    rows, _, completion, lower, proven = solve_offline_inf(instance.up, instance.m, int(instance.w[0]),
-                                                           time_limit, budget, effort)
+    rows, _, completion, lower, proven = solve_offline_inf(
+        instance.up, instance.m, int(instance.w[0]), time_limit, budget, effort
+    )
     done = {"stopped": None if proven else effort.stopped, "work": effort.work}
     if completion is None:
         return MethodOutcome(None, None, None, proven, **done)
@@ -143,11 +153,16 @@ def _verify_inf(instance, solution) -> int:
 def _describe_inf(instance, solution, value, bound) -> dict:
     k = len(solution["processors"])
     per = -(-instance.m // k)
-    return {"k": k, "tasks_per_processor": per, "workload": per * int(instance.w[0]),
-            "completion_slots": int(value)}
+    return {
+        "k": k,
+        "tasks_per_processor": per,
+        "workload": per * int(instance.w[0]),
+        "completion_slots": int(value),
+    }
 
 
 # --- iterations and full: schedules --------------------------------------------
+
 
 def _schedule(solution) -> dict:
     reject_unless(isinstance(solution, dict) and "schedule" in solution, "solution.schedule", "missing")
@@ -165,8 +180,9 @@ def _replay_partial(instance: CoupledInstance, solution: dict, communication: bo
 
 
 def _chained(instance: CoupledInstance, done: list[Iteration]) -> MethodOutcome:
-    rows = [{"start": it.start, "completion": it.completion, "allocation": list(it.allocation)}
-            for it in done]
+    rows = [
+        {"start": it.start, "completion": it.completion, "allocation": list(it.allocation)} for it in done
+    ]
     schedule = schedule_of(instance, rows)
     if len(rows) == instance.K:
         makespan = rows[-1]["completion"] + 1
@@ -179,17 +195,29 @@ def _iterations_chain(instance, time_limit, seed, budget=None):
 
 
 def _iterations_brute(instance, time_limit, seed, budget=None):
-    return _chained(instance, [Iteration(start=s, completion=c, allocation=tuple(x), workload=w)
-                               for s, c, x, w in iterations_brute(instance)])
+    return _chained(
+        instance,
+        [
+            Iteration(start=s, completion=c, allocation=tuple(x), workload=w)
+            for s, c, x, w in iterations_brute(instance)
+        ],
+    )
 
 
 def _iterations_cpsat(instance, time_limit, seed, budget=None):
     solve_iterations_cpsat = backend(f"{__package__}.iterations_cpsat", "solve_iterations_cpsat", "ortools")
     effort = Effort()
-    rows, makespan, bound, proven = solve_iterations_cpsat(instance, time_limit, seed, budget=budget,
-                                                           effort=effort)
-    return MethodOutcome({"schedule": schedule_of(instance, rows or [])}, makespan, bound, proven,
-                         stopped=effort.stopped, work=effort.work)
+    rows, makespan, bound, proven = solve_iterations_cpsat(
+        instance, time_limit, seed, budget=budget, effort=effort
+    )
+    return MethodOutcome(
+        {"schedule": schedule_of(instance, rows or [])},
+        makespan,
+        bound,
+        proven,
+        stopped=effort.stopped,
+        work=effort.work,
+    )
 
 
 def _verify_iterations(instance, solution) -> int:
@@ -217,6 +245,10 @@ def _full_greedy(instance, time_limit, seed, budget=None):
     return solve_full(instance, time_limit, seed, model=False, budget=budget)
 
 
+def _full_search(instance, time_limit, seed, budget=None):
+    return solve_full_search(instance, time_limit, seed, budget)
+
+
 def _stored(instance: CoupledInstance) -> int:
     """How far the time-indexed models read: the stored slots only. Their size is the file's, which its
     author chose (without a time limit, a model doubled up to its size cap ran for minutes); beyond,
@@ -227,9 +259,12 @@ def _stored(instance: CoupledInstance) -> int:
 #: The methods whose kernels are compiled (numba), with the function that runs those kernels: each
 #: is warmed before its clock starts (full's cpsat calls the greedy's kernels, on time-indexed models
 #: too small for a realization).
-_COMPILED = {"offline-coupled": {"bnb": _offline_bnb}, "offline-coupled-inf": {"bnb": _inf_bnb},
-             "iterations": {"chain": _iterations_chain},
-             "full": {"greedy": _full_greedy, "cpsat": _full_greedy}}
+_COMPILED = {
+    "offline-coupled": {"bnb": _offline_bnb},
+    "offline-coupled-inf": {"bnb": _inf_bnb},
+    "iterations": {"chain": _iterations_chain},
+    "full": {"greedy": _full_greedy, "cpsat": _full_greedy, "search": _full_greedy},
+}
 
 
 def warm(problem: str, method: str) -> None:
@@ -250,35 +285,66 @@ def warm(problem: str, method: str) -> None:
 
 PROBLEMS: dict[str, Problem] = {
     "offline-coupled": Problem(
-        name="offline-coupled", sense="max",
-        methods={"bnb": _offline_bnb, "cpsat": _offline_cpsat, "milp": _offline_milp,
-                 "brute": _offline_brute},
-        verify=_verify_offline, check=_check_offline, describe=_describe_offline,
+        name="offline-coupled",
+        sense="max",
+        methods={
+            "bnb": _offline_bnb,
+            "cpsat": _offline_cpsat,
+            "milp": _offline_milp,
+            "brute": _offline_brute,
+        },
+        verify=_verify_offline,
+        check=_check_offline,
+        describe=_describe_offline,
         budgets={"bnb": "nodes", "cpsat": "cpsat", "milp": "cbc-nodes"},
         warm=functools.partial(warm, "offline-coupled"),
-        metrics=(Metric("common_up_slots", "max", "slots in which the m chosen processors are all UP"),)),
+        metrics=(Metric("common_up_slots", "max", "slots in which the m chosen processors are all UP"),),
+    ),
     "offline-coupled-inf": Problem(
-        name="offline-coupled-inf", sense="min", methods={"bnb": _inf_bnb, "brute": _inf_brute},
-        verify=_verify_inf, check=_identical_w, describe=_describe_inf,
-        budgets={"bnb": "nodes"}, warm=functools.partial(warm, "offline-coupled-inf"),
-        metrics=(Metric("completion_slots", "min", "slots until one iteration completes"),)),
+        name="offline-coupled-inf",
+        sense="min",
+        methods={"bnb": _inf_bnb, "brute": _inf_brute},
+        verify=_verify_inf,
+        check=_identical_w,
+        describe=_describe_inf,
+        budgets={"bnb": "nodes"},
+        warm=functools.partial(warm, "offline-coupled-inf"),
+        metrics=(Metric("completion_slots", "min", "slots until one iteration completes"),),
+    ),
     "iterations": Problem(
-        name="iterations", sense="min",
-        methods={"chain": reading(_iterations_chain),
-                 "cpsat": reading(_iterations_cpsat, _stored),
-                 "brute": reading(_iterations_brute)},
-        verify=_verify_iterations, describe=_describe_schedule,
-        budgets={"cpsat": "cpsat"}, warm=functools.partial(warm, "iterations"),
+        name="iterations",
+        sense="min",
+        methods={
+            "chain": reading(_iterations_chain),
+            "cpsat": reading(_iterations_cpsat, _stored),
+            "brute": reading(_iterations_brute),
+        },
+        verify=_verify_iterations,
+        describe=_describe_schedule,
+        budgets={"cpsat": "cpsat"},
+        warm=functools.partial(warm, "iterations"),
         verify_partial=lambda instance, solution: _replay_partial(instance, solution, False),
-        metrics=(Metric("makespan", "min", "slots until K iterations complete, communication relaxed"),)),
+        metrics=(Metric("makespan", "min", "slots until K iterations complete, communication relaxed"),),
+    ),
     "full": Problem(
-        name="full", sense="min",
-        methods={"greedy": reading(_full_greedy), "cpsat": reading(_full_cpsat, _stored)},
-        verify=_verify_full, describe=_describe_schedule, verify_partial=_full_partial,
-        budgets={"greedy": "greedy-calls", "cpsat": "cpsat"}, warm=functools.partial(warm, "full"),
+        name="full",
+        sense="min",
+        methods={
+            "greedy": reading(_full_greedy),
+            "cpsat": reading(_full_cpsat, _stored),
+            "search": reading(_full_search),
+        },
+        verify=_verify_full,
+        describe=_describe_schedule,
+        verify_partial=_full_partial,
+        budgets={"greedy": "greedy-calls", "cpsat": "cpsat", "search": "states"},
+        warm=functools.partial(warm, "full"),
         choose=lambda instance: "cpsat" if instance.p * instance.horizon <= MAX_CELLS else "greedy",
-        metrics=(Metric("makespan", "min", "slots until K iterations complete (Section III)"),
-                 Metric("failed", None, "an on-line run reached the cap before K iterations (VII-A)"),
-                 Metric("iterations", None, "iterations an on-line run completed"),
-                 Metric("switches", None, "configuration changes a proactive policy made (VI-B)"))),
+        metrics=(
+            Metric("makespan", "min", "slots until K iterations complete (Section III)"),
+            Metric("failed", None, "an on-line run reached the cap before K iterations (VII-A)"),
+            Metric("iterations", None, "iterations an on-line run completed"),
+            Metric("switches", None, "configuration changes a proactive policy made (VI-B)"),
+        ),
+    ),
 }
