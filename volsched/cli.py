@@ -234,6 +234,22 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_hunt(args: argparse.Namespace) -> int:
+    from .hunt import hunt, parse_bounds
+
+    summary = hunt(args.family, heuristic=args.heuristic, objective=args.objective, budget=args.budget,
+                   seed=args.seed, bounds=parse_bounds(args.bound), out=args.out, time_limit=args.time_limit,
+                   solve_budget=args.solve_budget, method=args.method, problem=args.problem,
+                   strategy=args.strategy, keep=args.keep)
+    key = "ratio" if args.objective == "ratio" else "work"
+    emit(args, summary,
+         f"{args.family} {args.heuristic or args.method or 'exact'}: "
+         f"best {key} {_fmt(summary[f'best_{key}'])} "
+         f"(random worst {_fmt(summary[f'random_worst_{key}'])}) in {summary['candidates']} candidates, "
+         f"{summary['elapsed_s']:.1f} s; worst instance {summary['instance']}")
+    return 0
+
+
 def cmd_compile(args: argparse.Namespace) -> int:
     from .compile import compile_all
 
@@ -427,6 +443,27 @@ def build_parser(light: bool = False) -> argparse.ArgumentParser:
                                     "the ratio to the optimum exists for the objective only")
     p.add_argument("--param", help="generator parameter for the metric-vs-parameter plot")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("hunt", parents=[common],
+                       help="search for instances where a heuristic is worst, or the solver works hardest")
+    p.add_argument("family", metavar="FAMILY", help="checkpoint, coupled, prescient or slack")
+    p.add_argument("--heuristic", help="the heuristic whose ratio to the optimum is maximised")
+    p.add_argument("--objective", default="ratio",
+                   help="ratio (default): the ratio's proven lower end; work: the exact method's "
+                        "deterministic work to proof")
+    p.add_argument("--budget", type=int, default=200, help="candidates evaluated (default 200)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", help="archive folder: the best instances, their optima and runs")
+    p.add_argument("--bound", action="append", metavar="NAME=VALUE",
+                   help="a size or value bound of the search (repeat; e.g. machines=3, jobs=7, p_max=20)")
+    p.add_argument("--time-limit", type=float, help="wall-clock safety net of the whole hunt, in seconds")
+    p.add_argument("--solve-budget", type=float, help="each exact solve's work budget (" + _BUDGET_HELP + ")")
+    p.add_argument("--method", help="exact method (default: the problem's)")
+    p.add_argument("--problem", help="exact problem of a work hunt (default: the family's first)")
+    p.add_argument("--strategy", default="hunt", help="hunt (default), random or blackbox (SciPy's "
+                                                      "differential evolution): the baselines")
+    p.add_argument("--keep", type=int, default=5, help="instances archived (default 5)")
+    p.set_defaults(func=_cmd_hunt)
 
     p = sub.add_parser("compile", parents=[common],
                        help="compile every numba kernel ahead of time (CI images, cluster workers)")

@@ -1,0 +1,328 @@
+"""The hunt's driver: score candidates, search, compare with random search and a black-box optimiser.
+
+**Scores.** ``ratio``: a candidate is scored as ``volsched evaluate`` scores the heuristic
+(:func:`volsched.evaluate.evaluate`: the run's verified value against the exact method's result
+on the same instance), and its score is the *lower end* of the ratio interval: the exact ratio
+when the method proved the optimum, otherwise the ratio to the best known value, so that a hunted
+ratio is a proven lower bound on the true one (:mod:`volsched.ratios`). ``work``: the exact
+method's work to proof in its deterministic unit (:data:`volsched.solvers.problem.BUDGET_UNITS`),
+never seconds. Every exact solve runs under a deterministic work budget (a method without a work
+unit, the checkpoint DP, runs to its end) and under no clock: the hunt's ``time_limit``, its
+safety net, is checked between candidates, so that every score is the same on every machine.
+
+**Budget.** The hunt's budget counts candidates: the same seed and budget give the same hunt on any
+machine. Random candidate ``i`` is drawn from ``default_rng([seed, 0, i])`` whatever the strategy,
+so that the random baseline (the worst of ``budget`` random candidates) and the hunt's random
+restarts share draws, and a candidate met twice is scored once.
+
+**Strategies.**
+
+* ``hunt``: random restarts (the first tenth of the budget, and later a replacement for an
+  individual that stopped improving), then a population of hill climbers (a steady-state
+  evolutionary loop: a binary tournament picks the parent, a family-aware mutation
+  (:mod:`.spaces`) makes the child, which replaces its parent when at least as bad for the
+  heuristic (plateaus are crossed), else the population's best-for-the-heuristic worst member
+  when it beats it);
+* ``random``: the random candidates ``0..budget-1``;
+* ``blackbox``: SciPy's differential evolution over the candidate's vector form in ``[0, 1]^d``
+  (:meth:`Space.encode`), the same number of candidates: a plain black-box optimiser with no
+  knowledge of the family's structure. (The project's dependencies exclude nevergrad and cma;
+  SciPy's optimiser is the established one available.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from volsched.instances.errors import InputError, require
+
+from .spaces import Candidate, Space, key_of
+
+OBJECTIVES = ("ratio", "work")
+STRATEGIES = ("hunt", "random", "blackbox")
+#: Share of the hunt's budget spent on random restarts before the population starts.
+RESTART_SHARE = 0.1
+POPULATION = 8
+#: Candidates an individual may go without improving before a random restart replaces it.
+PATIENCE = 40
+#: Threshold acceptance: a child may be worse than its parent by this much at the start, by nothing
+#: at the end (linearly in the candidates spent); never for the population's best member.
+TEMPERATURE = 0.0
+#: The heuristics' simulator settings of a hunt's candidates: the objective only (slack: the
+#: reference makespan, not the disturbed one; checkpoint: the exact expected waste, not the
+#: Monte-Carlo check). The ratio is the same as under the default settings.
+FAST_SIMULATOR = {"slack": {"disturbance": "none"}, "checkpoint": {"samples": 2}}
+#: Default deterministic work budget of each exact solve, by family (``None``: the method has no
+#: unit and runs to the end).
+SOLVE_BUDGET = {"slack": 2.0, "coupled": 100_000.0, "prescient": 2.0, "checkpoint": None}
+
+
+class _Stop(Exception):
+    """The hunt's candidates or its wall-clock safety net ran out (inside the black-box optimiser)."""
+
+
+@dataclass
+class Scored:
+    """A scored candidate. ``score`` is ``None`` when the candidate is no valid instance."""
+
+    index: int
+    cand: Candidate
+    score: float | None
+    detail: dict = field(default_factory=dict)
+
+
+class Scorer:
+    """Scores candidates of ``space`` for one heuristic (``ratio``) or one exact method (``work``)."""
+
+    def __init__(
+        self,
+        family,
+        space: Space,
+        heuristic: str | None,
+        objective: str,
+        problem: str | None,
+        method: str | None,
+        solve_budget: float | None,
+    ):
+        self.family, self.space, self.heuristic, self.objective = family, space, heuristic, objective
+        self.method, self.solve_budget = method, solve_budget
+        if objective == "ratio":
+            self.problem = family.heuristic(heuristic).problem
+            require(
+                problem in (None, self.problem),
+                "--problem",
+                f"heuristic {heuristic} is scored against {self.problem}, not {problem}",
+            )
+            sim = family.heuristics[heuristic].simulator
+            fast = {k: v for k, v in FAST_SIMULATOR.get(family.name, {}).items() if hasattr(sim, k)}
+            self.simulators = {heuristic: dataclasses.replace(sim, **fast) if fast else sim}
+        else:
+            self.problem = family.problem(problem).name
+        self.invalid = 0
+
+    def instance(self, cand: Candidate, name: str):
+        return self.space.build(cand, name)
+
+    def __call__(self, cand: Candidate, name: str = "candidate") -> tuple[float | None, dict]:
+        from volsched.evaluate import evaluate
+
+        try:
+            instance = self.instance(cand, name)
+        except InputError as exc:
+            self.invalid += 1
+            return None, {"invalid": str(exc)}
+        if self.objective == "ratio":
+            report = evaluate(
+                self.family,
+                instance,
+                [self.heuristic],
+                method=self.method,
+                seed=0,
+                simulators=self.simulators,
+                budget=self.solve_budget,
+            )
+            ref = report["optima"][self.problem]
+            pol = report["policies"][self.heuristic]
+            return pol["ratio_lo"], {
+                "value": pol["value"],
+                "optimum": ref["optimum"],
+                "bound": ref["bound"],
+                "best_known": ref["best_known"],
+                "status": ref["status"],
+                "method": ref["method"],
+                "ratio_hi": pol["ratio_hi"],
+            }
+        result = self.family.solve(
+            instance, problem=self.problem, method=self.method, budget=self.solve_budget
+        )
+        return (None if result.work is None else float(result.work)), {
+            "status": result.status.value,
+            "method": result.method,
+            "objective": result.objective,
+            "stopped": result.stopped,
+        }
+
+
+@dataclass
+class Hunt:
+    """A hunt's state: every scored candidate, by candidate key, and the progress curve."""
+
+    space: Space
+    scorer: Scorer
+    seed: int
+    budget: int
+    deadline: float | None
+    seen: dict[bytes, Scored] = field(default_factory=dict)
+    order: list[Scored] = field(default_factory=list)
+    stopped: str | None = None
+
+    def random_candidate(self, i: int) -> Candidate:
+        return self.space.random(np.random.default_rng([self.seed, 0, i]))
+
+    def score(self, cand: Candidate) -> Scored:
+        """Score ``cand`` (once: a candidate met again costs a candidate but no evaluation)."""
+        if len(self.order) >= self.budget:
+            raise _Stop("budget")
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            self.stopped = "wall clock"
+            raise _Stop("wall clock")
+        key = key_of(cand)
+        hit = self.seen.get(key)
+        if hit is None:
+            s, detail = self.scorer(cand, f"candidate-{len(self.order)}")
+            hit = self.seen[key] = Scored(len(self.order), cand, s, detail)
+        self.order.append(hit)
+        return hit
+
+    def best(self, k: int = 1) -> list[Scored]:
+        """The ``k`` best distinct candidates, the earliest first among equals."""
+        valid = [s for s in self.seen.values() if s.score is not None]
+        return sorted(valid, key=lambda s: (-s.score, s.index))[:k]
+
+    def progress(self) -> list[float | None]:
+        """Best score after each candidate."""
+        out, best = [], None
+        for s in self.order:
+            if s.score is not None and (best is None or s.score > best):
+                best = s.score
+            out.append(best)
+        return out
+
+
+def _val(s: Scored) -> float:
+    return -math.inf if s.score is None else s.score
+
+
+def run_random(h: Hunt) -> None:
+    try:
+        for i in range(h.budget):
+            h.score(h.random_candidate(i))
+    except _Stop:
+        pass
+
+
+def run_hunt(h: Hunt) -> None:
+    """Random restarts, then a steady-state population of hill climbers (module docstring)."""
+    rng = np.random.default_rng([h.seed, 1])
+    n0 = max(1, min(h.budget, math.ceil(RESTART_SHARE * h.budget)))
+    next_random = n0
+    try:
+        for i in range(n0):
+            h.score(h.random_candidate(i))
+        pop = sorted(h.order, key=lambda s: (-_val(s), s.index))
+        pop = list({id(s): s for s in pop}.values())[:POPULATION]
+        age = [0] * len(pop)
+        while True:
+            a, b = rng.integers(len(pop), size=2)
+            i = int(a) if _val(pop[a]) >= _val(pop[b]) else int(b)
+            child = h.space.mutate(pop[i].cand, rng)
+            for _ in range(10):
+                if key_of(child) not in h.seen:
+                    break
+                child = h.space.mutate(pop[i].cand, rng)
+            c = h.score(child)
+            best = max(range(len(pop)), key=lambda j: _val(pop[j]))
+            slack = 0.0 if i == best else TEMPERATURE * (1.0 - len(h.order) / h.budget)
+            if _val(c) >= _val(pop[i]) - slack and c is not pop[i]:
+                age[i] = 0 if _val(c) > _val(pop[i]) else age[i] + 1
+                pop[i] = c
+            else:
+                age[i] += 1
+                worst = min(range(len(pop)), key=lambda j: _val(pop[j]))
+                if _val(c) > _val(pop[worst]):
+                    pop[worst], age[worst] = c, 0
+            best = max(range(len(pop)), key=lambda j: _val(pop[j]))
+            for j in range(len(pop)):
+                if j != best and age[j] > PATIENCE:
+                    pop[j], age[j] = h.score(h.random_candidate(next_random)), 0
+                    next_random += 1
+    except _Stop:
+        pass
+
+
+def run_blackbox(h: Hunt) -> None:
+    """SciPy's differential evolution on the vector form, until the candidates run out."""
+    from scipy.optimize import differential_evolution
+
+    d = h.space.dimension()
+
+    def f(y):
+        return -_val(h.score(h.space.decode(y)))
+
+    try:
+        differential_evolution(
+            f,
+            [(0.0, 1.0)] * d,
+            popsize=max(1, math.ceil(16 / max(d, 1))),
+            maxiter=10**9,
+            tol=0.0,
+            atol=0.0,
+            polish=False,
+            init="random",
+            rng=np.random.default_rng([h.seed, 2]),
+            updating="immediate",
+        )
+    except _Stop:
+        pass
+    # DE may converge before the budget: the rest goes to random candidates (none is wasted).
+    i = 0
+    try:
+        while True:
+            h.score(h.random_candidate(h.budget + i))
+            i += 1
+    except _Stop:
+        pass
+
+
+RUNNERS = {"hunt": run_hunt, "random": run_random, "blackbox": run_blackbox}
+
+
+def search(
+    space: Space,
+    scorer: Scorer,
+    strategy: str,
+    budget: int,
+    seed: int,
+    time_limit: float | None = None,
+    seen: dict | None = None,
+) -> Hunt:
+    """Run ``strategy`` for ``budget`` candidates from ``seed`` (``time_limit``: the safety net).
+
+    ``seen``: candidates already scored (by key), reused without a new evaluation.
+    """
+    require(strategy in RUNNERS, "--strategy", f"choose from {', '.join(RUNNERS)}, got {strategy!r}")
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    h = Hunt(space, scorer, seed, budget, deadline, seen=dict(seen or {}))
+    RUNNERS[strategy](h)
+    return h
+
+
+def random_worst(
+    space: Space,
+    scorer: Scorer,
+    budget: int,
+    seed: int,
+    hunt: Hunt | None = None,
+    time_limit: float | None = None,
+) -> Hunt:
+    """The random baseline: candidates ``0..budget-1`` of the same stream (cached scores reused)."""
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    h = Hunt(space, scorer, seed, budget, deadline, seen=dict(hunt.seen) if hunt else {})
+    run_random(h)
+    return h
+
+
+def summary_of(h: Hunt) -> dict[str, Any]:
+    best = h.best()
+    return {
+        "best": None if not best else best[0].score,
+        "candidates": len(h.order),
+        "evaluated": len(h.seen),
+        "stopped": h.stopped,
+    }
