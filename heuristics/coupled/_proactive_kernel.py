@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._constants_kernel import MONOTONE_T, TINY
 from ._estimates_kernel import assign_tasks, value_of
 from ._simulator_kernel import (
     HOLD,
@@ -28,7 +29,6 @@ from ._simulator_kernel import (
     C,
     T,
 )
-from .proactive import _MONOTONE_T, _TINY
 
 #: :func:`_decide`'s verdict when the rule switches (``order`` holds the fresh configuration).
 SWITCH = 10
@@ -260,9 +260,9 @@ def _decide(
     better = fresh_value < current if measure == E else fresh_value > current
     if better:
         return SWITCH
-    if not timed and big_t < _MONOTONE_T:
+    if not timed and big_t < MONOTONE_T:
         if measure == E and (current == current or fresh_value != fresh_value):
             _promise(states, t, g, needs, t_prog, hold, st, np.int64(HOLD_KEY))
-        elif measure == P and (current >= _TINY or fresh_value != fresh_value):
+        elif measure == P and (current >= TINY or fresh_value != fresh_value):
             _promise(states, t, g, needs, t_prog, hold, st, np.int64(HOLD_KEY_NEEDS))
     return _KEEP

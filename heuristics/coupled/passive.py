@@ -69,9 +69,11 @@ CRITERIA = ("IP", "IE", "IY", "IAY")
 def estimates_for(platform: Platform, name: str) -> MarkovEstimates:
     """The Section V estimates of the platform's chains, or a clear error when it has none."""
     if platform.transitions is None:
-        raise MissingData(f"data.transitions: heuristic {name} estimates from the processors' Markov chains "
-                         "(Section V), and this instance has none (generate it with the markov or "
-                         "paper-realization preset)")
+        raise MissingData(
+            f"data.transitions: heuristic {name} estimates from the processors' Markov chains "
+            "(Section V), and this instance has none (generate it with the markov or "
+            "paper-realization preset)"
+        )
     return MarkovEstimates(platform.transitions)
 
 
@@ -96,8 +98,10 @@ class SetEstimates:
     are too, so that a set is computed again in the same batch as by the numpy path.
     """
 
-    def __init__(self, estimates: MarkovEstimates, platform: Platform, criterion: str, formula: str,
-                 n_max: int):
+    def __init__(
+        self, estimates: MarkovEstimates, platform: Platform, criterion: str, formula: str, n_max: int
+    ):
+        # numba loads on first use, not when the heuristics are imported (start-up time)
         from ._estimates_kernel import IAY, IE, IP, IY
 
         self.estimates, self.platform = estimates, platform
@@ -115,8 +119,17 @@ class SetEstimates:
         self._filled = [0, 0]
         self.bits = np.int64(1) << np.arange(platform.p, dtype=np.int64)
         self._memo_size = len(estimates._cache)
-        self.tables = (self.span1, estimates._rows, estimates._pow2, estimates.T, self.conditional,
-                       self.set_keys, self.set_values, self.power_keys, self.power_values)
+        self.tables = (
+            self.span1,
+            estimates._rows,
+            estimates._pow2,
+            estimates.T,
+            self.conditional,
+            self.set_keys,
+            self.set_values,
+            self.power_keys,
+            self.power_values,
+        )
 
     def _forget(self) -> None:
         self.set_keys[:] = -1
@@ -124,8 +137,9 @@ class SetEstimates:
         self._filled = [0, 0]
 
     @classmethod
-    def of(cls, estimates: MarkovEstimates, platform: Platform, criterion: str,
-           formula: str) -> SetEstimates | None:
+    def of(
+        cls, estimates: MarkovEstimates, platform: Platform, criterion: str, formula: str
+    ) -> SetEstimates | None:
         """The compiled evaluation, or ``None`` (more than 62 processors, or needs too long to tabulate)."""
         n_max = platform.T_prog + platform.m * platform.T_data
         if platform.p > 62 or n_max >= _MAX_NEEDS:
@@ -137,14 +151,18 @@ class SetEstimates:
 
         ``grown`` (k, p) allocations, ``work`` their ``W``.
         """
+        # numba loads on first use, not when the heuristics are imported (start-up time)
         from ._estimates_kernel import remember
 
         est = self.estimates
         masks = grown > 0
         _, _, p_plus, e_c = est._gaps(masks)
         k = len(masks)
-        if (len(est._cache) < self._memo_size or 2 * (self._filled[0] + k) > _SETS
-                or 2 * (self._filled[1] + k) > _POWERS):
+        if (
+            len(est._cache) < self._memo_size
+            or 2 * (self._filled[0] + k) > _SETS
+            or 2 * (self._filled[1] + k) > _POWERS
+        ):
             # The estimates' memo was emptied (a set met again is computed again, in its new batch,
             # as the numpy path does), or a table is half full: start the tables afresh.
             self._forget()
@@ -152,13 +170,19 @@ class SetEstimates:
         with np.errstate(under="ignore", over="ignore", divide="ignore", invalid="ignore"):
             power = p_plus ** (work.astype(float) - 1.0)
         keys = (masks * self.bits).sum(axis=1)
-        new_sets, new_powers = remember(*self.tables[5:], keys, work.astype(np.int64),
-                                        np.ascontiguousarray(p_plus), np.ascontiguousarray(e_c),
-                                        np.ascontiguousarray(power))
+        new_sets, new_powers = remember(
+            *self.tables[5:],
+            keys,
+            work.astype(np.int64),
+            np.ascontiguousarray(p_plus),
+            np.ascontiguousarray(e_c),
+            np.ascontiguousarray(power),
+        )
         self._filled = [self._filled[0] + new_sets, self._filled[1] + new_powers]
 
     def assign(self, up: np.ndarray, program: np.ndarray, data: np.ndarray, elapsed: int) -> tuple[int, ...]:
         """:func:`assign`'s order of the ``m`` tasks (``up`` the candidates, ascending)."""
+        # numba loads on first use, not when the heuristics are imported (start-up time)
         from ._estimates_kernel import assign_tasks
 
         pf = self.platform
@@ -168,25 +192,60 @@ class SetEstimates:
         program = np.ascontiguousarray(program, dtype=bool)
         data = np.ascontiguousarray(data, dtype=np.int64)
         while True:
-            k = assign_tasks(up, self.mu, pf.m, self.w, program, data, pf.T_prog, pf.T_data, pf.n_com,
-                             self.span1, self.estimates._rows, self.estimates._pow2, self.estimates.T,
-                             self.conditional, self.criterion, elapsed, self.set_keys, self.set_values,
-                             self.power_keys, self.power_values, order, batch)
+            k = assign_tasks(
+                up,
+                self.mu,
+                pf.m,
+                self.w,
+                program,
+                data,
+                pf.T_prog,
+                pf.T_data,
+                pf.n_com,
+                self.span1,
+                self.estimates._rows,
+                self.estimates._pow2,
+                self.estimates.T,
+                self.conditional,
+                self.criterion,
+                elapsed,
+                self.set_keys,
+                self.set_values,
+                self.power_keys,
+                self.power_values,
+                order,
+                batch,
+            )
             if k < 0:
                 return tuple(int(q) for q in order)
             self._learn(batch[:k], (batch[:k] * self.w).max(axis=1))
 
     def value(self, x: np.ndarray, needs: np.ndarray, work: int) -> tuple[float, float]:
         """``(P, E)`` of allocation ``x`` with ``needs`` and ``work >= 1`` computation slots left."""
+        # numba loads on first use, not when the heuristics are imported (start-up time)
         from ._estimates_kernel import value_of
 
         pf = self.platform
         out = np.empty(2)
         x = np.ascontiguousarray(x, dtype=np.int64)
         needs = np.ascontiguousarray(needs, dtype=np.int64)
-        while not value_of(x, needs, work, self.w, pf.n_com, self.span1, self.estimates._rows,
-                           self.estimates._pow2, self.estimates.T, self.conditional, self.set_keys,
-                           self.set_values, self.power_keys, self.power_values, out):
+        while not value_of(
+            x,
+            needs,
+            work,
+            self.w,
+            pf.n_com,
+            self.span1,
+            self.estimates._rows,
+            self.estimates._pow2,
+            self.estimates.T,
+            self.conditional,
+            self.set_keys,
+            self.set_values,
+            self.power_keys,
+            self.power_values,
+            out,
+        ):
             # The numpy path's batch for one allocation is that set alone. A proactive policy then
             # values the same configuration at every slot with one computation slot less: its
             # powers for the smaller workloads come along (an elementwise power's bits do not
@@ -226,8 +285,15 @@ class Criterion:
         if self.name not in CRITERIA or self.formula not in FORMULAS:
             raise ValueError(f"criterion {self.name!r} with formula {self.formula!r}")
 
-    def scores(self, platform: Platform, x: np.ndarray, cands: np.ndarray, held_program: np.ndarray,
-               held_data: np.ndarray, elapsed: int) -> np.ndarray:
+    def scores(
+        self,
+        platform: Platform,
+        x: np.ndarray,
+        cands: np.ndarray,
+        held_program: np.ndarray,
+        held_data: np.ndarray,
+        elapsed: int,
+    ) -> np.ndarray:
         """One score per candidate, larger is better (``-E`` for IE): the numpy reference."""
         w = platform.w
         k = cands.size
@@ -235,8 +301,9 @@ class Criterion:
         grown[np.arange(k), cands] += 1
         masks = grown > 0
         work = (grown * w).max(axis=1)
-        needs = np.where(masks, platform.T_prog * ~held_program
-                         + np.maximum(grown * platform.T_data - held_data, 0), 0).astype(np.int64)
+        needs = np.where(
+            masks, platform.T_prog * ~held_program + np.maximum(grown * platform.T_data - held_data, 0), 0
+        ).astype(np.int64)
         est = self.estimates
         comm = est.communication(masks, needs, platform.n_com, self.formula)
         if self.name == "IE":

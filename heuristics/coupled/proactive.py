@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._constants_kernel import MONOTONE_T, TINY
 from .estimates import MarkovEstimates
 from .passive import Criterion, assign, estimates_for
 from .simulator import UP, Configuration, Hold, Observation, Platform
@@ -60,15 +61,17 @@ MEASURES = ("P", "E", "Y")
 #: allocated lazily, so short runs do not pay for them.
 _FRESH = 1 << 16
 _RULE_MEMO = 1 << 18
-#: A P-hold needs the kept probability at least this: its power ``P_+^(W-c-1)`` is then a normal
-#: float, far from the subnormal range where a larger exponent could round to a larger power.
-_TINY = 1e-290
-#: The P and E promises need the estimates' truncation ``T`` below this (:meth:`Proactive.decide`).
-_MONOTONE_T = 2**30
 
 
-def components(est: MarkovEstimates, platform: Platform, formula: str, x: np.ndarray, needs: np.ndarray,
-               remaining: int, criterion: Criterion | None = None) -> tuple[float, float]:
+def components(
+    est: MarkovEstimates,
+    platform: Platform,
+    formula: str,
+    x: np.ndarray,
+    needs: np.ndarray,
+    remaining: int,
+    criterion: Criterion | None = None,
+) -> tuple[float, float]:
     """``(P, E)`` of allocation ``x``: ``needs`` communication slots, ``remaining`` computation slots.
 
     ``P = P_comm(S, n) P_+^(W' - 1)`` and ``E = E_comm(S, n) + E^(S)(W')`` with
@@ -100,8 +103,16 @@ def value(name: str, prob: float, span: float, elapsed: int) -> float:
     return float(out) if np.isfinite(out) else 0.0
 
 
-def measure(est: MarkovEstimates, platform: Platform, name: str, formula: str, x: np.ndarray,
-            needs: np.ndarray, remaining: int, elapsed: int) -> float:
+def measure(
+    est: MarkovEstimates,
+    platform: Platform,
+    name: str,
+    formula: str,
+    x: np.ndarray,
+    needs: np.ndarray,
+    remaining: int,
+    elapsed: int,
+) -> float:
     """C's value of allocation ``x``: ``needs`` communication slots, ``remaining`` computation slots."""
     return value(name, *components(est, platform, formula, x, needs, remaining), elapsed)
 
@@ -130,7 +141,7 @@ class Proactive:
         self._fresh = {}
         self.hold = None
         # The P and E promises need 1 - P_+ >= 1 / (1 + T) far above a power's rounding error.
-        self._monotone = est.T < _MONOTONE_T
+        self._monotone = est.T < MONOTONE_T
         self._rule = None
         if self.criterion.engine is not None:
             from numba import types
@@ -138,10 +149,16 @@ class Proactive:
 
             p, m = platform.p, platform.m
             memo = Dict.empty(types.UniTuple(types.int64, 2), types.int64)
-            self._rule = (MEASURES.index(self.measure), self.criterion.name == "IY", memo,
-                          np.zeros((_RULE_MEMO, m), dtype=np.int64),
-                          np.zeros((_RULE_MEMO, p), dtype=np.int64), np.zeros((_RULE_MEMO, 2)),
-                          np.zeros(_RULE_MEMO, dtype=np.int64), np.zeros(1, dtype=np.int64))
+            self._rule = (
+                MEASURES.index(self.measure),
+                self.criterion.name == "IY",
+                memo,
+                np.zeros((_RULE_MEMO, m), dtype=np.int64),
+                np.zeros((_RULE_MEMO, p), dtype=np.int64),
+                np.zeros((_RULE_MEMO, 2)),
+                np.zeros(_RULE_MEMO, dtype=np.int64),
+                np.zeros(1, dtype=np.int64),
+            )
 
     def compiled(self) -> tuple | None:
         """The decisions the simulator may take in compiled code (:func:`._decision_kernel.arguments`).
@@ -207,8 +224,9 @@ class Proactive:
             if fresh is not None:
                 x2 = fresh.allocation(platform.p)
                 needs2 = np.where(x2 > 0, platform.T_prog * ~observation.program + x2 * platform.T_data, 0)
-                parts = components(est, platform, self.formula, x2, needs2, int((x2 * platform.w).max()),
-                                   self.criterion)
+                parts = components(
+                    est, platform, self.formula, x2, needs2, int((x2 * platform.w).max()), self.criterion
+                )
             if len(self._fresh) >= _FRESH:
                 self._fresh.clear()
             self._fresh[key] = found = (fresh, x2, parts)
@@ -230,19 +248,26 @@ class Proactive:
 
     def _current(self, observation: Observation, elapsed: int) -> float:
         """``c``: the configuration in force valued on what remains of it (the progress choice)."""
-        prob, span = components(self.criterion.estimates, observation.platform, self.formula,
-                                observation.allocation, observation.needs,
-                                observation.workload - observation.progress, self.criterion)
+        prob, span = components(
+            self.criterion.estimates,
+            observation.platform,
+            self.formula,
+            observation.allocation,
+            observation.needs,
+            observation.workload - observation.progress,
+            self.criterion,
+        )
         return value(self.measure, prob, span, elapsed)
 
-    def _promise(self, observation: Observation, up: np.ndarray, current: float,
-                 fresh_value: float) -> Hold | None:
+    def _promise(
+        self, observation: Observation, up: np.ndarray, current: float, fresh_value: float
+    ) -> Hold | None:
         """After a "keep" for H in IP, IE, IAY: the promise :meth:`decide`'s proofs allow, if any."""
         if not self._monotone or observation.progress >= observation.workload:
             return None
         if self.measure == "E" and (current == current or fresh_value != fresh_value):
             return Hold(up, observation.program)
-        if self.measure == "P" and (current >= _TINY or fresh_value != fresh_value):
+        if self.measure == "P" and (current >= TINY or fresh_value != fresh_value):
             return Hold(up, observation.program, observation.needs.copy())
         return None
 

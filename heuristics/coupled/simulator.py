@@ -81,8 +81,17 @@ class Platform:
 
     @classmethod
     def of(cls, instance: CoupledInstance) -> Platform:
-        return cls(instance.p, instance.w, instance.mu, instance.m, instance.n_com, instance.T_prog,
-                   instance.T_data, instance.K, instance.transitions)
+        return cls(
+            instance.p,
+            instance.w,
+            instance.mu,
+            instance.m,
+            instance.n_com,
+            instance.T_prog,
+            instance.T_data,
+            instance.K,
+            instance.transitions,
+        )
 
 
 @dataclass(frozen=True)
@@ -174,8 +183,13 @@ class Run:
 
     @property
     def metrics(self) -> dict[str, Any]:
-        return {"makespan": self.makespan, "failed": self.failed, "iterations": self.iterations,
-                "decisions": self.decisions, "switches": self.switches}
+        return {
+            "makespan": self.makespan,
+            "failed": self.failed,
+            "iterations": self.iterations,
+            "decisions": self.decisions,
+            "switches": self.switches,
+        }
 
 
 def check_cap(instance: CoupledInstance, cap: int | None) -> int:
@@ -192,8 +206,11 @@ def check_cap(instance: CoupledInstance, cap: int | None) -> int:
         return min(PAPER_CAP, limit)
     cap = check_int(cap, "--cap", 1)
     if cap > limit:
-        why = ("" if instance.extendable
-               else " and the instance has no chains to continue it (transitions and continuation_seed)")
+        why = (
+            ""
+            if instance.extendable
+            else " and the instance has no chains to continue it (transitions and continuation_seed)"
+        )
         raise InputError(f"--cap: the realization ends at slot {limit}{why}; ask for at most {limit} slots")
     return cap
 
@@ -206,12 +223,15 @@ MAX_TASKS = 10_000
 def check_tasks(instance: CoupledInstance) -> None:
     """Refuse an ``m`` the one-by-one construction cannot place in reasonable time (``InputError``)."""
     if instance.m > MAX_TASKS:
-        raise InputError(f"m: the on-line heuristics place the m tasks one by one at each decision "
-                         f"(Section VI-A); m = {instance.m:,} is beyond {MAX_TASKS:,}")
+        raise InputError(
+            f"m: the on-line heuristics place the m tasks one by one at each decision "
+            f"(Section VI-A); m = {instance.m:,} is beyond {MAX_TASKS:,}"
+        )
 
 
-def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Generator,
-             cap: int | None = None) -> Run:
+def simulate(
+    instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Generator, cap: int | None = None
+) -> Run:
     """Run ``policy`` on ``instance``'s realization until ``K`` iterations complete or the cap.
 
     A compiled loop (:func:`._decision_kernel.play`) plays the slots and takes the decisions
@@ -236,6 +256,7 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
     Run
         The schedule (replay format, over the slots used), its makespan (``None`` when failed).
     """
+    # numba loads on first use, not when the heuristics are imported (start-up time)
     from . import _decision_kernel as dk
     from . import _simulator_kernel as kernel
 
@@ -251,15 +272,26 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
         begin(platform)
     proactive = bool(policy.proactive)
     compiled = getattr(policy, "compiled", None)
-    rules = dk.arguments(p, instance.m, instance.mu, instance.w, instance.n_com, proactive,
-                         compiled() if compiled is not None else None)
+    rules = dk.arguments(
+        p,
+        instance.m,
+        instance.mu,
+        instance.w,
+        instance.n_com,
+        proactive,
+        compiled() if compiled is not None else None,
+    )
 
     g, d, x, needs, new = (np.zeros(p, dtype=np.int64) for _ in range(5))
     queue = np.zeros((3, p + instance.m), dtype=np.int64)
     hold = np.zeros((kernel.HOLD_ROWS, p), dtype=np.int64)
     st = np.zeros(dk.REGISTER, dtype=np.int64)
-    st[[kernel.N_COM, kernel.T_PROG, kernel.T_DATA, kernel.K]] = instance.n_com, instance.T_prog, \
-        instance.T_data, big_k
+    st[[kernel.N_COM, kernel.T_PROG, kernel.T_DATA, kernel.K]] = (
+        instance.n_com,
+        instance.T_prog,
+        instance.T_data,
+        big_k,
+    )
     st[dk.REASON] = dk.R_ITERATION
     log_start = np.zeros(64, dtype=np.int64)
     log_alloc = np.zeros((64, p), dtype=np.int64)
@@ -268,8 +300,24 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
     play = None
     while True:
         st[kernel.STOP] = min(cap, states.shape[1])
-        args = (states, comm, x, g, d, needs, queue, st, hold, new, log_start, log_alloc, completions,
-                per_iter, rng, rules)
+        args = (
+            states,
+            comm,
+            x,
+            g,
+            d,
+            needs,
+            queue,
+            st,
+            hold,
+            new,
+            log_start,
+            log_alloc,
+            completions,
+            per_iter,
+            rng,
+            rules,
+        )
         if play is None:
             play = dk.entry(args)
         code = play(*args)
@@ -290,18 +338,28 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
             raise ValueError(_rejected(int(st[dk.ERROR]), new))
         else:
             ask = int(st[dk.ASKED])
-            obs = Observation(t=t, reason=REASONS[ask], platform=platform, states=past(states, t),
-                              iteration=int(st[kernel.DONE]), iteration_start=int(st[kernel.ITER_START]),
-                              allocation=x.copy(), program=g >= instance.T_prog, data=d.copy(),
-                              needs=needs.copy(), progress=int(st[kernel.C]),
-                              workload=int(st[kernel.WORKLOAD]))
+            obs = Observation(
+                t=t,
+                reason=REASONS[ask],
+                platform=platform,
+                states=past(states, t),
+                iteration=int(st[kernel.DONE]),
+                iteration_start=int(st[kernel.ITER_START]),
+                allocation=x.copy(),
+                program=g >= instance.T_prog,
+                data=d.copy(),
+                needs=needs.copy(),
+                progress=int(st[kernel.C]),
+                workload=int(st[kernel.WORKLOAD]),
+            )
             decision = policy.decide(obs, rng)
             st[dk.DECIDED] = 1
             st[dk.DECISIONS] += 1
             if decision is not None:
                 order = _order(decision, platform)
-                if not dk.configure(order, states, x, g, d, needs, queue, st, rules.mu, rules.w, new,
-                                    log_start, log_alloc):
+                if not dk.configure(
+                    order, states, x, g, d, needs, queue, st, rules.mu, rules.w, new, log_start, log_alloc
+                ):
                     raise ValueError(_rejected(int(st[dk.ERROR]), new))
                 if ask == dk.R_SLOT:
                     st[dk.SWITCHES] += 1
@@ -317,8 +375,10 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
     done = int(st[kernel.DONE])
     makespan = t if done == big_k else None
     n = int(st[dk.ENTRIES])
-    entries = [{"start": s, "allocation": a}
-               for s, a in zip(log_start[:n].tolist(), log_alloc[:n].tolist(), strict=True)]
+    entries = [
+        {"start": s, "allocation": a}
+        for s, a in zip(log_start[:n].tolist(), log_alloc[:n].tolist(), strict=True)
+    ]
     if x.any() and t < instance.max_realization():
         # The run ends here (K iterations, or the cap): an idle entry says so, so that the replay,
         # which reads an extendable realization as far as the schedule's entries reach, reads it
@@ -330,9 +390,16 @@ def simulate(instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Ge
         "communication": [letters[row].tobytes().decode().rstrip(".") for row in comm[:, :t]],
         "completions": completions[:done].tolist(),
     }
-    return Run(schedule=schedule, makespan=makespan, failed=makespan is None, iterations=done, slots=t,
-               decisions=int(st[dk.DECISIONS] + st[kernel.HELD]), switches=int(st[dk.SWITCHES]),
-               switches_per_iteration=per_iter[:min(done + 1, big_k)].tolist())
+    return Run(
+        schedule=schedule,
+        makespan=makespan,
+        failed=makespan is None,
+        iterations=done,
+        slots=t,
+        decisions=int(st[dk.DECISIONS] + st[kernel.HELD]),
+        switches=int(st[dk.SWITCHES]),
+        switches_per_iteration=per_iter[: min(done + 1, big_k)].tolist(),
+    )
 
 
 def _order(decision: Configuration, platform: Platform) -> np.ndarray:
@@ -344,6 +411,7 @@ def _order(decision: Configuration, platform: Platform) -> np.ndarray:
 
 
 def _rejected(error: int, allocation: np.ndarray) -> str:
+    # numba loads on first use, not when the heuristics are imported (start-up time)
     from . import _decision_kernel as dk
 
     what = "exceeds mu" if error == dk.BAD_MU else "enrolls a worker that is not UP"
@@ -352,6 +420,7 @@ def _rejected(error: int, allocation: np.ndarray) -> str:
 
 def _promise(promise: Hold, hold: np.ndarray, st: np.ndarray) -> None:
     """Install a proactive policy's :class:`Hold` for :func:`._simulator_kernel.advance`."""
+    # numba loads on first use, not when the heuristics are imported (start-up time)
     from . import _simulator_kernel as kernel
 
     hold[kernel.HOLD_UP] = promise.up
@@ -376,12 +445,29 @@ class CoupledSimulator:
 
     cap: int | None = None
 
-    def run(self, instance: CoupledInstance, policy: CoupledPolicy,
-            rng: np.random.Generator) -> tuple[dict, dict[str, Any]]:
+    def run(
+        self, instance: CoupledInstance, policy: CoupledPolicy, rng: np.random.Generator
+    ) -> tuple[dict, dict[str, Any]]:
         result = simulate(instance, policy, rng, self.cap)
-        return {"schedule": result.schedule}, {"makespan": result.makespan, "failed": result.failed,
-                                               "iterations": result.iterations, "switches": result.switches}
+        return {"schedule": result.schedule}, {
+            "makespan": result.makespan,
+            "failed": result.failed,
+            "iterations": result.iterations,
+            "switches": result.switches,
+        }
 
 
-__all__ = ["DOWN", "RECLAIMED", "UP", "Configuration", "CoupledPolicy", "CoupledSimulator", "Hold",
-           "Observation", "Platform", "Run", "check_cap", "simulate"]
+__all__ = [
+    "DOWN",
+    "RECLAIMED",
+    "UP",
+    "Configuration",
+    "CoupledPolicy",
+    "CoupledSimulator",
+    "Hold",
+    "Observation",
+    "Platform",
+    "Run",
+    "check_cap",
+    "simulate",
+]
