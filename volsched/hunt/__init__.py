@@ -173,8 +173,8 @@ def hunt(
 def write_archive(out: Path, family, scorer: Scorer, best: list, summary: dict) -> list[dict]:
     """The best candidates as files: instance, optimum certificate, heuristic run (ratio hunts).
 
-    ``NAME.json`` is the instance; ``NAME.optimum.json`` the exact method's result under the hunt's
-    solve budget (``volsched solve NAME.json --budget B --out ...``); ``NAME.run.json`` the
+    ``NAME.json`` is the instance; ``NAME.optimum.json`` (``certificate``) the exact method's result
+    under the hunt's solve budget (``volsched solve NAME.json --budget B --out ...``); ``NAME.run.json`` the
     heuristic's run with seed 0 under its default simulator (``volsched simulate NAME.json
     --heuristic H --out ...``). Both pass ``volsched verify NAME.json FILE``.
     """
@@ -200,16 +200,16 @@ def write_archive(out: Path, family, scorer: Scorer, best: list, summary: dict) 
         opt_path = out / f"{name}.optimum.json"
         write_json(opt_path, result.to_dict())
         row = {
+            **s.detail,
             "rank": rank,
             "candidate": s.index,
             "score": s.score,
             "instance": str(path),
-            "optimum": str(opt_path),
+            "certificate": str(opt_path),
             "status": result.status.value,
             "objective": result.objective,
             "bound": result.bound,
             "work": result.work,
-            **s.detail,
         }
         if scorer.heuristic is not None:
             run = family.simulate(instance, scorer.heuristic, seed=0)

@@ -1,0 +1,110 @@
+"""``volsched hunt``: bad input, determinism, Graham's bounds as a ceiling, the work objective."""
+
+from __future__ import annotations
+
+import pytest
+from cli_helpers import assert_input_error, one_json, run
+
+from volsched.hunt import hunt
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["slack", "--heuristic", "nope"], "--heuristic"),
+        (["slack"], "--heuristic: a ratio hunt needs"),
+        (["slack", "--heuristic", "lpt", "--bound", "foo=3"], "--bound: slack takes bounds"),
+        (["slack", "--heuristic", "lpt", "--bound", "machines"], "--bound: must be NAME=VALUE"),
+        (["slack", "--heuristic", "lpt", "--bound", "machines=x"], "--bound machines: must be an integer"),
+        (["slack", "--heuristic", "lpt", "--bound", "machines=0"], "--bound machines: must be in"),
+        (["slack", "--heuristic", "lpt", "--bound", "free=9"], "--bound free"),
+        (["slack", "--heuristic", "lpt", "--budget", "0"], "--budget"),
+        (["slack", "--heuristic", "lpt", "--seed", "-1"], "--seed"),
+        (["slack", "--heuristic", "lpt", "--objective", "speed"], "--objective"),
+        (["slack", "--heuristic", "lpt", "--strategy", "magic"], "--strategy"),
+        (["slack", "--heuristic", "lpt", "--time-limit", "-1"], "--time-limit"),
+        (["slack", "--heuristic", "lpt", "--solve-budget", "0"], "--solve-budget"),
+        (["slack", "--heuristic", "lpt", "--objective", "work"], "--heuristic: a work hunt"),
+        (["checkpoint", "--objective", "work"], "--method: checkpoint's method dp has no work unit"),
+        (
+            ["checkpoint", "--heuristic", "daly", "--bound", "shape_min=2", "--bound", "shape_max=1"],
+            "--bound shape_min",
+        ),
+        (["toy", "--heuristic", "x"], "FAMILY"),
+    ],
+)
+def test_bad_input_one_line_exit_2_nothing_written(tmp_path, capsys, argv, fragment):
+    out = tmp_path / "archive"
+    code, stdout, err = run(
+        capsys, "hunt", *argv, "--budget" if "--budget" not in argv else "--keep", 3, "--out", out
+    )
+    assert_input_error(code, err, fragment)
+    assert stdout == ""
+    assert not out.exists()
+
+
+def test_out_is_a_file(tmp_path, capsys):
+    f = tmp_path / "file"
+    f.write_text("x")
+    code, _, err = run(capsys, "hunt", "slack", "--heuristic", "lpt", "--budget", 3, "--out", f)
+    assert_input_error(code, err, "--out")
+    assert f.read_text() == "x"
+
+
+def test_same_seed_same_hunt_other_seed_other_path(tmp_path):
+    args = dict(budget=60, bounds={"machines": 3, "jobs": 7})
+    a = hunt("slack", "lpt", seed=3, out=tmp_path / "a", **args)
+    b = hunt("slack", "lpt", seed=3, out=tmp_path / "b", **args)
+    c = hunt("slack", "lpt", seed=4, **args)
+    assert a["progress"] == b["progress"]
+    assert (tmp_path / "a" / "hunt-slack-lpt-s3-01.json").read_bytes() == (
+        tmp_path / "b" / "hunt-slack-lpt-s3-01.json"
+    ).read_bytes()
+    assert a["progress"] != c["progress"]
+
+
+@pytest.mark.parametrize(("heuristic", "m"), [("lpt", 2), ("lpt", 3), ("list", 2), ("list", 3)])
+def test_graham_bounds_are_a_ceiling(heuristic, m):
+    """Graham (1966, 1969): LPT <= (4/3 - 1/(3m)) OPT and list <= (2 - 1/m) OPT; a hunt may not beat a
+    theorem (a ratio above it would be a wrong optimum or a wrong heuristic value)."""
+    s = hunt("slack", heuristic, budget=150, seed=1, bounds={"machines": m, "jobs": 2 * m + 1, "p_max": 12})
+    bound = 4 / 3 - 1 / (3 * m) if heuristic == "lpt" else 2 - 1 / m
+    assert 1.0 < s["best_ratio"] <= bound * (1 + 1e-12)  # float quotient of integers vs. the bound
+    assert s["random_worst_ratio"] <= s["best_ratio"]
+    assert s["progress"] == sorted(s["progress"], key=lambda x: -1 if x is None else x)
+
+
+def test_m2_lpt_reaches_grahams_bound():
+    """m = 2: 7/6 is reached by jobs (3, 3, 2, 2, 2) (LPT 7, OPT 6); a small space holds it."""
+    s = hunt(
+        "slack", "lpt", budget=300, seed=0, bounds={"machines": 2, "jobs": 5, "p_max": 6}, baseline=False
+    )
+    assert s["best_ratio"] == 7 / 6
+
+
+def test_work_objective_reports_cpsat_work(tmp_path, capsys):
+    code, stdout, err = run(
+        capsys,
+        "hunt",
+        "slack",
+        "--objective",
+        "work",
+        "--problem",
+        "plain",
+        "--budget",
+        20,
+        "--bound",
+        "machines=3",
+        "--bound",
+        "jobs=9",
+        "--out",
+        tmp_path / "w",
+        "--json",
+    )
+    assert code == 0, err
+    s = one_json(stdout)
+    assert s["best_work"] > 0 and s["random_worst_work"] > 0
+    row = s["archive"][0]
+    assert row["work"] == s["best_work"]  # re-solved from the archived file: the same deterministic work
+    code, _, err = run(capsys, "verify", row["instance"], row["certificate"])
+    assert code == 0, err
