@@ -22,7 +22,7 @@ from volsched import __version__
 from volsched.instances.errors import InputError, check_int, require
 from volsched.instances.io import read_json, write_json
 
-from .families import FAMILIES, check_fields, exports, family_of, run_options, with_fields
+from .families import FAMILIES, check_fields, exports, family_of, run_option_owners, run_options, with_fields
 
 #: Most Monte-Carlo samples ``simulate --samples`` draws (a few arrays of this many floats are held at once).
 MAX_SAMPLES = 10_000_000
@@ -347,8 +347,7 @@ _TIME_LIMIT_HELP = "wall-clock safety net in seconds; a result it cuts is marked
 def _add_run_options(parser: argparse.ArgumentParser, command: str, light: bool = False) -> None:
     """The families' own options of ``command`` (one argument per name; :meth:`Family.setup` checks them)."""
     for name, o in ({} if light else run_options(command)).items():
-        owners = [f.name for f in FAMILIES.values() if any(r.option.name == name for r in f.run_options)]
-        text = f"{o.help} [{', '.join(owners)}]"
+        text = f"{o.help} [{', '.join(run_option_owners(name))}]"
         if o.flag:
             parser.add_argument(o.cli, dest=_RUN + name, action="store_const", const=True, default=None,
                                 help=text)
@@ -356,9 +355,21 @@ def _add_run_options(parser: argparse.ArgumentParser, command: str, light: bool 
             parser.add_argument(o.cli, dest=_RUN + name, type=o.cli_type, default=None, help=text)
 
 
-def build_parser(light: bool = False) -> argparse.ArgumentParser:
-    """The ``volsched`` parser. ``light``: without the families' own options (generator options, run
-    options, export formats), which import every family: enough for ``volsched --help``."""
+def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
+    """The ``volsched`` parser, complete for the command that ``given`` (the arguments) names.
+
+    The families' own parts load only where the command needs them: a family's generator options
+    under ``generate FAMILY``, the light run-option declarations under the commands that take them,
+    the export formats under ``export``. ``volsched --help`` loads no family. ``None``: every part.
+    """
+    words = None if given is None else [a for a in given if not a.startswith("-")]
+
+    def wants(command: str) -> bool:
+        return words is None or (bool(words) and words[0] == command)
+
+    def generates(family: str) -> bool:
+        return words is None or words[:2] == ["generate", family]
+
     common = _Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
@@ -371,7 +382,7 @@ def build_parser(light: bool = False) -> argparse.ArgumentParser:
     fam = gen.add_subparsers(dest="family", required=True, metavar="FAMILY")
     for name in FAMILIES:
         p = fam.add_parser(name, parents=[common], help=f"a {name} instance")
-        if not light:
+        if generates(name):
             FAMILIES[name].add_generate_arguments(p)
         p.add_argument("--out", help="write the instance here (default: print it)")
     gen.set_defaults(func=cmd_generate)
@@ -384,7 +395,7 @@ def build_parser(light: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, help=_TIME_LIMIT_HELP)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="also write the result object here")
-    _add_run_options(p, "solve", light)
+    _add_run_options(p, "solve", light=not wants("solve"))
     p.set_defaults(func=cmd_solve)
 
     p = sub.add_parser("simulate", parents=[common], help="run one heuristic on an instance")
@@ -396,7 +407,7 @@ def build_parser(light: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--cap", type=int, help="slots before a run fails (coupled: default 10^6, the paper's "
                                            "cap, or the stored horizon of an instance without chains)")
     p.add_argument("--out", help="also write the run (a result that `volsched verify` checks) here")
-    _add_run_options(p, "simulate", light)
+    _add_run_options(p, "simulate", light=not wants("simulate"))
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("evaluate", parents=[common],
@@ -408,10 +419,10 @@ def build_parser(light: bool = False) -> argparse.ArgumentParser:
     p.add_argument("--time-limit", type=float, help=_TIME_LIMIT_HELP)
     p.add_argument("--seed", type=int, default=0, help="seed of the policies' RNG (default 0)")
     p.add_argument("--cap", type=int, help="slots before a coupled run fails (default: see simulate)")
-    _add_run_options(p, "evaluate", light)
+    _add_run_options(p, "evaluate", light=not wants("evaluate"))
     p.set_defaults(func=cmd_evaluate)
 
-    formats = "see export --help" if light else \
+    formats = "see export --help" if not wants("export") else \
         "; ".join(f"{k}: {', '.join(v)}" for k, v in exports().items()) or "none yet"
     p = sub.add_parser("export", parents=[common], help=f"write an instance for another tool ({formats})")
     p.add_argument("format", metavar="FORMAT", help="e.g. simgrid (a platform and its profiles)")
@@ -422,7 +433,7 @@ def build_parser(light: bool = False) -> argparse.ArgumentParser:
     p = sub.add_parser("verify", parents=[common], help="check a solution against an instance")
     p.add_argument("instance")
     p.add_argument("solution", help="a solve result or a solution object")
-    _add_run_options(p, "verify", light)
+    _add_run_options(p, "verify", light=not wants("verify"))
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("sweep", parents=[common], help="run a resumable sweep of (instance, method) tasks")
@@ -496,7 +507,7 @@ def console() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
-    parser = build_parser(light=not any(not a.startswith("-") for a in given))
+    parser = build_parser(given)
     try:
         args = parser.parse_args(argv)
         return args.func(args)

@@ -17,12 +17,16 @@ before it is built (:func:`.states.reachable_overheads`).
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from volsched.instances.checkpoint import CheckpointInstance
 
 from .states import reachable_overheads
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 SINK = "sink"
 
@@ -32,6 +36,9 @@ def build_graph(instance: CheckpointInstance) -> nx.DiGraph:
     reachable_overheads(instance, "graph")
     n, c, alpha, law = instance.n, instance.c, instance.alpha, instance.law
     tau = instance.tau
+    # Imported here: networkx takes about 0.1 s to import, and the default method (dp) needs no graph.
+    import networkx as nx
+
     graph = nx.DiGraph()
     graph.add_node((0, 0))
     frontier = {0: {0}}
@@ -59,6 +66,8 @@ def build_graph(instance: CheckpointInstance) -> nx.DiGraph:
 
 def solve_graph(instance: CheckpointInstance) -> tuple[np.ndarray, float]:
     """Optimal checkpoint vector and its expected waste, by Dijkstra on the DAG."""
+    import networkx as nx
+
     graph = build_graph(instance)
     length, path = nx.single_source_dijkstra(graph, (0, 0), SINK)
     a = np.zeros(instance.n, dtype=bool)

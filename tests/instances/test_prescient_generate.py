@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from volsched.families.prescient import FAMILY
+from volsched.families.prescient.family import FAMILY
 from volsched.instances.errors import InputError
 from volsched.instances.prescient.fta import read_fta
 from volsched.instances.prescient.platforms import generate_platform

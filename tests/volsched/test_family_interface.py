@@ -12,11 +12,16 @@ tiny instance.
 
 from __future__ import annotations
 
+import ast
 import functools
+import importlib
+import importlib.util
 import itertools
 import json
 import math
 import sqlite3
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -799,3 +804,28 @@ def test_the_objective_metric_is_the_verifiers_value_not_the_simulators():
     except RuntimeError:  # refusing the misreport is as good
         return
     assert out["metrics"]["expected_waste"] == out["objective"]
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_the_light_run_option_declarations_are_the_familys_own(name):
+    """The CLI's parser reads a family's run options from its light ``options`` module; they must be
+    the ones the loaded family applies (:meth:`Family.setup`)."""
+    module = f"volsched.families.{name}.options"
+    declared = importlib.import_module(module).RUN_OPTIONS if importlib.util.find_spec(module) else ()
+    assert FAMILIES[name].run_options == declared
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["solve", "x.json"], ["evaluate", "x.json"],
+                                  ["verify", "x.json", "y.json"], ["generate", "checkpoint"]])
+def test_the_parser_loads_no_solver_for_a_command_that_needs_none(argv):
+    """``volsched --help`` and the parser of a run command import no family and no solver: the
+    instance's own family loads after the file is read (a fresh interpreter, so nothing is cached)."""
+    code = ("import sys; from volsched.cli import build_parser; build_parser(sys.argv[1:]); "
+            "print(sorted(m for m in sys.modules "
+            "if m.startswith(('volsched.solvers', 'volsched.heuristics')) or m.endswith('.family')))")
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True)
+    loaded = ast.literal_eval(out.stdout)
+    expected = ["volsched.families.checkpoint.family"] if argv[0] == "generate" else []
+    assert [m for m in loaded if m.endswith(".family")] == expected
+    if argv[0] != "generate":
+        assert not [m for m in loaded if m.split(".")[:3] in (["volsched", "solvers", f] for f in FAMILIES)]

@@ -17,13 +17,15 @@ need, and nothing reaches a family except through it:
   ``--disturbance``), and **exports** (``volsched export FORMAT``; prescient:
   ``simgrid``).
 
-:data:`FAMILIES` is the registry; a new family adds its module to :func:`_registry`.
+:data:`FAMILIES` is the registry; a new family adds its package's name to ``_Registry.BUILT_IN``.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
+import importlib.util
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -430,8 +432,9 @@ def _pick(table: dict, name: str | None, field_name: str, what: str):
 class _Registry(MutableMapping):
     """Family name -> :class:`Family`, each imported on first use (``volsched --help`` loads none).
 
-    A built-in family lives in ``volsched.families.<name>`` and exports ``FAMILY``; adding one means
-    adding its name to :data:`BUILT_IN`. ``FAMILIES[name] = family`` registers another one (a test's
+    A built-in family is the package ``volsched.families.<name>``: its module ``family`` defines
+    ``FAMILY``, and its optional light module ``options`` its ``RUN_OPTIONS``; adding one means adding
+    its name to :data:`BUILT_IN`. ``FAMILIES[name] = family`` registers another one (a test's
     toy family).
     """
 
@@ -445,9 +448,7 @@ class _Registry(MutableMapping):
         if name not in self._names:
             raise KeyError(name)
         if name not in self._loaded:
-            import importlib
-
-            self._loaded[name] = importlib.import_module(f"{__name__}.{name}").FAMILY
+            self._loaded[name] = importlib.import_module(f"{__name__}.{name}.family").FAMILY
         return self._loaded[name]
 
     def __setitem__(self, name: str, family: Family) -> None:
@@ -468,8 +469,21 @@ class _Registry(MutableMapping):
     def __contains__(self, name: object) -> bool:
         return name in self._names
 
+    def run_options_of(self, name: str) -> tuple[RunOption, ...]:
+        """``name``'s run options, from its light ``options`` module while the family is not loaded.
 
-FAMILIES: MutableMapping[str, Family] = _Registry()
+        The CLI builds its parser from these without importing any family's solvers; a test checks that
+        each built-in ``FAMILY.run_options`` is that module's ``RUN_OPTIONS``.
+        """
+        if name in self._loaded:
+            return self._loaded[name].run_options
+        module = f"{__name__}.{name}.options"
+        if importlib.util.find_spec(module) is None:
+            return ()
+        return importlib.import_module(module).RUN_OPTIONS
+
+
+FAMILIES = _Registry()
 
 
 def family_of(obj: Any) -> Family:
@@ -483,11 +497,16 @@ def family_of(obj: Any) -> Family:
 def run_options(command: str) -> dict[str, Option]:
     """Every registered family's run options of ``command``, by name (the CLI adds each once)."""
     out: dict[str, Option] = {}
-    for family in FAMILIES.values():
-        for run in family.run_options:
+    for name in FAMILIES:
+        for run in FAMILIES.run_options_of(name):
             if command in run.commands:
                 out.setdefault(run.option.name, run.option)
     return out
+
+
+def run_option_owners(name: str) -> list[str]:
+    """The families that have the run option ``name`` (none loaded for it)."""
+    return [f for f in FAMILIES if any(r.option.name == name for r in FAMILIES.run_options_of(f))]
 
 
 def exports() -> dict[str, list[str]]:
@@ -500,4 +519,5 @@ def exports() -> dict[str, list[str]]:
 
 
 __all__ = ["FAMILIES", "DemoPart", "Family", "GeneratorSpec", "Heuristic", "Option", "RunOption", "Setup",
-           "check_fields", "exports", "family_of", "run_options", "solution_error", "with_fields"]
+           "check_fields", "exports", "family_of", "run_option_owners", "run_options", "solution_error",
+           "with_fields"]

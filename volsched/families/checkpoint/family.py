@@ -1,9 +1,7 @@
-"""The checkpoint family (Bouguerra et al. 2011) behind the :class:`~volsched.families.Family` interface.
+"""The checkpoint family's :class:`~volsched.families.Family` object, ``FAMILY`` (see the package).
 
-One generator (a job of the paper's distributions for one client), one
-problem (``checkpoint``: the minimum expected waste), the four law-based
-policies run by the single-job simulator, the paper's presets, and the demo
-part, which includes the bag-of-tasks experiment of Section IV (:mod:`.bot`).
+The registry (:data:`volsched.families.FAMILIES`) imports this module on the family's first use;
+the package itself stays light, so that the CLI builds its parser without loading solvers.
 """
 
 from __future__ import annotations

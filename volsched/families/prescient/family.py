@@ -1,9 +1,7 @@
-"""The prescient family (Kondo, Chien, Casanova 2007) behind the :class:`~volsched.families.Family` interface.
+"""The prescient family's :class:`~volsched.families.Family` object, ``FAMILY`` (see the package).
 
-Two generators (:mod:`.generators`: a synthetic platform, or an FTA trace,
-chosen by ``--platform`` / ``--fta``), one problem (``makespan``: the optimal
-prescient schedule, methods ``greedy`` and ``cpsat``), the paper's twelve
-heuristics on the trace-driven simulator, and the SimGrid export.
+The registry (:data:`volsched.families.FAMILIES`) imports this module on the family's first use;
+the package itself stays light, so that the CLI builds its parser without loading solvers.
 """
 
 from __future__ import annotations

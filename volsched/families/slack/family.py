@@ -1,29 +1,21 @@
-"""The slack family (Canon et al. 2011) behind the :class:`~volsched.families.Family` interface.
+"""The slack family's :class:`~volsched.families.Family` object, ``FAMILY`` (see the package).
 
-Generators (``--preset``): ``paper`` (the Section 6 stand-in), ``theorem2``
-(``2 p_max <= a_min`` by construction), ``three-partition`` (Theorem 1's
-completed reduction of a BPPLIB file) and ``planted`` (random 3-PARTITION
-instances, YES or certified NO, through the same reduction); see
-:mod:`volsched.instances.slack.generators`. Every generator takes ``beta``
-(default 1), stored in the instance, so that a sweep grid can vary it.
-Problems ``slack`` and ``plain`` (:mod:`volsched.solvers.slack`); heuristics
-GAPS and the LPT / list baselines (:mod:`volsched.heuristics.slack`). Run
-options: ``--beta`` (solve, simulate, evaluate, verify: the instance at another
-``beta``, :meth:`SlackInstance.with_beta`), ``--plain`` (solve: the plain
-problem) and ``--disturbance`` (simulate, evaluate).
+The registry (:data:`volsched.families.FAMILIES`) imports this module on the family's first use;
+the package itself stays light, so that the CLI builds its parser without loading solvers.
 """
 
 from __future__ import annotations
 
-from volsched.heuristics.slack import DISTURBANCES, POLICIES, SlackSimulator
+from volsched.heuristics.slack import POLICIES, SlackSimulator
 from volsched.instances import slack as model
-from volsched.instances.errors import check_choice, check_flag, check_int, check_number, check_path
+from volsched.instances.errors import check_choice, check_int, check_number, check_path
 from volsched.instances.slack import generators as gen
 from volsched.solvers.slack import PROBLEMS
 
-from .. import Family, GeneratorSpec, Heuristic, Option, RunOption
+from .. import Family, GeneratorSpec, Heuristic, Option
 from . import figure4
 from .demo import demo
+from .options import RUN_OPTIONS
 
 
 def _positive(v, k):
@@ -119,17 +111,6 @@ PRESETS = {
         "heuristics": ["gaps", "lpt", "list"],
     }],
 }
-
-RUN_OPTIONS = (
-    RunOption(Option("beta", _beta, help="solve, simulate or verify at this beta instead of the instance's",
-                     cli_type=float), commands=("solve", "simulate", "evaluate", "verify"),
-              instance=lambda instance, beta: instance.with_beta(beta)),
-    RunOption(Option("plain", check_flag, help="the plain problem (no slack rule, no last-period rule)",
-                     flag=True), commands=("solve",), problem="plain"),
-    RunOption(Option("disturbance", lambda v, k: check_choice(v, k, DISTURBANCES),
-                     help=f"evaluation of the schedule: {', '.join(DISTURBANCES)}"),
-              commands=("simulate", "evaluate"), simulator_field="disturbance"),
-)
 
 DESCRIPTIONS = {
     "gaps": "GAPS(beta), Algorithm 1, scored against the slack problem",
