@@ -53,7 +53,7 @@ stopped by its budget reports ``min(incumbent, least open bound)``.
 **Incumbent and fallback.** The greedy schedule and the bounds of :func:`.full.solve_full`
 (method ``greedy``) come first; the search only looks for strictly shorter
 schedules, and its own schedules are replayed by :func:`volsched.solvers.finish`
-like every other. Work is counted in slot-level states (``states``): the same
+like every other. Work is counted in slot-level states made (``states``): the same
 budget gives the same answer on any machine.
 
 The enumeration is exponential in ``p`` and ``m`` (every allocation may be entered in
@@ -64,6 +64,7 @@ schedule and the better of the two lower bounds.
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 import time
@@ -74,6 +75,23 @@ from ..problem import STOPPED_BUDGET, Allowance, Effort, MethodOutcome
 from .full import solve_full
 from .full_bound import DataChain
 from .replay import LETTERS
+
+#: Slot-level states made between two charges to the work budget.
+CHARGE = 1000
+
+
+#: Most allocations the search enumerates in a slot; beyond, it is not run (20 processors and
+#: m = 10 tasks have 20 million).
+MAX_ALLOCATIONS = 50_000
+
+
+def count_allocations(instance: CoupledInstance) -> int:
+    """How many allocations :func:`allocations` lists (idle included), without listing them."""
+    ways = [1] + [0] * instance.m
+    for mu in instance.mu:
+        cap = int(min(mu, instance.m))
+        ways = [sum(ways[j - v] for v in range(min(cap, j) + 1)) for j in range(instance.m + 1)]
+    return ways[instance.m] + 1
 
 
 def allocations(instance: CoupledInstance) -> list[tuple[int, ...]]:
@@ -174,6 +192,7 @@ class _Search:
         # Slot-level states at the start of slot t: (x, g, d, c) -> path, a linked list of decisions.
         layer = {(zeros, g0, zeros, 0): None}
         found: list[tuple[int, int, tuple]] = []
+        pending = 0  # states made since the last charge: charged by the thousand, a count not a clock
         for t in range(s, self.horizon):
             if self.tail(t + 1, rest) >= upper:  # completing at t or later cannot beat the incumbent
                 break
@@ -207,6 +226,10 @@ class _Search:
                         c2 = cc + 1 if computes else cc
                         g2 = tuple(0 if col[q] == DOWN else gg[q] + (combo[q] == 1) for q in range(p))
                         step = (path, t, entry, combo)
+                        pending += 1
+                        if pending == CHARGE and allowance.charge(pending):
+                            return None
+                        pending %= CHARGE
                         if computes and c2 == work:
                             holders = sum(1 << q for q in range(p) if g2[q] >= t_prog)
                             found.append((t, holders, step))
@@ -217,8 +240,9 @@ class _Search:
                         key = (xx, g2, d2, c2)
                         if key not in nxt:
                             nxt[key] = step
-            if allowance.charge(len(nxt) + 1):
+            if allowance.charge(pending):
                 return None
+            pending = 0
             layer = _pareto(nxt)
             if not layer:
                 break
@@ -375,6 +399,10 @@ def solve_full_search(
     if upper is not None and lower >= upper:
         info["search"] = "not needed: the greedy schedule meets the lower bound"
         return MethodOutcome({**witness, "schedule": incumbent}, upper, upper, True, info, work=0.0)
+    many = count_allocations(instance)
+    if many > MAX_ALLOCATIONS:
+        info["search"] = f"not run: {many:,} allocations per slot (at most {MAX_ALLOCATIONS:,})"
+        return dataclasses.replace(first, info=info, work=0.0, stopped=None)
     deadline = None if time_limit is None else begin + time_limit
     allowance = Allowance(budget, deadline, effort)
     schedule, makespan, bound, finished, counts = search_full(
@@ -395,4 +423,11 @@ def solve_full_search(
     )
 
 
-__all__ = ["allocations", "iteration_outcomes", "search_full", "solve_full_search"]
+__all__ = [
+    "MAX_ALLOCATIONS",
+    "allocations",
+    "count_allocations",
+    "iteration_outcomes",
+    "search_full",
+    "solve_full_search",
+]
