@@ -275,6 +275,33 @@ def cmd_imports(args) -> None:
         print(f"  {cumul / 1e6:6.2f} s  {name}")
 
 
+def cmd_startup(args) -> None:
+    """Wall seconds of ``volsched --help`` and of a warm checkpoint ``solve`` (median of ``--reps``).
+
+    The same commands alternate in one run, so that the machine's load weighs on both alike; the
+    kernels are warm (a checkpoint solve compiles none) and the load average is printed beside.
+    """
+    folder = Path(tempfile.mkdtemp(prefix="startup-"))
+    try:
+        job = folder / "job.json"
+        subprocess.run(["volsched", "generate", "checkpoint", "--seed", "1", "--out", str(job)],
+                       check=True, capture_output=True)
+        commands = {"volsched --help": ["volsched", "--help"],
+                    "volsched solve JOB (checkpoint, n = 20)": ["volsched", "solve", str(job)]}
+        walls: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(args.reps):
+            for name, command in commands.items():
+                start = time.perf_counter()
+                subprocess.run(command, check=True, capture_output=True)
+                walls[name].append(time.perf_counter() - start)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"load average {os.getloadavg()[0]:.1f}, {args.reps} runs each")
+    for name, values in walls.items():
+        values.sort()
+        print(f"  {name}: median {values[len(values) // 2]:.2f} s, max {values[-1]:.2f} s")
+
+
 #: ``bnb``'s instances: ``(processors, slots, m, seed)`` of ``generate_markov``; the last ones have
 #: fewer common slots than ``m``, so that the search runs on the slot side.
 BNB_CASES = [
@@ -399,6 +426,9 @@ def main(argv=None) -> None:
     i = sub.add_parser("imports", help="what import volsched.cli costs, and whether numba is in it")
     i.add_argument("--top", type=int, default=15)
     i.set_defaults(func=cmd_imports)
+    st = sub.add_parser("startup", help="wall seconds of volsched --help and a warm checkpoint solve")
+    st.add_argument("--reps", type=int, default=9)
+    st.set_defaults(func=cmd_startup)
     b = sub.add_parser("bnb", help="the bnb's search, current kernel against another copy of it")
     b.add_argument("--before", required=True, help="a copy of _bnb_kernel.py to compare with")
     b.add_argument("--reps", type=int, default=3)

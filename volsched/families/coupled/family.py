@@ -13,7 +13,6 @@ from volsched.solvers.coupled import PROBLEMS
 
 from .. import Family, GeneratorSpec, Heuristic, Option
 from . import tables
-from .demo import demo
 
 
 def _positive(v, k):
@@ -122,6 +121,15 @@ PRESETS = {
         "exact": SMOKE_OFFLINE, "heuristics": [],
     }],
 }
+
+
+
+def demo(*args, **kwargs):
+    """This family's part of ``volsched demo`` (:func:`.demo.demo`)."""
+    # Imported on use: the demo's experiment code is not needed to solve or simulate one instance.
+    from .demo import demo as run
+
+    return run(*args, **kwargs)
 
 
 FAMILY = Family(

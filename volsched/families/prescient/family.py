@@ -13,7 +13,6 @@ from volsched.solvers.prescient import PROBLEMS
 from volsched.solvers.prescient.simgrid import export_simgrid
 
 from .. import Family, Heuristic
-from .demo import demo
 from .generators import GENERATORS, pick_generator
 
 SIMULATOR = PrescientSimulator()
@@ -47,6 +46,15 @@ def diagnose(instance: PrescientInstance, solution: dict, optimum: dict) -> dict
     """Section 3.4's lagger causes of a run: failure, and a host slower than the slowest the optimum uses."""
     return lagger_causes(solution["attempts"], instance.clock_mhz, float(instance.start),
                          slow_below=optimum["slowest_clock_used_mhz"])
+
+
+
+def demo(*args, **kwargs):
+    """This family's part of ``volsched demo`` (:func:`.demo.demo`)."""
+    # Imported on use: the demo's experiment code is not needed to solve or simulate one instance.
+    from .demo import demo as run
+
+    return run(*args, **kwargs)
 
 
 FAMILY = Family(
