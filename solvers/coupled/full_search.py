@@ -379,12 +379,18 @@ def search_full(
 
 
 def solve_full_search(
-    instance: CoupledInstance, time_limit: float | None, seed: int, budget: float | None = None
+    instance: CoupledInstance,
+    time_limit: float | None,
+    seed: int,
+    budget: float | None = None,
+    longer: bool = False,
 ) -> MethodOutcome:
     """Method ``search`` of problem ``full``: greedy and bounds (:func:`.full.solve_full`), then the search.
 
     ``budget`` counts slot-level states (unit ``states``); the greedy and the bounds run
     whole, as under method ``greedy`` without a budget (their work is deterministic).
+    ``longer``: ``instance`` is a prefix of a longer realization; where the greedy finds no
+    schedule in it, the search is not run, so that the next prefix is read.
     """
     begin = time.perf_counter()
     first = solve_full(instance, time_limit, seed, model=False)
@@ -396,6 +402,11 @@ def solve_full_search(
     lower = int(first.bound) if first.bound is not None else 0
     effort = Effort()
     info = {**first.info, "greedy": upper, "greedy_bound": lower}
+    if upper is None and longer:
+        # No greedy schedule in these slots: the reading (:func:`.horizon.reading`) tries longer
+        # prefixes, which a search stopped here on its budget would end.
+        info["search"] = "not run: no greedy schedule within the slots read"
+        return dataclasses.replace(first, info=info, work=0.0)
     if upper is not None and lower >= upper:
         info["search"] = "not needed: the greedy schedule meets the lower bound"
         return MethodOutcome({**witness, "schedule": incumbent}, upper, upper, True, info, work=0.0)

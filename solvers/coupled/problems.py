@@ -246,7 +246,10 @@ def _full_greedy(instance, time_limit, seed, budget=None):
 
 
 def _full_search(instance, time_limit, seed, budget=None):
-    return solve_full_search(instance, time_limit, seed, budget)
+    """The search over the realization: on a prefix that is not the whole of it, only where the
+    greedy has a schedule (:func:`.full_search.solve_full_search`)."""
+    run = functools.partial(solve_full_search, longer=instance.extendable)
+    return reading(run)(instance, time_limit, seed, budget)
 
 
 def _stored(instance: CoupledInstance) -> int:
@@ -332,7 +335,7 @@ PROBLEMS: dict[str, Problem] = {
         methods={
             "greedy": reading(_full_greedy),
             "cpsat": reading(_full_cpsat, _stored),
-            "search": reading(_full_search),
+            "search": _full_search,
         },
         verify=_verify_full,
         describe=_describe_schedule,
