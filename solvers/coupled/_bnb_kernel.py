@@ -1,4 +1,4 @@
-"""Compiled (numba) kernels of :mod:`.bnb`: a bitset branch-and-bound for a fixed-size biclique.
+"""Compiled (numba) search of :mod:`.bnb`: a bitset branch-and-bound for a fixed-size biclique.
 
 The search is generic in the side it branches on. It chooses *items* (rows of the
 bitset matrix ``A0``, each a set of *elements*) and keeps the elements common to
@@ -9,7 +9,9 @@ solution (items are processors, elements slots); mode 1 fixes ``b`` and raises
 bounds and why they are valid are in :mod:`.bnb`.
 
 Bitsets are ``uint64`` words; a node's elements are renumbered to consecutive
-bits when they are sparse (``pext``), so deep nodes work on a few words.
+bits when they are sparse (``pext``), so deep nodes work on a few words. The bit operations
+are in :mod:`._bits_kernel`; the incumbent's greedy and tabu search in
+:mod:`._bnb_heuristics_kernel`.
 
 One routine, :func:`_explore`, searches every node. A node's arrays are a row of a
 :class:`Level`, named arrays with a leading row axis: a wide node (more than
@@ -32,15 +34,12 @@ on a cold cache.
 
 from __future__ import annotations
 
-import time
 from typing import NamedTuple
 
-import numba
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
+
+from ._bits_kernel import ONE, lowest, now, pext, popc
 
 # The int64 state vector of one search: targets a and b, counters, stop flags, the largest
 # bound left unexplored, mode, incumbent value, the decision target, root branches passed, the
@@ -50,190 +49,7 @@ STATE_SIZE = 12
 CLOCK, BUDGET = 1, 2
 SMALL = 64  # most candidates of a small node: its candidate sets are one word
 DEPTH = SMALL + 2  # rows of a small subtree: each row has fewer candidates than the one above
-ONE = np.uint64(1)
 CARRY, MASK = 64, 65  # rows of the element filter's scratch after its (at most 64) bit planes
-
-
-@intrinsic
-def _popc(typingctx, x):
-    def codegen(context, builder, signature, args):
-        return builder.ctpop(args[0])
-
-    return types.int64(types.uint64), codegen
-
-
-@intrinsic
-def _idx(typingctx, x):
-    """Index of the lowest set bit."""
-
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return types.int64(types.uint64), codegen
-
-
-def _pext_software(x, m):
-    out = np.uint64(0)
-    k = np.uint64(0)
-    while m:
-        if x & m & (~m + ONE):
-            out |= ONE << k
-        k += ONE
-        m &= m - ONE
-    return out
-
-
-def _has_bmi2() -> bool:
-    from numba.core import config
-
-    if config.CPU_NAME not in (None, "host"):
-        return False
-    import llvmlite.binding as llvm
-
-    return bool(llvm.get_host_cpu_features().get("bmi2", False))
-
-
-_BMI2 = _has_bmi2()
-
-
-@intrinsic
-def _pext(typingctx, x, m):
-    """The bits of ``x`` under ``m``, packed to the low end (BMI2 ``pext`` when the CPU has it)."""
-    sig = types.uint64(types.uint64, types.uint64)
-
-    def codegen(context, builder, signature, args):
-        if _BMI2:
-            fnty = ir.FunctionType(ir.IntType(64), [ir.IntType(64), ir.IntType(64)])
-            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.x86.bmi.pext.64")
-            return builder.call(fn, args)
-        return context.compile_internal(builder, _pext_software, signature, args)
-
-    return sig, codegen
-
-
-@njit(cache=True)
-def _now():
-    with numba.objmode(t="float64"):
-        t = time.perf_counter()
-    return t
-
-
-@njit(cache=True, nogil=True)
-def _count(x, y):
-    c = 0
-    for w in range(x.shape[0]):
-        c += _popc(x[w] & y[w])
-    return c
-
-
-@njit(cache=True, nogil=True)
-def _ascending(x):
-    """``x`` (a few item numbers) sorted in place and returned: an insertion sort, as numba's
-    ``np.sort`` compiles its quicksort on a cold cache."""
-    for i in range(1, x.shape[0]):
-        v = x[i]
-        j = i
-        while j > 0 and x[j - 1] > v:
-            x[j] = x[j - 1]
-            j -= 1
-        x[j] = v
-    return x
-
-
-@njit(cache=True, nogil=True)
-def greedy(A, m):
-    """Best of one greedy completion per starting item: ``(common count, sorted items)``."""
-    n, words = A.shape
-    best, best_set = -1, np.zeros(m, np.int64)
-    chosen = np.zeros(m, np.int64)
-    common = np.empty(words, np.uint64)
-    free = np.ones(n, np.bool_)
-    for start in range(n):
-        for w in range(words):
-            common[w] = A[start, w]
-        free[:] = True
-        free[start] = False
-        chosen[0] = start
-        for step in range(1, m):
-            top, arg = -1, -1
-            for r in range(n):
-                if free[r]:
-                    c = _count(common, A[r])
-                    if c > top:
-                        top, arg = c, r
-            chosen[step] = arg
-            free[arg] = False
-            for w in range(words):
-                common[w] &= A[arg, w]
-        value = 0
-        for w in range(words):
-            value += _popc(common[w])
-        if value > best:
-            best = value
-            for i in range(m):
-                best_set[i] = chosen[i]
-    return best, _ascending(best_set)
-
-
-@njit(cache=True, nogil=True)
-def tabu(A, start, iterations, deadline):
-    """Swap local search from the item set ``start``: each step moves to the best set one swap
-    away whose incoming item is not tabu (recently swapped out), unless it beats the best.
-
-    Returns ``(best common count, sorted items)``.
-    """
-    rng = np.uint64(0x9E3779B97F4A7C15)  # xorshift64 state, for reproducible tie-breaking
-    n, words = A.shape
-    m = start.shape[0]
-    inside = np.zeros(n, np.bool_)
-    cur = start.copy()
-    for r in cur:
-        inside[r] = True
-    tabu_until = np.zeros(n, np.int64)
-    best, best_set = -1, cur.copy()
-    pre = np.empty((m + 1, words), np.uint64)
-    suf = np.empty((m + 1, words), np.uint64)
-    for it in range(iterations):
-        if (it & 15) == 15 and _now() > deadline:
-            break
-        pre[0, :] = ~np.uint64(0)
-        suf[m, :] = ~np.uint64(0)
-        for i in range(m):
-            for w in range(words):
-                pre[i + 1, w] = pre[i, w] & A[cur[i], w]
-        for i in range(m - 1, -1, -1):
-            for w in range(words):
-                suf[i, w] = suf[i + 1, w] & A[cur[i], w]
-        value = 0
-        for w in range(words):
-            value += _popc(pre[m, w])
-        if value > best:
-            best = value
-            for i in range(m):
-                best_set[i] = cur[i]
-        top, out, into = -1, -1, -1
-        for i in range(m):
-            for r in range(n):
-                if inside[r]:
-                    continue
-                c = 0
-                for w in range(words):
-                    c += _popc(pre[i, w] & suf[i + 1, w] & A[r, w])
-                if tabu_until[r] > it and c <= best:
-                    continue
-                rng ^= rng << np.uint64(13)
-                rng ^= rng >> np.uint64(7)
-                rng ^= rng << np.uint64(17)
-                score = c * 1024 + np.int64(rng >> np.uint64(54))  # random tie-breaking
-                if score > top:
-                    top, out, into = score, i, r
-        if out < 0:
-            break
-        inside[cur[out]] = False
-        tabu_until[cur[out]] = it + 7 + np.int64(rng >> np.uint64(62))
-        cur[out] = into
-        inside[into] = True
-    return best, _ascending(best_set)
 
 
 class Level(NamedTuple):
@@ -328,7 +144,7 @@ def _close(sr, s):
     for w in range(words):
         rest = common[w]
         while rest and k < b:
-            y = w * 64 + _idx(rest)
+            y = w * 64 + lowest(rest)
             rest &= rest - ONE
             best_set[k] = y
             for v in range(xwords):
@@ -336,7 +152,7 @@ def _close(sr, s):
             k += 1
     value = 0
     for v in range(xwords):
-        value += _popc(back[v])
+        value += popc(back[v])
     return value
 
 
@@ -359,7 +175,7 @@ def _stopping(st, deadline, period):
     st[TICK] += 1
     if not st[STOP] and st[NODES] >= st[LIMIT]:
         st[STOP] = BUDGET
-    if not st[STOP] and (st[TICK] & (period - 1)) == 1 and _now() > deadline:
+    if not st[STOP] and (st[TICK] & (period - 1)) == 1 and now() > deadline:
         st[STOP] = CLOCK
     return st[STOP] != 0
 
@@ -438,7 +254,7 @@ def _filter(R, Y, ids, cnt, planes, d, n, W, need, b):
         for i in range(n):
             c = 0
             for w in range(W):
-                c += _popc(R[d, i, w])
+                c += popc(R[d, i, w])
             if c >= b:
                 if k != i:
                     for w in range(W):
@@ -490,7 +306,7 @@ def _filter(R, Y, ids, cnt, planes, d, n, W, need, b):
                         Y[d, w] = keep
                         for i in range(n):
                             R[d, i, w] &= keep
-                    total += _popc(keep)
+                    total += popc(keep)
             going = changed and total >= b
     if n < need or total < b:
         n, total = 0, 0
@@ -536,9 +352,9 @@ def _compact(R, Y, order, S, d, n, W, total):
         elif y:
             off = np.uint64(pos & 63)
             dst = pos >> 6
-            width = _popc(y)
+            width = popc(y)
             for a in range(n):
-                chunk = _pext(R[d, order[d, a], w], y)
+                chunk = pext(R[d, order[d, a], w], y)
                 if off == 0:
                     S[d, a, dst] = chunk
                 else:
@@ -560,7 +376,7 @@ def _best_pair(S, scnt, d, n, W):
         while c2 < n and scnt[d, c2] > top:
             c = 0
             for w in range(W):
-                c += _popc(S[d, a, w] & S[d, c2, w])
+                c += popc(S[d, a, w] & S[d, c2, w])
             if c > top:
                 top, bi, bj = c, a, c2
             c2 += 1
@@ -583,19 +399,19 @@ def _pair_graph(S, adj, d, n, W, b):
             if W == 1:
                 sa = S[d, a, 0]
                 for c in range(max(a + 1, u * 64), hi):
-                    if _popc(sa & S[d, c, 0]) >= b:
+                    if popc(sa & S[d, c, 0]) >= b:
                         row |= ONE << np.uint64(c & 63)
             else:
                 for c in range(max(a + 1, u * 64), hi):
                     k = 0
                     for w in range(W):
-                        k += _popc(S[d, a, w] & S[d, c, w])
+                        k += popc(S[d, a, w] & S[d, c, w])
                     if k >= b:
                         row |= ONE << np.uint64(c & 63)
             adj[d, a, u] |= row
             bit = ONE << np.uint64(a & 63)
             while row:
-                adj[d, u * 64 + _idx(row), a >> 6] |= bit
+                adj[d, u * 64 + lowest(row), a >> 6] |= bit
                 row &= row - ONE
 
 
@@ -631,7 +447,7 @@ def _colour(adj, classes, out, colour, colour_of, remaining, d, n):
             queue = remaining[d, w] & ~classes[d, ncol, w] if w else remaining[d, 0]
             members = np.uint64(0)
             while queue:
-                i = _idx(queue)
+                i = lowest(queue)
                 v = w * 64 + i
                 bit = ONE << np.uint64(i)
                 queue &= ~bit & ~adj[d, v, w]
@@ -672,7 +488,7 @@ def _open_bound(st, lv, d, need):
         for w in range(nw):
             rest = lv.remaining[d, w]
             while rest:
-                a = w * 64 + _idx(rest)
+                a = w * 64 + lowest(rest)
                 rest &= rest - ONE
                 k += 1
                 if k == need:  # positions are by decreasing count: the need-th largest
@@ -694,7 +510,7 @@ def _class_filter(S, colour_of, nxt, Y, d, W, need):
     ncls = 0
     rest = nxt[d, 0]
     while rest:
-        j = _idx(rest)
+        j = lowest(rest)
         rest &= rest - ONE
         c = colour_of[d, j] - 1
         flag = ONE << np.uint64(c)
@@ -713,7 +529,7 @@ def _class_filter(S, colour_of, nxt, Y, d, W, need):
         if y:
             y &= _at_least_word(S, d + 1, ncls, w, need)
             Y[d + 1, w] = y
-            total += _popc(y)
+            total += popc(y)
     return total
 
 
@@ -725,7 +541,7 @@ def _child_rows(S, P, nxt, d, W, cR, cids, cY, cd):
     for u in range(nxt.shape[1]):
         rest = nxt[d, u]
         while rest:
-            j = u * 64 + _idx(rest)
+            j = u * 64 + lowest(rest)
             rest &= rest - ONE
             for w in range(W):
                 cR[cd, k, w] = S[d, j, w] & cY[cd, w]
@@ -834,7 +650,7 @@ def _explore(sr, lv, small):
         size = np.int64(0)
         for w in range(nw):
             nxt[d, w] = remaining[d, w] & adj[d, v, w]
-            size += _popc(nxt[d, w])
+            size += popc(nxt[d, w])
         if size < need - 1:
             continue
         if need >= 2 and _colours_meeting(classes, nxt, d, nw, ncols[d], need - 1) < need - 1:

@@ -49,9 +49,9 @@ a solution there takes ``k`` of those candidates and shares at most what each
 one shares) or the chosen slots plus the colours among the candidates (slot
 side: a clique has at most one vertex per colour).
 
-Bitsets are ``uint64`` words; the search runs compiled (:mod:`._bnb_kernel`,
-numba): a numpy node costs more than the whole compiled node (see
-``benchmarks/bench_coupled_offline.py --numpy-floor``).
+Bitsets are ``uint64`` words; the search runs compiled (numba: :mod:`._bnb_kernel`, the greedy
+and the tabu search in :mod:`._bnb_heuristics_kernel`): a numpy node costs more than the whole
+compiled node (see ``benchmarks/bench_coupled_offline.py --numpy-floor``).
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..problem import STOPPED_BUDGET, STOPPED_CLOCK, Effort
+from . import _bnb_heuristics_kernel as incumbent
 from . import _bnb_kernel as kernel
 
 _NO_TARGET = np.iinfo(np.int64).max
@@ -88,19 +89,28 @@ def _deadline(deadline: float | None) -> float:
 
 
 def _incumbent(rows_bits: np.ndarray, m: int, deadline: float) -> tuple[int, np.ndarray]:
-    best, chosen = kernel.greedy(rows_bits, m)
+    best, chosen = incumbent.greedy(rows_bits, m)
     p, words = rows_bits.shape
     if m < p and time.perf_counter() < deadline:
         iterations = int(min(2000, max(20, _TABU_WORK / (m * (p - m) * words))))
-        value, found = kernel.tabu(rows_bits, chosen, iterations, deadline)
+        value, found = incumbent.tabu(rows_bits, chosen, iterations, deadline)
         if value > best:
             best, chosen = value, found
     return int(best), chosen
 
 
-def _search(up: np.ndarray, m: int, best: int, chosen: np.ndarray, target: int, slots_side: bool,
-            deadline: float, parts: int = 1, effort: Effort | None = None, budget: float | None = None,
-            ) -> tuple[list[int], int, int, bool, bool]:
+def _search(
+    up: np.ndarray,
+    m: int,
+    best: int,
+    chosen: np.ndarray,
+    target: int,
+    slots_side: bool,
+    deadline: float,
+    parts: int = 1,
+    effort: Effort | None = None,
+    budget: float | None = None,
+) -> tuple[list[int], int, int, bool, bool]:
     """Run the kernel from incumbent ``best`` (rows ``chosen``) on the processor or slot side,
     ``parts`` threads taking the root's branches in turn as they finish. With a node
     ``budget`` one thread searches: which branches two threads take depends on their speed.
@@ -137,13 +147,24 @@ def _search(up: np.ndarray, m: int, best: int, chosen: np.ndarray, target: int, 
             budget_out = any(st[kernel.STOP] == kernel.BUDGET for st in states)
             cause = STOPPED_BUDGET if budget_out else STOPPED_CLOCK
         effort.add(nodes, cause)
-    return (sorted(int(q) for q in sets[top]), max(int(st[kernel.OPEN]) for st in states),
-            nodes, stopped, reached)
+    return (
+        sorted(int(q) for q in sets[top]),
+        max(int(st[kernel.OPEN]) for st in states),
+        nodes,
+        stopped,
+        reached,
+    )
 
 
-def _solve(up: np.ndarray, m: int, time_limit: float | None, slots_side: bool | None,
-           heuristics: bool = True, budget: float | None = None, effort: Effort | None = None,
-           ) -> tuple[list[int], int, int, int]:
+def _solve(
+    up: np.ndarray,
+    m: int,
+    time_limit: float | None,
+    slots_side: bool | None,
+    heuristics: bool = True,
+    budget: float | None = None,
+    effort: Effort | None = None,
+) -> tuple[list[int], int, int, int]:
     """:func:`solve_bnb` on a given side (``None``: the smaller target); without
     ``heuristics`` the search starts from rows ``0 .. m - 1`` (the tests' way to make it
     find the optimum itself)."""
@@ -159,14 +180,20 @@ def _solve(up: np.ndarray, m: int, time_limit: float | None, slots_side: bool | 
         best = _value(up, chosen)
     if slots_side is None:
         slots_side = best + 1 < m
-    rows, bound, nodes, stopped, _ = _search(up, m, best, chosen, _NO_TARGET, slots_side, deadline, _THREADS,
-                                             effort, budget)
+    rows, bound, nodes, stopped, _ = _search(
+        up, m, best, chosen, _NO_TARGET, slots_side, deadline, _THREADS, effort, budget
+    )
     value = _value(up, rows)
     return rows, value, max(value, bound) if stopped else value, nodes
 
 
-def solve_bnb(up: np.ndarray, m: int, time_limit: float | None = None, budget: float | None = None,
-              effort: Effort | None = None) -> tuple[list[int], int, int, int]:
+def solve_bnb(
+    up: np.ndarray,
+    m: int,
+    time_limit: float | None = None,
+    budget: float | None = None,
+    effort: Effort | None = None,
+) -> tuple[list[int], int, int, int]:
     """``(processors, value, upper_bound, nodes)`` for the ``(p, H)`` boolean UP matrix.
 
     ``value == upper_bound`` proves optimality; with ``time_limit`` (seconds) or a ``budget``
@@ -177,27 +204,41 @@ def solve_bnb(up: np.ndarray, m: int, time_limit: float | None = None, budget: f
     return _solve(up, m, time_limit, None, budget=budget, effort=effort)
 
 
-def _decide(up: np.ndarray, m: int, target: int, deadline: float | None, slots_side: bool | None,
-            budget: float | None = None, effort: Effort | None = None) -> tuple[list[int] | None, bool]:
+def _decide(
+    up: np.ndarray,
+    m: int,
+    target: int,
+    deadline: float | None,
+    slots_side: bool | None,
+    budget: float | None = None,
+    effort: Effort | None = None,
+) -> tuple[list[int] | None, bool]:
     up = np.ascontiguousarray(up, dtype=bool)
     if target <= 0:
         return list(range(m)), True
     if m > up.shape[0]:
         return None, True
-    best, chosen = kernel.greedy(_pack(up), m)
+    best, chosen = incumbent.greedy(_pack(up), m)
     if best >= target:
         return sorted(int(q) for q in chosen), True
     if slots_side is None:
         slots_side = target < m
-    rows, bound, _, stopped, reached = _search(up, m, target - 1, np.zeros(m, np.int64), target,
-                                               slots_side, _deadline(deadline), 1, effort, budget)
+    rows, bound, _, stopped, reached = _search(
+        up, m, target - 1, np.zeros(m, np.int64), target, slots_side, _deadline(deadline), 1, effort, budget
+    )
     if reached:
         return rows, True
     return None, not stopped or bound < target
 
 
-def decide_bnb(up: np.ndarray, m: int, target: int, deadline: float | None = None,
-               budget: float | None = None, effort: Effort | None = None) -> tuple[list[int] | None, bool]:
+def decide_bnb(
+    up: np.ndarray,
+    m: int,
+    target: int,
+    deadline: float | None = None,
+    budget: float | None = None,
+    effort: Effort | None = None,
+) -> tuple[list[int] | None, bool]:
     """Do some ``m`` rows share at least ``target`` UP slots? ``(rows or None, decided)``.
 
     The decision form (ENCD, Theorem 4.1): the same search with the incumbent set just

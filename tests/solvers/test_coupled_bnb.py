@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from volsched.instances.coupled import generate_markov, generate_planted
-from volsched.solvers.coupled import _bnb_kernel as kernel
-from volsched.solvers.coupled import bnb
+from volsched.solvers.coupled import _bits_kernel, bnb
+from volsched.solvers.coupled import _bnb_heuristics_kernel as incumbent
 from volsched.solvers.coupled.offline_brute import solve_brute
 
 SIDES = [None, False, True]  # automatic, processors, slots
@@ -194,7 +194,7 @@ def test_tabu_search_improves_on_the_greedy_start():
     inst = generate_planted(40, 60, 6, 12, 0.55, 1)
     rows_bits = bnb._pack(inst.up)
     start = np.arange(6, dtype=np.int64)
-    value, found = kernel.tabu(rows_bits, start, 500, np.inf)
+    value, found = incumbent.tabu(rows_bits, start, 500, np.inf)
     assert value == common(inst.up, found) >= 12 > common(inst.up, start)
     assert len(set(found.tolist())) == 6
 
@@ -209,7 +209,7 @@ def test_software_pext_matches_a_bit_loop():
             if int(m) >> bit & 1:
                 expected |= (int(x) >> bit & 1) << k
                 k += 1
-        assert int(kernel._pext_software(x, m)) == expected
+        assert int(_bits_kernel.pext_software(x, m)) == expected
 
 
 def test_pack_layout():
