@@ -122,16 +122,16 @@ def run_sweep(sweeps: list[Sweep], store_path: str | Path, workers: int = -1,
     require(workers == -1 or 1 <= workers <= MAX_WORKERS, "--workers",
             f"must be -1 (all cores) or in [1, {MAX_WORKERS}], got {workers}")
     # Overlapping sweeps share tasks: each key runs and counts once.
+    every = [task for sweep in sweeps for task in build_tasks(sweep)]
     unique: dict[str, dict] = {}
-    for sweep in sweeps:
-        for task in build_tasks(sweep):
-            unique.setdefault(task["key"], task)
+    for task in every:
+        unique.setdefault(task["key"], task)
     tasks = list(unique.values())
     begin = time.perf_counter()
     client = _dask_client(dask_scheduler) if dask_scheduler else None
     with Store(store_path) as store:
         finished = store.finished_keys()  # read first: a damaged store is refused before anything is written
-        store.plan(tasks)
+        store.plan(every)  # each sweep's own tasks: a shared task is recorded in both
         todo = [t for t in run_order(tasks) if t["key"] not in finished]
         new = failed = 0
         interrupted = False
