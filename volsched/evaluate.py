@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from volsched.instances.errors import MissingData
+from volsched.instances.errors import MissingData, require
 from volsched.solvers import SolveStatus
 
-from .families import Family
+from .families import Family, Heuristic
 from .ratios import Reference, beats, best_value
 
 
@@ -19,7 +19,7 @@ class OptimumBeaten(RuntimeError):
 def evaluate(
     family: Family,
     instance: Any,
-    heuristics: Sequence[str] | None = None,
+    heuristics: Sequence[Any] | None = None,
     method: str | None = None,
     time_limit: float | None = None,
     seed: int = 0,
@@ -40,6 +40,13 @@ def evaluate(
     The reference and the ratios are :mod:`volsched.ratios`' (:class:`~volsched.ratios.Reference`,
     :func:`~volsched.ratios.ratio_interval`).
 
+    ``heuristics`` holds anything :meth:`Family.heuristic <volsched.families.Family.heuristic>`
+    takes: built-in names in any case, import paths ``module:Class`` or ``file.py:Class``
+    (relative to the working directory), entry-point names, policy classes or
+    :class:`~volsched.families.Heuristic` objects; each policy is keyed by its heuristic's name
+    (the built-in spelling, the import path as given). ``simulators`` maps those names to the
+    simulator that runs each one (default: the heuristic's own).
+
     Without ``heuristics``, a heuristic that the instance cannot feed (a
     coupled one without Markov chains, a prescient one without a history
     window) is left out, with its reason in ``skipped``; named ones must run.
@@ -53,19 +60,24 @@ def evaluate(
         A heuristic's value beats a proven optimum by more than ``RATIO_RTOL``
         (:func:`volsched.ratios.beats`).
     """
-    names = list(family.heuristics) if heuristics is None else list(heuristics)
-    for name in names:
-        family.heuristic(name, "heuristics")
+    chosen = (
+        list(family.heuristics.values())
+        if heuristics is None
+        else [h if isinstance(h, Heuristic) else family.heuristic(h, "heuristics") for h in heuristics]
+    )
+    names = [h.name for h in chosen]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    require(not repeated, "heuristics", f"names {repeated} more than once")
     simulators = simulators or {}
     runs, skipped = {}, {}
-    for name in names:
+    for h in chosen:
         try:
-            runs[name] = family.simulate(instance, name, seed, simulators.get(name))
+            runs[h.name] = family.simulate(instance, h, seed, simulators.get(h.name))
         except MissingData as exc:
             if heuristics is not None:
                 raise
-            skipped[name] = str(exc)  # by default, the heuristics this instance can feed
-    problems = list(dict.fromkeys(family.heuristics[n].problem for n in runs)) or [family.problem(None).name]
+            skipped[h.name] = str(exc)  # by default, the heuristics this instance can feed
+    problems = list(dict.fromkeys(run["problem"] for run in runs.values())) or [family.problem(None).name]
     exact = {
         p: family.solve(instance, problem=p, method=method, time_limit=time_limit, budget=budget)
         for p in problems

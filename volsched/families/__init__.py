@@ -24,10 +24,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
+import hashlib
 import importlib
 import importlib.util
+import os
+import sys
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -124,6 +129,10 @@ class Heuristic:
 
     The simulator's solution is verified by that problem's verifier, and its
     value is compared with that problem's optimum in that problem's sense.
+    ``source`` is empty for a built-in heuristic; for one from outside volsched
+    it says where it came from (``import path``, ``entry point``, ``object``):
+    its policy then runs behind the family's protocol checks, and what goes
+    wrong in it is the user's input (``InputError``), not volsched's bug.
     """
 
     name: str
@@ -131,6 +140,7 @@ class Heuristic:
     policy: Any
     simulator: Simulator
     description: str = ""
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -317,22 +327,105 @@ class Family:
         return Setup(instance, problem, fields, self.name)
 
     # --- heuristics ---------------------------------------------------------
-    def heuristic(self, name: str, field_name: str = "--heuristic") -> Heuristic:
-        require(name in self.heuristics, field_name,
-                f"choose from {sorted(self.heuristics) or 'none: ' + self.name + ' has no heuristics yet'}, "
-                f"got {name!r}")
-        return self.heuristics[name]
+    def heuristic(self, name: Any, field_name: str = "--heuristic", base: str | os.PathLike | None = None,
+                  ) -> Heuristic:
+        """The heuristic ``name`` names: a built-in one, an import path, an entry point, or an object.
 
-    def simulate(self, instance: Any, name: str, seed: int, simulator: Simulator | None = None) -> dict:
+        Parameters
+        ----------
+        name : str or object
+            * a built-in heuristic's name, in any case (``daly``, ``DALY``, ``y-ie``);
+            * ``module.path:ClassName`` or ``path/to/file.py:ClassName``: a policy
+              class (instantiated without arguments) or object following the
+              family's protocol (``volsched.heuristics.<family>.protocol``); a
+              relative file path is read from ``base``, and a module not found on
+              ``sys.path`` is looked for in ``base`` too;
+            * a name an installed package registers in the entry-point group
+              ``volsched.heuristics`` as ``<family>.<name> = "pkg.mod:ClassName"``;
+            * a policy class or object itself (from Python).
+        field_name : str
+            The field an error names.
+        base : path, optional
+            Folder of relative paths (the sweep file's folder); default the working directory.
+
+        Returns
+        -------
+        Heuristic
+            Named by its built-in name, the import path as given, or the entry point's name. A
+            heuristic from outside volsched is scored against its class attribute ``problem``,
+            else :attr:`default_heuristic_problem`, and run by that problem's simulator.
+        """
+        if not isinstance(name, str):
+            return self._external(name, _object_name(name), "object", field_name)
+        if name in self.heuristics:
+            return self.heuristics[name]
+        folded = {k.casefold(): k for k in self.heuristics}
+        if name.casefold() in folded:
+            return self.heuristics[folded[name.casefold()]]
+        if ":" in name:
+            return self._external(_import(name, field_name, base), name, "import path", field_name)
+        points = entry_points_of(self.name)
+        if name.casefold() in points:
+            point = points[name.casefold()]
+            try:
+                obj = point.load()
+            except Exception as exc:  # noqa: BLE001 - another package's import: its message, one line
+                raise InputError(f"{field_name}: {name}: loading the entry point {point.value!r} raised "
+                                 f"{type(exc).__name__}: {exc}") from exc
+            return self._external(obj, point.name.split(".", 1)[1], "entry point", field_name)
+        built_in = sorted(self.heuristics) or f"none: {self.name} has no heuristics yet"
+        extra = sorted(p.name.split(".", 1)[1] for p in points.values())
+        raise InputError(f"{field_name}: choose from {built_in}"
+                         + (f", the installed {extra}" if extra else "")
+                         + f", or name a policy class by import path (module:Class or file.py:Class); "
+                         f"got {name!r}")
+
+    @property
+    def default_heuristic_problem(self) -> str:
+        """The problem a heuristic from outside volsched is scored against unless its class says:
+        that of the family's first built-in heuristic (the paper's), else the family's first problem."""
+        first = next(iter(self.heuristics.values()), None)
+        return first.problem if first is not None else next(iter(self.problems))
+
+    def _external(self, obj: Any, name: str, source: str, field_name: str) -> Heuristic:
+        """A :class:`Heuristic` around a policy class or object from outside volsched."""
+        what = getattr(obj, "__name__", type(obj).__name__)
+        if isinstance(obj, type):
+            try:
+                policy = obj()
+            except Exception as exc:  # noqa: BLE001 - the user's constructor
+                raise InputError(f"{field_name}: {name}: {what}() raised {type(exc).__name__}: {exc} (a "
+                                 "policy class is instantiated without arguments)") from exc
+        else:
+            policy = obj
+        require(any(callable(getattr(policy, m, None)) for m in ("plan", "decide")), field_name,
+                f"{name}: {what} has no method plan() or decide(); a policy follows the family's protocol "
+                f"(volsched.heuristics.{self.name}.protocol)")
+        problem = getattr(policy, "problem", None)
+        problem = self.default_heuristic_problem if problem is None else problem
+        require(isinstance(problem, str) and problem in self.problems, field_name,
+                f"{name}: its problem must be one of {list(self.problems)}, got {problem!r}")
+        simulators = [h.simulator for h in self.heuristics.values() if h.problem == problem]
+        simulators = simulators or [h.simulator for h in self.heuristics.values()]
+        require(bool(simulators), field_name, f"the {self.name} family has no simulator to run {name}")
+        doc = (getattr(obj, "__doc__", None) or "").strip().splitlines()
+        return Heuristic(name, problem, _checked(self.name, policy, name), simulators[0],
+                         doc[0] if doc else "", source)
+
+    def simulate(self, instance: Any, name: str | Heuristic, seed: int, simulator: Simulator | None = None,
+                 ) -> dict:
         """Run heuristic ``name`` with ``numpy.random.default_rng(seed)``; verify and measure it.
 
-        Returns the solution, the verifier's ``objective`` and the metrics the
+        ``name`` is anything :meth:`heuristic` takes, or a :class:`Heuristic`. Returns
+        the solution, the verifier's ``objective`` and the metrics the
         simulator reports (the problem's declared metrics). A run the simulator
         reports as ``failed`` (the coupled cap) has no objective and status
         ``unknown``; its solution is checked as a witness by the problem's
-        partial verifier.
+        partial verifier. A heuristic from outside volsched whose solution the
+        verifier rejects is bad input (``InputError``); a built-in one's is a bug.
         """
-        h = self.heuristic(name)
+        h = name if isinstance(name, Heuristic) else self.heuristic(name)
+        name = h.name
         seed = check_int(seed, "--seed", 0)  # numpy.random.default_rng refuses a negative seed
         sim = simulator or h.simulator
         solution, metrics = sim.run(instance, h.policy, np.random.default_rng(seed))
@@ -345,6 +438,9 @@ class Family:
             else:
                 value = verified_value(problem.verify(instance, solution))
         except Infeasible as exc:
+            if h.source:
+                raise InputError(f"heuristic {name}: its solution is infeasible for the {h.problem} "
+                                 f"problem: {exc}") from None
             raise RuntimeError(f"{self.name}: heuristic {name} produced an infeasible "
                                f"solution: {exc}") from None
         declared = {m.name for m in problem.metrics}
@@ -409,6 +505,110 @@ class Family:
         if not any(o.name == "seed" for o in spec.options):
             given.pop("seed", None)
         return spec.generate(spec.params(given, lambda n: n))
+
+
+#: The entry-point group in which installed packages register heuristics, each as
+#: ``<family>.<name> = "package.module:ClassName"`` (e.g. ``checkpoint.every-other``).
+ENTRY_POINT_GROUP = "volsched.heuristics"
+
+
+@functools.cache
+def _entry_points() -> tuple:
+    from importlib.metadata import entry_points
+
+    return tuple(entry_points(group=ENTRY_POINT_GROUP))
+
+
+def entry_points_of(family: str) -> dict:
+    """The installed packages' heuristics of ``family``: folded name -> entry point (not loaded)."""
+    prefix = family + "."
+    return {p.name[len(prefix):].casefold(): p for p in _entry_points() if p.name.startswith(prefix)}
+
+
+def _object_name(obj: Any) -> str:
+    """A policy object's name in tables: its ``name`` attribute, else ``module:QualifiedName``."""
+    name = getattr(obj, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    cls = obj if isinstance(obj, type) else type(obj)
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+#: Modules loaded from files: (resolved path, mtime, size) -> module, so that one file is executed once.
+_FILE_MODULES: dict[tuple[str, int, int], Any] = {}
+
+
+def _import(spec: str, field_name: str, base: str | os.PathLike | None) -> Any:
+    """The object ``module.path:Name`` or ``file.py:Name`` names (``InputError`` naming ``spec``)."""
+    where, _, attr = spec.rpartition(":")
+    require(bool(where) and bool(attr), field_name,
+            f"{spec!r}: an import path is module:Class or file.py:Class")
+    folder = Path(base) if base is not None else Path.cwd()
+    if where.endswith(".py") or "/" in where or os.sep in where:
+        path = Path(where).expanduser()
+        path = path if path.is_absolute() else folder / path
+        require(path.is_file(), field_name, f"{spec}: {path}: no such file")
+        module = _load_file(path.resolve(), spec, field_name)
+    else:
+        module = _load_module(where, spec, field_name, folder)
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            defined = sorted(k for k, v in vars(module).items()
+                             if isinstance(v, type) and v.__module__ == module.__name__)
+            raise InputError(f"{field_name}: {spec}: {where} has no {attr}"
+                             + (f" (its classes: {', '.join(defined)})" if defined else ""))
+        obj = getattr(obj, part)
+    return obj
+
+
+def _load_file(path: Path, spec: str, field_name: str) -> Any:
+    stat = path.stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    if key in _FILE_MODULES:
+        return _FILE_MODULES[key]
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    # A module name of its own, in sys.modules while it runs: dataclasses and pickling look it up there.
+    name = f"volsched_user_heuristics.{path.stem.replace('-', '_')}_{digest}"
+    loader_spec = importlib.util.spec_from_file_location(name, path)
+    require(loader_spec is not None and loader_spec.loader is not None, field_name,
+            f"{spec}: {path} cannot be imported as a Python file")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[name] = module
+    try:
+        loader_spec.loader.exec_module(module)
+    except Exception as exc:  # noqa: BLE001 - the user's file: its error, one line
+        del sys.modules[name]
+        raise InputError(f"{field_name}: {spec}: importing {path} raised {type(exc).__name__}: {exc}") from exc
+    _FILE_MODULES[key] = module
+    return module
+
+
+def _load_module(where: str, spec: str, field_name: str, folder: Path) -> Any:
+    """``import where``; a module found in ``folder`` (the working directory, a sweep's folder) too."""
+    top = where.split(".", 1)[0]
+    if importlib.util.find_spec(top) is None and (
+            (folder / f"{top}.py").is_file() or (folder / top / "__init__.py").is_file()):
+        sys.path.append(str(folder))
+    try:
+        return importlib.import_module(where)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and where.startswith(exc.name):
+            raise InputError(f"{field_name}: {spec}: no module named {exc.name!r} (on sys.path or in "
+                             f"{folder})") from None
+        raise InputError(f"{field_name}: {spec}: importing {where} raised ModuleNotFoundError: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - the user's module: its error, one line
+        raise InputError(f"{field_name}: {spec}: importing {where} raised {type(exc).__name__}: {exc}") from exc
+
+
+def _checked(family: str, policy: Any, name: str) -> Any:
+    """``policy`` behind ``volsched.heuristics.<family>.protocol.checked``, if the family has that module."""
+    module = f"volsched.heuristics.{family}.protocol"
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        found = False
+    return importlib.import_module(module).checked(policy, name) if found else policy
 
 
 def solution_error(exc: Exception) -> InputError:
@@ -518,6 +718,6 @@ def exports() -> dict[str, list[str]]:
     return out
 
 
-__all__ = ["FAMILIES", "DemoPart", "Family", "GeneratorSpec", "Heuristic", "Option", "RunOption", "Setup",
-           "check_fields", "exports", "family_of", "run_option_owners", "run_options", "solution_error",
+__all__ = ["ENTRY_POINT_GROUP", "FAMILIES", "DemoPart", "Family", "GeneratorSpec", "Heuristic", "Option", "RunOption", "Setup",
+           "check_fields", "entry_points_of", "exports", "family_of", "run_option_owners", "run_options", "solution_error",
            "with_fields"]
