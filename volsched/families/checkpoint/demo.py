@@ -6,10 +6,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from volsched.evaluate import evaluate
 from volsched.instances.checkpoint import LAW_CHOICES, generate
 from volsched.instances.io import write_json
+from volsched.plots import ratio_bars
 
+from .. import DemoPart
 from .bot import PAPER_CLIENTS, PAPER_JOBS, reproduce
+from .family import FAMILY
 
 #: Slices of the paper's length (1-5 h, where checkpointing every slice is hard
 #: to beat) and short ones (3-30 min, where the placement matters).
@@ -22,11 +26,6 @@ DEMO_BOT_JOBS = (50, 100)
 
 def demo(out: Path, quiet: bool, full: bool, seed: int):
     """Score every policy on seeded jobs, cross-check the exact methods, run the bag of tasks."""
-    from volsched.evaluate import evaluate
-    from volsched.plots import ratio_bars
-
-    from .. import DemoPart
-    from . import FAMILY as family
 
     jobs = [(law, label, hours) for label, hours in DEMO_SLICE_HOURS.items() for law in LAW_CHOICES]
     rows, reports = [], []
@@ -35,16 +34,16 @@ def demo(out: Path, quiet: bool, full: bool, seed: int):
     ):
         instance = generate(DEMO_SLICES, k, law=law, slice_hours=hours)
         write_json(out / "instances" / f"{instance.name}.json", instance.to_json())
-        report = evaluate(family, instance, seed=seed)
+        report = evaluate(FAMILY, instance, seed=seed)
         reports.append(report)
         rows.append((f"{law}/{label}", report))
 
     # Cross-method agreement on one instance small enough for enumeration.
     small = generate(12, 0, law="weibull", slice_hours=DEMO_SLICE_HOURS["short"])
-    agreement = {m: family.solve(small, method=m).objective for m in family.problem(None).methods}
+    agreement = {m: FAMILY.solve(small, method=m).objective for m in FAMILY.problem(None).methods}
     spread = max(agreement.values()) - min(agreement.values())
 
-    names = list(family.heuristics)
+    names = list(FAMILY.heuristics)
     ratio_bars(
         [label for label, _ in rows],
         {name: [r["policies"][name]["ratio"] for _, r in rows] for name in names},

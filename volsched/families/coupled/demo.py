@@ -9,6 +9,9 @@ from tqdm import tqdm
 from volsched.instances.coupled import generate_markov, generate_planted, paper_realization
 from volsched.instances.io import write_json
 
+from .. import DemoPart
+from .family import FAMILY
+
 #: The demo's work budgets, in each method's unit: its results are the same on every machine.
 BUDGETS = {"bnb": 1_000_000, "cpsat": 10.0, "greedy": 100_000}
 #: The wall-clock safety net of each solve (seconds); the budgets decide long before on 2 cores.
@@ -26,17 +29,14 @@ def _solve(family, instance, method, problem=None):
 
 def demo(out: Path, quiet: bool, full: bool, seed: int):
     """OFF-LINE-COUPLED (mu = 1) by every method; ``iterations`` and ``full`` on paper realizations."""
-    from .. import DemoPart
-    from . import FAMILY as family
-
-    methods = list(family.problems["offline-coupled"].methods)
+    methods = list(FAMILY.problems["offline-coupled"].methods)
     instances = [generate_markov(14, 120, m, k) for k, m in enumerate((3, 5, 8))]
     instances.append(generate_planted(14, 120, 6, 30, 0.5, 0))
     rows, lines = [], ["coupled OFF-LINE-COUPLED (mu = 1): most slots with m processors all UP",
                        f"{'instance':<40} " + " ".join(f"{m:>14}" for m in methods)]
     for instance in tqdm(instances, desc="coupled: exact methods", disable=quiet, leave=False):
         write_json(out / "instances" / f"{instance.name}.json", instance.to_json())
-        results = {m: _solve(family, instance, m) for m in methods}
+        results = {m: _solve(FAMILY, instance, m) for m in methods}
         rows.append({"instance": instance.name, **{m: r.to_dict() for m, r in results.items()}})
         lines.append(f"{instance.name:<40} " + " ".join(
             f"{_cell(r.objective, r.status):>5} {r.status.value:<8}" for r in results.values()))
@@ -48,8 +48,8 @@ def demo(out: Path, quiet: bool, full: bool, seed: int):
               f"{'instance':<44} {'iterations':>12} {'full':>10} {'full bound':>11} {'gap':>6}"]
     for instance in tqdm(realizations, desc="coupled: iterations and full", disable=quiet, leave=False):
         write_json(out / "instances" / f"{instance.name}.json", instance.to_json())
-        relaxed = family.solve(instance, problem="iterations")
-        bounds = _solve(family, instance, "greedy", "full")
+        relaxed = FAMILY.solve(instance, problem="iterations")
+        bounds = _solve(FAMILY, instance, "greedy", "full")
         iteration_rows.append({"instance": instance.name, "iterations": relaxed.to_dict(),
                                "full": bounds.to_dict()})
         lines.append(f"{instance.name:<44} {_cell(relaxed.objective, relaxed.status):>12} "

@@ -6,21 +6,21 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from volsched.evaluate import evaluate
 from volsched.instances.io import write_json
 from volsched.instances.prescient.platforms import generate_platform
+
+from .. import DemoPart
+from .family import FAMILY
 
 CASES = (("sdsc", 100, 15.0), ("lri-wisc", 200, 5.0))
 
 
 def demo(out: Path, quiet: bool, full: bool, seed: int):
     """Per case, the optimum (seconds after submission), each heuristic's makespan / optimum and waste."""
-    from volsched.evaluate import evaluate
-
-    from .. import DemoPart
-    from . import FAMILY as family
 
     rows = []
-    names = list(family.heuristics)
+    names = list(FAMILY.heuristics)
     lines = ["prescient: makespan / prescient optimum of identical tasks (Kondo et al. 2007), 60 hosts; "
              "waste in % of T",
              f"{'heuristic':<14} " + " ".join(f"{f'{p} T={t} {m:g} min':>24}" for p, t, m in CASES)]
@@ -29,7 +29,7 @@ def demo(out: Path, quiet: bool, full: bool, seed: int):
     for platform, tasks, minutes in tqdm(CASES, desc="prescient: platforms", disable=quiet, leave=False):
         instance = generate_platform(platform, 60, tasks, minutes, seed, days=2)
         write_json(out / "instances" / f"{instance.name}.json", instance.to_json())
-        report = evaluate(family, instance, seed=seed)
+        report = evaluate(FAMILY, instance, seed=seed)
         rows.append(report)
         optima.append(f"{report['optimum']:.0f} s" if report["optimum"] is not None else "unproven")
         for name in names:

@@ -6,28 +6,28 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from volsched.evaluate import evaluate
 from volsched.instances.io import write_json
 from volsched.instances.slack.generators import generate_planted, generate_theorem2
+
+from .. import DemoPart
+from .family import FAMILY
 
 BETAS = (0.0, 0.5, 1.0)
 
 
 def demo(out: Path, quiet: bool, full: bool, seed: int):
     """Slack optima by beta, the plain optimum, and each heuristic's ratio and stability (sampled)."""
-    from volsched.evaluate import evaluate
-
-    from .. import DemoPart
-    from . import FAMILY as family
 
     instances = [generate_theorem2(4, 12, seed), generate_planted(2, 13, seed, "yes")]
     rows = []
     lines = ["slack: minimum makespan under the slack rule (Canon et al. 2011), GAPS(beta) and the baselines",
              f"{'instance':<34} {'beta':>4} {'slack opt':>9} {'plain opt':>9} "
-             + " ".join(f"{h + ' ratio / stab.':>20}" for h in family.heuristics)]
+             + " ".join(f"{h + ' ratio / stab.':>20}" for h in FAMILY.heuristics)]
     for base in tqdm(instances, desc="slack: betas", disable=quiet, leave=False):
         write_json(out / "instances" / f"{base.name}.json", base.to_json())
         for beta in BETAS:
-            report = evaluate(family, base.with_beta(beta), seed=seed, budget=BUDGET, time_limit=SAFETY_S)
+            report = evaluate(FAMILY, base.with_beta(beta), seed=seed, budget=BUDGET, time_limit=SAFETY_S)
             rows.append({"instance": base.name, "beta": beta, **report})
             slack, plain = report["optima"]["slack"], report["optima"]["plain"]
             cells = " ".join(f"{_ratio(p['ratio'])} / {p['stability']:>6.3f}".rjust(20)
