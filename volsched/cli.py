@@ -300,37 +300,42 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from .experiments.figures import check_plot_args, write_plots
-    from .experiments.report import summarize, to_markdown, write_csv
+    from .experiments.report import build_report, table_columns, write_csv
+    from .experiments.runs import check_runs_path, write_runs
     from .experiments.store import Store
 
     require(args.param is None or args.plot, "--param", "needs --plot DIR (it names the plot's x axis)")
+    columns = table_columns(args.columns)
+    if args.runs is not None:
+        check_runs_path(args.runs)
     for option, folder in (("--csv", args.csv), ("--plot", args.plot)):
         for path in (Path(folder), *Path(folder).parents) if folder is not None else ():
             if _is(Path.exists, path, option):  # the deepest existing part must be a folder
                 require(_is(Path.is_dir, path, option), option, f"{path} is a file, not a folder")
                 break
-    with _damaged_store(args.store), Store(args.store, create=False) as store:
-        summary = summarize(store, reference=args.reference, metric=args.metric)
-        rows = store.rows()
-        parts = {name: part for name, fam in FAMILIES.items() if fam.report is not None
-                 and (part := fam.report([r for r in rows if r["family"] == name], args.reference))}
+    stores = ", ".join(args.store)
+    with _damaged_store(stores), Store.open(args.store, sweep=args.sweep) as store:
+        built = build_report(store, reference=args.reference, metric=args.metric, columns=columns)
+        summary, rows = built["summary"], store.rows()
         if args.plot:
             check_plot_args(rows, args.param, args.reference)
         written = []
         try:
             if args.csv:
                 written += [str(p) for p in write_csv(summary, Path(args.csv))]
+            if args.runs:
+                written.append(str(write_runs(store, args.runs)))
             if args.plot:
                 written += [str(p) for p in write_plots(store, Path(args.plot), param=args.param,
                                                         reference=args.reference)]
-                for name in parts:
+                for name in built["papers"]:
                     written += [str(p) for p in FAMILIES[name].plots(
                         [r for r in rows if r["family"] == name], Path(args.plot), args.reference)]
         except OSError as exc:  # a folder that cannot be created or written (permissions, a file in the way)
             raise InputError(f"{exc.filename or args.csv or args.plot}: cannot write "
                              f"({exc.strerror or exc})") from None
-    summary["papers"] = {name: part["json"] for name, part in parts.items()}
-    text = "\n\n".join([to_markdown(summary), *(part["markdown"] for part in parts.values())])
+    summary["papers"] = built["papers"]
+    text = built["markdown"]
     text += "\n\nwrote " + ", ".join(written) if written else ""
     emit(args, {**summary, "written": written}, text)
     return 0
@@ -446,7 +451,14 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("report", parents=[common], help="tables and plots of a results store")
-    p.add_argument("store")
+    p.add_argument("store", nargs="+", help="one store, or several (from several machines) to combine; "
+                                            "a task in several must have the same rows")
+    p.add_argument("--sweep", metavar="NAME",
+                   help="only this sweep of the store(s) (the first line lists them)")
+    p.add_argument("--columns", help="the heuristic table's columns: all, or comma-separated names "
+                                     "(default: the ones that fit 120 characters)")
+    p.add_argument("--runs", metavar="FILE", help="also write one row per run here (.csv, or .parquet "
+                                                  "with pyarrow)")
     p.add_argument("--csv", metavar="DIR", help="also write CSV tables here")
     p.add_argument("--plot", metavar="DIR", help="also write PNG plots here")
     p.add_argument("--reference", help="reference heuristic of the relative metrics")

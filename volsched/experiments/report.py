@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import csv
 import math
+import textwrap
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,19 @@ def _max(values: Iterable[float | None]) -> float | None:
     return _stat(np.max, values)
 
 
+#: The reference heuristic of each family's paper, the one its %diff is measured against: IE
+#: (Casanova et al. 2013, Section VII-A), FCFS (Kondo et al. 2007, Section 3's baseline), Daly's
+#: period (Bouguerra et al. 2011) and GAPS (Canon et al. 2011). It belongs to one problem of its
+#: family; the family's heuristics of other problems get no default reference.
+PAPER_REFERENCES = {"coupled": "IE", "prescient": "FCFS", "checkpoint": "daly", "slack": "gaps"}
+PAPERS = {
+    "coupled": "Casanova et al. 2013",
+    "prescient": "Kondo et al. 2007",
+    "checkpoint": "Bouguerra et al. 2011",
+    "slack": "Canon et al. 2011",
+}
+
+
 def heuristic_names(rows: list[dict]) -> dict[str, list[str]]:
     """``{family: sorted heuristic names}`` over the store's finished rows."""
     names: dict[str, set[str]] = defaultdict(set)
@@ -123,25 +137,87 @@ def heuristic_names(rows: list[dict]) -> dict[str, list[str]]:
     return {f: sorted(n) for f, n in sorted(names.items())}
 
 
-def resolve_reference(rows: list[dict], reference: str | None = None) -> dict[str, str | None]:
-    """The reference heuristic of each family.
+def heuristic_problems(rows: list[dict]) -> dict[str, dict[str, list[str]]]:
+    """``{family: {problem: sorted heuristic names}}``: the problem each heuristic is scored against."""
+    names: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for r in rows:
+        if r["kind"] == "heuristic":
+            names[r["family"]][r["problem"]].add(r["method"])
+    return {f: {p: sorted(n) for p, n in sorted(by.items())} for f, by in sorted(names.items())}
 
-    ``reference=None`` picks, per family, the first heuristic in name order; a
-    name given must be a heuristic of at least one family in the store (a family
-    without it gets ``None`` and no relative metrics).
+
+def _match(names: list[str], wanted: str) -> str | None:
+    """``wanted`` among ``names``: exactly, else the one name equal to it ignoring case."""
+    if wanted in names:
+        return wanted
+    folded = [n for n in names if n.casefold() == wanted.casefold()]
+    return folded[0] if len(folded) == 1 else None
+
+
+def resolve_references(rows: list[dict], reference: str | None = None) -> dict[str, dict[str, str | None]]:
+    """The reference heuristic of each family's problems: ``{family: {problem: name or None}}``.
+
+    The relative metrics compare only heuristics scored against the same problem
+    (their values are on the same instance, in the same unit and sense). Per
+    problem, the reference is:
+
+    * ``reference``, where it is a heuristic of that problem (matched
+      exactly, or ignoring case);
+    * else the paper's (:data:`PAPER_REFERENCES`) where the family has one: its
+      problem gets it when it is in the rows, ``None`` when it is not; its
+      family's other problems get ``None`` (the paper has no reference there);
+    * else (a family without a paper) the problem's first heuristic in name order.
 
     Raises
     ------
     InputError
-        ``reference`` is not a heuristic in the store.
+        ``reference`` is not a heuristic in the rows.
+
+    Examples
+    --------
+    >>> rows = [dict(kind="heuristic", family="slack", problem=p, method=m)
+    ...         for p, m in (("slack", "gaps"), ("plain", "lpt"), ("plain", "list"))]
+    >>> resolve_references(rows)
+    {'slack': {'plain': None, 'slack': 'gaps'}}
+    >>> resolve_references(rows, "LPT")
+    {'slack': {'plain': 'lpt', 'slack': 'gaps'}}
     """
-    names = heuristic_names(rows)
-    if reference is None:
-        return {f: n[0] for f, n in names.items()}
-    if not any(reference in n for n in names.values()):
-        known = sorted({h for n in names.values() for h in n})
+    table = heuristic_problems(rows)
+    if reference is not None and not any(
+        _match(names, reference) for problems in table.values() for names in problems.values()
+    ):
+        known = sorted({h for problems in table.values() for names in problems.values() for h in names})
         raise InputError(f"--reference: {reference!r} is not a heuristic in the store (heuristics: {known})")
-    return {f: (reference if reference in n else None) for f, n in names.items()}
+    out: dict[str, dict[str, str | None]] = {}
+    for family, problems in table.items():
+        paper = PAPER_REFERENCES.get(family)
+        out[family] = {}
+        for problem, names in problems.items():
+            given = _match(names, reference) if reference is not None else None
+            if given is not None:
+                out[family][problem] = given
+            elif paper is not None:
+                out[family][problem] = _match(names, paper)
+            else:
+                out[family][problem] = names[0]
+    return out
+
+
+def resolve_reference(rows: list[dict], reference: str | None = None) -> dict[str, str | None]:
+    """One reference heuristic per family: ``reference`` where the family has it, else its paper's
+    (:func:`resolve_references`; a family without a paper: its first heuristic in name order).
+
+    Raises
+    ------
+    InputError
+        ``reference`` is not a heuristic in the rows.
+    """
+    out: dict[str, str | None] = {}
+    for family, problems in resolve_references(rows, reference).items():
+        chosen = [n for n in problems.values() if n is not None]
+        given = [n for n in chosen if reference is not None and n.casefold() == reference.casefold()]
+        out[family] = (given or chosen or [None])[0]
+    return out
 
 
 def _exact_stats(family: str, method: str, rs: list[dict]) -> dict:
@@ -165,6 +241,7 @@ def _exact_stats(family: str, method: str, rs: list[dict]) -> dict:
 def _heuristic_stats(
     family: str, method: str, rs: list[dict], rows: list[dict], reference: str | None
 ) -> dict:
+    """One heuristic's statistics; ``reference`` is its problem's (``None``: no relative metrics)."""
     ok = [r for r in rs if r["status"] == "ok" and r["objective"] is not None]
     cut = {(r["instance_key"], r["problem"]) for r in rows
            if r["kind"] == "exact" and r["status"] == "timeout"}
@@ -265,8 +342,9 @@ def summarize(store: Store, reference: str | None = None, metric: str | None = N
         The results store.
     reference : str, optional
         Reference heuristic of the relative metrics (Casanova et al. 2013,
-        Section VII-A, where it is IE). Default: per family, the first heuristic
-        in name order.
+        Section VII-A, where it is IE) for the problem it is scored against.
+        Default: each paper's (:data:`PAPER_REFERENCES`); see
+        :func:`resolve_references`.
     metric : str, optional
         A declared metric of the heuristics' problems (see :func:`on_metric`);
         default: each problem's objective.
@@ -276,7 +354,10 @@ def summarize(store: Store, reference: str | None = None, metric: str | None = N
     dict
         ``tasks`` (planned), ``done`` (finished rows), ``pending`` (planned tasks
         without a row), ``errors``, ``timeouts``, ``defects``, ``reference`` (``{family:
-        name}``) and ``rows``: exact methods first, then heuristics, each sorted
+        name}``, :func:`resolve_reference`), ``references`` (``{family: {problem: name}}``,
+        :func:`resolve_references`: each heuristic row's ``reference`` is its problem's),
+        ``sweeps`` (the store's :class:`~volsched.experiments.store.SweepRecord` dicts without
+        ``created`` and ``host``) and ``rows``: exact methods first, then heuristics, each sorted
         by (family, method), with the keys of :data:`EXACT_COLUMNS` or
         :data:`HEURISTIC_COLUMNS` plus ``kind``. Ratios are
         :func:`volsched.ratios.score_rows`'. Ratio statistics cover only rows
@@ -298,17 +379,17 @@ def summarize(store: Store, reference: str | None = None, metric: str | None = N
     """
     scored = score_rows(store.rows())
     planned, rows = store.planned(), on_metric(scored, metric)
-    refs = resolve_reference(rows, reference)
-    groups: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
+    by_problem = resolve_references(rows, reference)
+    groups: dict[tuple[bool, str, str], list[dict]] = defaultdict(list)
     for r in rows:
         groups[(r["kind"] != "exact", r["family"], r["method"])].append(r)
     out = []
     for (is_heuristic, family, method), rs in sorted(groups.items()):
-        out.append(
-            _heuristic_stats(family, method, rs, rows, refs.get(family))
-            if is_heuristic
-            else _exact_stats(family, method, rs)
-        )
+        # Only the reference's own problem's rows: a heuristic of another problem is never compared with it.
+        ref = by_problem.get(family, {}).get(rs[0]["problem"])
+        same = [r for r in rows if r["family"] != family or r["problem"] == rs[0]["problem"]]
+        out.append(_heuristic_stats(family, method, rs, same, ref) if is_heuristic
+                   else _exact_stats(family, method, rs))
     finished = {r["key"] for r in rows}
     return {
         "tasks": len(planned),
@@ -317,7 +398,11 @@ def summarize(store: Store, reference: str | None = None, metric: str | None = N
         "errors": sum(r["status"] == "error" for r in rows),
         "timeouts": sum(r["status"] == "timeout" for r in rows),
         "defects": count_defects(scored),
-        "reference": refs,
+        "reference": resolve_reference(rows, reference),
+        "references": by_problem,
+        # Where and when a sweep was planned is left out: a summary depends on the rows only.
+        "sweeps": [{k: v for k, v in record.to_dict().items() if k not in ("created", "host")}
+                   for record in store.sweeps()],
         "rows": out,
     }
 
@@ -348,12 +433,124 @@ def markdown_table(header: list[str], lines: list[list[str]]) -> list[str]:
     return out + ["| " + " | ".join(line) + " |" for line in lines]
 
 
-def to_markdown(summary: dict) -> str:
+def _heuristic_cells() -> dict[str, tuple[str, Callable[[dict], str]]]:
+    """Every column the heuristic table can show: ``{name: (header, cell of a summary row)}``."""
+    ratio = {k: (h, lambda r, k=k: _fmt(r[k], ".3f")) for k, h in (
+        ("ratio_mean", "ratio mean"), ("ratio_median", "median"), ("ratio_p90", "p90"), ("ratio_max", "max"),
+        ("within_1_1", "<=1.1"))}
+    pct = {k: (h, lambda r, k=k: _fmt(r[k], ".2f")) for k, h in (
+        ("pct_diff", "%diff"), ("stdv", "stdv"), ("pct_wins", "%wins"), ("pct_wins30", "%wins30"))}
+    count = {k: (h, lambda r, k=k: str(r[k])) for k, h in (
+        ("instances", "instances"), ("fails", "fails"), ("proven", "proven"), ("defects", "defects"),
+        ("unproven", "unproven"), ("clock_cut", "clock-cut"), ("no_exact", "no exact"))}
+    return {
+        "family": ("family", lambda r: r["family"]),
+        "method": ("heuristic", lambda r: r["method"]),
+        "metric": ("metric", lambda r: r["metric"]),
+        "value_mean": ("mean", lambda r: _fmt(r["value_mean"], ".4g")),
+        **{k: count[k] for k in ("instances", "fails", "proven")},
+        **ratio,
+        **{k: count[k] for k in ("defects", "unproven", "clock_cut")},
+        "unproven_interval": ("unproven ratio [lo, hi]", lambda r: _interval(r) if r["unproven"] else "-"),
+        "unproven_ratio_hi_max": ("unproven hi max", lambda r: _fmt(r["unproven_ratio_hi_max"], ".3f")),
+        "no_exact": count["no_exact"],
+        "reference": ("reference", lambda r: _fmt(r["reference"], "")),
+        **pct,
+        "runtime_mean": ("runtime mean (s)", lambda r: _fmt(r["runtime_mean"], ".3g")),
+    }
+
+
+#: Every column of the heuristic table, in order (``volsched report --columns all``).
+TABLE_COLUMNS = tuple(_heuristic_cells())
+#: The default table's columns: it fits 120 characters a line with the longest names of the
+#: built-in families (``--columns`` shows the others).
+DEFAULT_TABLE_COLUMNS = (
+    "family", "method", "instances", "fails", "proven", "ratio_mean", "ratio_max", "unproven_interval",
+    "pct_diff", "pct_wins",
+)  # fmt: skip
+#: Width of the text report's captions.
+CAPTION_WIDTH = 120
+
+
+def table_columns(given: str | Sequence[str] | None, option: str = "--columns") -> tuple[str, ...]:
+    """The heuristic table's columns from ``--columns``: ``"all"``, names (a list, or comma-separated).
+
+    ``None`` gives :data:`DEFAULT_TABLE_COLUMNS`. ``family`` and ``method`` (the row's name) always lead.
+
+    Raises
+    ------
+    InputError
+        A name that is not in :data:`TABLE_COLUMNS`.
+
+    Examples
+    --------
+    >>> table_columns("pct_diff,stdv")
+    ('family', 'method', 'pct_diff', 'stdv')
+    """
+    if given is None:
+        return DEFAULT_TABLE_COLUMNS
+    names = [n.strip() for n in given.split(",")] if isinstance(given, str) else list(given)
+    if names == ["all"]:
+        return TABLE_COLUMNS
+    for name in names:
+        if name not in TABLE_COLUMNS:
+            raise InputError(f"{option}: {name!r} is not a column (columns: all, {', '.join(TABLE_COLUMNS)})")
+    return ("family", "method", *(n for n in dict.fromkeys(names) if n not in ("family", "method")))
+
+
+def _paper_problem(family: str) -> str | None:
+    """The problem the family's paper reference is scored against (``None``: no paper, or not loaded)."""
+    from ..families import FAMILIES
+
+    paper = PAPER_REFERENCES.get(family)
+    if paper is None or family not in FAMILIES:
+        return None
+    heuristics = FAMILIES[family].heuristics
+    name = _match(list(heuristics), paper)
+    return None if name is None else heuristics[name].problem
+
+
+def reference_caption(summary: dict) -> str:
+    """Which heuristic each problem's %diff is against, and why: the last sentence of the table's caption.
+
+    Examples
+    --------
+    >>> reference_caption({"references": {"checkpoint": {"checkpoint": "daly"}}})
+    "Reference of %diff: checkpoint: daly (the paper's, Bouguerra et al. 2011)."
+    """
+    parts = []
+    for family, problems in summary.get("references", {}).items():
+        paper = PAPER_REFERENCES.get(family)
+        texts = []
+        for problem, name in problems.items():
+            if name is None:
+                why = (f"{paper} is not in the store" if problem == _paper_problem(family)
+                       else "the paper has none for this problem")
+                text = f"none ({why}; --reference NAME sets one)"
+            elif paper is not None and name.casefold() == paper.casefold():
+                text = f"{name} (the paper's, {PAPERS[family]})"
+            else:
+                text = name if paper is not None else f"{name} (first in name order)"
+            texts.append(text if len(problems) == 1 else f"problem {problem} {text}")
+        parts.append(f"{family}: {', '.join(texts)}")
+    return "Reference of %diff: " + ("; ".join(parts) if parts else "none") + "."
+
+
+def to_markdown(summary: dict, columns: Sequence[str] | None = None) -> str:
     """Markdown: a progress line, a table of exact methods, a table of heuristics.
 
     Ratios are printed with 3 decimals, percentages with 2 (as in Casanova et
     al. 2013, Table I), gaps with 4, runtimes with 3 significant digits. The unproven rows'
-    mean interval is printed as ``[lo, hi]`` in its own column.
+    mean interval is printed as ``[lo, hi]`` in its own column. The heuristic table
+    shows ``columns`` (names of :data:`TABLE_COLUMNS`; default: all of them; the
+    command line's default is :data:`DEFAULT_TABLE_COLUMNS`); its caption says
+    which heuristic each problem's %diff is against (:func:`reference_caption`).
+
+    Examples
+    --------
+    >>> to_markdown({"tasks": 0, "done": 0, "pending": 0, "errors": 0, "timeouts": 0, "defects": 0,
+    ...              "rows": []}).splitlines()[-1]
+    '(no finished rows)'
     """
     s = summary
     out = [
@@ -361,6 +558,9 @@ def to_markdown(summary: dict) -> str:
         f"errors {s['errors']}, timeouts {s['timeouts']}, defects {s['defects']}",
         "",
     ]
+    sweeps = s.get("sweeps") or []
+    if len(sweeps) > 1:
+        out[0] += f"; sweeps {', '.join(r['label'] for r in sweeps)} (--sweep NAME shows one)"
     _, exact = _tables(s)["exact"]
     _, heur = _tables(s)["heuristics"]
     if exact:
@@ -394,78 +594,73 @@ def to_markdown(summary: dict) -> str:
         )
         out.append("")
     if heur:
-        out += [
-            "## Heuristics",
-            "",
+        shown = TABLE_COLUMNS if columns is None else tuple(columns)
+        cells = _heuristic_cells()
+        hidden = len(TABLE_COLUMNS) - len(shown)
+        caption = (
             "Ratios to the optimum over instances with a proven optimum; `unproven` rows only "
             "know an interval (mean `[lo, hi]`: the value over the best known value, over the "
             "proven bound). `clock-cut`: unproven runs whose reference the wall-clock safety "
             "net stopped (its bound depends on the machine; a work budget decides every other "
             "row). `defects`: runs with a ratio below 1 beyond rounding, a value "
             "better than a proof (a bug). %diff, stdv, %wins, %wins30 against the "
-            "reference heuristic, as Casanova et al. 2013 (Section VII-A) define them.",
-            "",
-        ]
-        out += markdown_table(
-            [
-                "family",
-                "heuristic",
-                "metric",
-                "mean",
-                "instances",
-                "fails",
-                "proven",
-                "ratio mean",
-                "median",
-                "p90",
-                "max",
-                "<=1.1",
-                "defects",
-                "unproven",
-                "clock-cut",
-                "unproven ratio [lo, hi]",
-                "unproven hi max",
-                "no exact",
-                "reference",
-                "%diff",
-                "stdv",
-                "%wins",
-                "%wins30",
-                "runtime mean (s)",
-            ],
-            [
-                [
-                    r["family"],
-                    r["method"],
-                    r["metric"],
-                    _fmt(r["value_mean"], ".4g"),
-                    str(r["instances"]),
-                    str(r["fails"]),
-                    str(r["proven"]),
-                    *(
-                        _fmt(r[k], ".3f")
-                        for k in ("ratio_mean", "ratio_median", "ratio_p90", "ratio_max", "within_1_1")
-                    ),
-                    str(r["defects"]),
-                    str(r["unproven"]),
-                    str(r["clock_cut"]),
-                    _interval(r) if r["unproven"] else "-",
-                    _fmt(r["unproven_ratio_hi_max"], ".3f"),
-                    str(r["no_exact"]),
-                    _fmt(r["reference"], ""),
-                    _fmt(r["pct_diff"], ".2f"),
-                    _fmt(r["stdv"], ".2f"),
-                    _fmt(r["pct_wins"], ".2f"),
-                    _fmt(r["pct_wins30"], ".2f"),
-                    _fmt(r["runtime_mean"], ".3g"),
-                ]
-                for r in heur
-            ],
+            "reference heuristic of the same problem, as Casanova et al. 2013 (Section VII-A) define them. "
+            + reference_caption(s)
+            + (f" {hidden} more columns: --columns all." if hidden > 0 else "")
         )
+        out += ["## Heuristics", "", *textwrap.wrap(caption, CAPTION_WIDTH), ""]
+        out += markdown_table([cells[c][0] for c in shown], [[cells[c][1](r) for c in shown] for r in heur])
         out.append("")
     if not exact and not heur:
         out.append("(no finished rows)")
     return "\n".join(out)
+
+
+def build_report(
+    store: Store,
+    reference: str | None = None,
+    metric: str | None = None,
+    columns: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """What ``volsched report`` prints: the summary, each family's paper tables, the text.
+
+    Parameters
+    ----------
+    store : Store
+        One store, or several combined (:meth:`Store.open`).
+    reference, metric
+        As :func:`summarize`'s.
+    columns : sequence of str, optional
+        The heuristic table's columns (:func:`table_columns`; default: all).
+
+    Returns
+    -------
+    dict
+        ``summary`` (:func:`summarize`), ``papers`` (``{family: its paper tables' JSON}``
+        for the families whose report has something to show) and ``markdown`` (the text).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> with Store(pathlib.Path(tempfile.mkdtemp()) / "s.db") as store:
+    ...     build_report(store)["papers"]
+    {}
+    """
+    from ..families import FAMILIES
+
+    summary = summarize(store, reference=reference, metric=metric)
+    rows = store.rows()
+    parts = {}
+    present = {r["family"] for r in rows}
+    for name in [n for n in FAMILIES if n in present]:  # registry order
+        family = FAMILIES[name]
+        if family.report is not None:
+            part = family.report([r for r in rows if r["family"] == name], reference)
+            if part:
+                parts[name] = part
+    text = "\n\n".join([to_markdown(summary, columns), *(part["markdown"] for part in parts.values())])
+    papers = {name: part["json"] for name, part in parts.items()}
+    return {"summary": summary, "papers": papers, "markdown": text}
 
 
 def write_csv(summary: dict, directory: Path) -> list[Path]:
@@ -491,18 +686,26 @@ def write_csv(summary: dict, directory: Path) -> list[Path]:
 
 # The relative metrics live in volsched.ratios; the figures and the benchmarks import them from here too.
 __all__ = [
+    "DEFAULT_TABLE_COLUMNS",
     "EXACT_COLUMNS",
     "HEURISTIC_COLUMNS",
+    "PAPER_REFERENCES",
+    "TABLE_COLUMNS",
     "TRIAL_KEYS",
+    "build_report",
     "casanova_metrics",
     "heuristic_names",
+    "heuristic_problems",
     "markdown_table",
     "on_metric",
     "relative_difference",
+    "reference_caption",
     "resolve_reference",
+    "resolve_references",
     "scenario_differences",
     "scenario_of",
     "summarize",
+    "table_columns",
     "to_markdown",
     "write_csv",
 ]
