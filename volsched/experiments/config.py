@@ -7,7 +7,9 @@ the heuristics::
     name = "my-sweep"
     family = "checkpoint"
     seeds = [0, 1, 2]             # or a count: seeds = 3 means 0, 1, 2
-    heuristics = ["none", "daly"] # default: all of the family's
+    heuristics = ["none", "daly", "mine.py:EveryOther"]
+                                  # default: all of the family's built-in ones; names in any case, or
+                                  # import paths (module:Class, file.py:Class relative to this file)
     [exact]
     method = "dp"                 # default: the family's (or the problem's) first
     budget = 10                   # deterministic work, in the method's unit (see `solve --help`), or a
@@ -60,6 +62,8 @@ class Sweep:
     heuristics: tuple[str, ...]
     problem: str | None = None
     budgets: tuple[tuple[str, float], ...] = ()
+    #: Folder of the heuristics' relative file paths (the sweep file's); ``None``: the working directory.
+    base: str | None = None
 
     def budget(self, problem: str) -> float | None:
         """The work budget of ``problem``'s exact task (``None``: none)."""
@@ -75,8 +79,13 @@ class Sweep:
 
 
 
-def parse_sweep(obj: Any, where: str = "config") -> Sweep:
-    """Validate one sweep table; ``where`` prefixes the key names in errors."""
+def parse_sweep(obj: Any, where: str = "config", base: str | None = None) -> Sweep:
+    """Validate one sweep table; ``where`` prefixes the key names in errors.
+
+    Heuristic names are resolved as :meth:`Family.heuristic <volsched.families.Family.heuristic>`
+    does (``base``: the folder of relative ``file.py:Class`` paths) and stored in their canonical
+    spelling (``DALY`` -> ``daly``; an import path as written).
+    """
     require(isinstance(obj, dict), where, "must be a table")
     for key in sorted(set(obj) - SWEEP_KEYS):
         raise InputError(f"{where}.{key}: unknown key (allowed: {', '.join(sorted(SWEEP_KEYS))})")
@@ -129,7 +138,8 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
     require(isinstance(heuristics, list), f"{where}.heuristics", "must be a list of names")
     for i, h in enumerate(heuristics):
         require(isinstance(h, str), f"{where}.heuristics[{i}]", f"must be a heuristic name, got {h!r}")
-        family.heuristic(h, f"{where}.heuristics[{i}]")
+    heuristics = [family.heuristic(h, f"{where}.heuristics[{i}]", base).name
+                  for i, h in enumerate(heuristics)]
     require(len(set(heuristics)) == len(heuristics), f"{where}.heuristics", "has repeated names")
 
     name = obj.get("name", fam)
@@ -137,7 +147,7 @@ def parse_sweep(obj: Any, where: str = "config") -> Sweep:
     check_grid_values(family, values, seeds[0], f"{where}.grid")
     return Sweep(name=name, family=family, grid=values, seeds=tuple(seeds), method=method,
                  time_limit=limit, heuristics=tuple(heuristics), problem=problem,
-                 budgets=tuple(sorted(budgets.items())))
+                 budgets=tuple(sorted(budgets.items())), base=base)
 
 
 def _grid(family: Family, grid: dict, where: str) -> dict[str, list]:
@@ -233,16 +243,16 @@ def _named(message: str, point: dict) -> str | None:
     return None
 
 
-def parse_config(obj: Any, where: str = "config") -> list[Sweep]:
-    """A config is one sweep table, or ``{"sweep": [tables...]}``."""
+def parse_config(obj: Any, where: str = "config", base: str | None = None) -> list[Sweep]:
+    """A config is one sweep table, or ``{"sweep": [tables...]}`` (``base``: see :func:`parse_sweep`)."""
     require(isinstance(obj, dict), where, "must be a table")
     if "sweep" not in obj:
-        return [parse_sweep(obj, where)]
+        return [parse_sweep(obj, where, base)]
     for key in sorted(set(obj) - {"sweep"}):
         raise InputError(f"{where}.{key}: unknown key next to [[sweep]] tables")
     sweeps = obj["sweep"]
     require(isinstance(sweeps, list) and sweeps, f"{where}.sweep", "must be a non-empty array of tables")
-    parsed = [parse_sweep(s, f"{where}.sweep[{i}]") for i, s in enumerate(sweeps)]
+    parsed = [parse_sweep(s, f"{where}.sweep[{i}]", base) for i, s in enumerate(sweeps)]
     names = [s.name for s in parsed]
     require(len(set(names)) == len(names), f"{where}.sweep", f"sweep names must differ, got {names}")
     return parsed
@@ -256,4 +266,4 @@ def read_config(path: str | Path) -> list[Sweep]:
         obj = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{path}: not valid TOML ({exc})") from None
-    return parse_config(obj, path.name)
+    return parse_config(obj, path.name, str(path.resolve().parent))

@@ -42,13 +42,20 @@ def build_tasks(sweep: Sweep) -> list[dict]:
     another problem of the family adds that problem's exact task (default
     method, same time limit), so every heuristic row has an optimum to link
     to. A heuristic task runs its policy with ``default_rng(seed)``, the
-    instance's replicate seed, and that seed is part of its key.
+    instance's replicate seed, and that seed is part of its key. A heuristic
+    from outside volsched is named (and keyed) by its import path as written,
+    and its task carries the sweep file's folder (``base``), so that a worker,
+    local or on Dask, resolves a relative path as the sweep did. Its key does
+    not follow the code: to run a changed heuristic again, give it a new name
+    or a new store.
     """
     fam = sweep.family
     main = fam.problem(sweep.problem).name
     exact = {main: sweep.method}
-    for h in sweep.heuristics:
-        exact.setdefault(fam.heuristics[h].problem, fam.problems[fam.heuristics[h].problem].default_method)
+    chosen = {name: fam.heuristic(name, "heuristics", sweep.base) for name in sweep.heuristics}
+    for h in chosen.values():
+        exact.setdefault(h.problem, fam.problems[h.problem].default_method)
+    external = {name for name, h in chosen.items() if h.source}
     tasks = []
     for params in sweep.instances():
         instance_key = _digest({"family": fam.name, "params": params, "version": __version__})
@@ -60,8 +67,7 @@ def build_tasks(sweep: Sweep) -> list[dict]:
             if problem != next(iter(fam.problems)) or sweep.problem is not None:
                 method_params["problem"] = problem
             methods.append((method, "exact", problem, method_params))
-        methods += [(h, "heuristic", fam.heuristics[h].problem, {"seed": params["seed"]})
-                    for h in sweep.heuristics]
+        methods += [(name, "heuristic", h.problem, {"seed": params["seed"]}) for name, h in chosen.items()]
         for method, kind, problem, method_params in methods:
             key = _digest({"family": fam.name, "params": params, "method": method, "kind": kind,
                            "method_params": method_params, "version": __version__})
@@ -69,6 +75,8 @@ def build_tasks(sweep: Sweep) -> list[dict]:
                           "instance_key": instance_key, "params": params, "method": method,
                           "kind": kind, "method_params": method_params, "problem": problem,
                           "sense": fam.problems[problem].sense})
+            if kind == "heuristic" and method in external and sweep.base is not None:
+                tasks[-1]["base"] = sweep.base
     return tasks
 
 
@@ -108,7 +116,8 @@ def run_task(task: dict) -> dict:
             row["error"] = result.info.get("stopped") or (
                 None if result.stopped is None else f"stopped by the {result.stopped}")
         else:
-            run = family.simulate(instance, task["method"], task["method_params"]["seed"])
+            heuristic = family.heuristic(task["method"], "heuristic", task.get("base"))
+            run = family.simulate(instance, heuristic, task["method_params"]["seed"])
             row["objective"] = _finite(run["objective"])
             row["metrics"] = {k: _finite(v) for k, v in run["metrics"].items()}
             row["status"] = "ok"
