@@ -534,11 +534,12 @@ def _class_filter(S, colour_of, nxt, Y, d, W, need):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _child_rows(S, P, nxt, d, W, cR, cids, cY, cd):
+def _child_rows(S, P, nxt, d, nw, W, cR, cids, cY, cd):
     """Row ``cd`` of ``cR`` / ``cids``: the child's candidates ``nxt[d]`` within its elements
-    ``cY[cd]``."""
+    ``cY[cd]``. Only the ``nw`` words of the node's candidates are read: a wide node's row is as
+    wide as its first count, and filtering leaves stale bits in the words past its current one."""
     k = 0
-    for u in range(nxt.shape[1]):
+    for u in range(nw):
         rest = nxt[d, u]
         while rest:
             j = u * 64 + lowest(rest)
@@ -661,7 +662,7 @@ def _explore(sr, lv, small):
                 Y[d + 1, w] = S[d, v, w]
             if need >= 3 and _class_filter(S, colour_of, nxt, Y, d, W, need - 1) < st[B_]:
                 continue
-            _child_rows(S, P, nxt, d, W, R, ids, Y, d + 1)
+            _child_rows(S, P, nxt, d, nw, W, R, ids, Y, d + 1)
             ns[d + 1], Ws[d + 1], ss[d + 1] = size, W, s + 1
             chosen[s] = P[d, v]
             d += 1
@@ -670,7 +671,7 @@ def _explore(sr, lv, small):
             child = sr.small if size <= SMALL else _level(np.int64(1), size, W)
             for w in range(W):
                 child.Y[0, w] = S[d, v, w]
-            _child_rows(S, P, nxt, d, W, child.R, child.ids, child.Y, 0)
+            _child_rows(S, P, nxt, d, nw, W, child.R, child.ids, child.Y, 0)
             child.n[0], child.W[0], child.s[0] = size, W, s + 1
             chosen[s] = P[d, v]
             _explore(sr, child, size <= SMALL)

@@ -81,8 +81,14 @@ def test_planted_blocks_in_sparse_noise(seed):
         p = int(rng.integers(6, 16))
         m = int(rng.integers(2, p + 1))
         block = int(rng.integers(1, 12))
-        inst = generate_planted(p, block + int(rng.integers(0, 40)), m, block, float(rng.uniform(0.05, 0.4)),
-                                int(rng.integers(0, 10**6)))
+        inst = generate_planted(
+            p,
+            block + int(rng.integers(0, 40)),
+            m,
+            block,
+            float(rng.uniform(0.05, 0.4)),
+            int(rng.integers(0, 10**6)),
+        )
         optimum = solve_brute(inst.up, m)[1]
         assert optimum >= block
         for side in SIDES:
@@ -222,8 +228,9 @@ def test_pack_layout():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 9), st.integers(0, 40), st.integers(1, 9), st.floats(0.1, 0.95),
-       st.integers(0, 2**32 - 1))
+@given(
+    st.integers(1, 9), st.integers(0, 40), st.integers(1, 9), st.floats(0.1, 0.95), st.integers(0, 2**32 - 1)
+)
 def test_property_optimum_and_decisions(p, horizon, m, density, seed):
     m = min(m, p)
     up = np.random.default_rng(seed).random((p, horizon)) < density
@@ -232,3 +239,40 @@ def test_property_optimum_and_decisions(p, horizon, m, density, seed):
     assert value == bound == optimum == common(up, rows)
     assert bnb.decide_bnb(up, m, optimum)[0] is not None
     assert bnb.decide_bnb(up, m, optimum + 1) == (None, True)
+
+
+def test_child_rows_read_only_the_words_of_the_node_candidates():
+    """A wide node's candidate sets have the words of its first count (its Level's width); after
+    filtering, the words past its current count hold stale bits, which must not become candidates
+    (they wrote past the child's rows: a heap corruption on p > 64, or on the slot side)."""
+    from volsched.solvers.coupled import _bnb_kernel as search
+
+    n, words, width = 3, 1, 2  # 3 candidates now: one word of candidate bits; the Level has two
+    S = np.arange(1, 1 + 128 * words, dtype=np.uint64).reshape(1, 128, words)
+    P = np.arange(100, 228, dtype=np.int64).reshape(1, 128)
+    nxt = np.zeros((1, width), np.uint64)
+    nxt[0, 0] = np.uint64(0b101)  # candidates 0 and 2
+    nxt[0, 1] = ~np.uint64(0)  # stale: 64 candidates of an earlier, larger node
+    cR = np.full((1, 70, words), 7, np.uint64)
+    cids = np.full((1, 70), -1, np.int64)
+    cY = np.full((1, words), ~np.uint64(0), np.uint64)
+    search._child_rows(S, P, nxt, 0, (n + 63) >> 6, words, cR, cids, cY, 0)
+    assert cids[0, :2].tolist() == [100, 102]
+    assert cR[0, :2, 0].tolist() == [1, 3]
+    assert (cids[0, 2:] == -1).all() and (cR[0, 2:] == 7).all()
+
+
+@pytest.mark.parametrize("args", [(20, 500, 5, 1), (70, 150, 4, 7)])
+def test_sides_agree_on_wide_nodes_with_several_words_of_candidates(args):
+    """Over 64 candidates at the root (slots, or p = 70 processors): every side, with and without
+    the incumbent heuristics, finds the same optimum (these runs read stale candidate words, the
+    default solve of p = 70 among them)."""
+    inst = generate_markov(*args)
+    values = {
+        (side, h): bnb._solve(inst.up, inst.m, None, side, heuristics=h)
+        for side in SIDES
+        for h in (True, False)
+    }
+    for rows, value, bound, _ in values.values():
+        assert value == bound == common(inst.up, rows) and len(set(rows)) == inst.m
+    assert len({v[1] for v in values.values()}) == 1
