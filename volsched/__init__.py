@@ -1,9 +1,28 @@
-"""volsched: exact off-line optima and on-line heuristics for volatile resources."""
+"""volsched: exact off-line optima and on-line heuristics for volatile resources.
 
+The verbs of the ``volsched`` command are functions here (:mod:`volsched.api`):
+:func:`generate`, :func:`read`, :func:`solve`, :func:`simulate`, :func:`evaluate`,
+:func:`verify`, :func:`sweep`, :func:`report`, and :func:`read_runs` (a store's
+runs as a pandas DataFrame); each returns a result object of
+:mod:`volsched.results`. They load on first use: ``import volsched`` imports no
+family, solver or numba kernel.
+
+Examples
+--------
+>>> import volsched
+>>> inst = volsched.generate("checkpoint", slices=4, seed=1)
+>>> volsched.solve(inst).status.value
+'optimal'
+"""
+
+import importlib
 import os
+import sys
 import tempfile
+import types
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Any
 
 try:
     __version__ = version("volsched")
@@ -40,3 +59,57 @@ def _numba_cache_dir() -> None:
 
 
 _numba_cache_dir()
+
+
+#: The public names and the module each comes from, imported on first access.
+_PUBLIC = {
+    **dict.fromkeys(
+        ("generate", "read", "solve", "simulate", "evaluate", "verify", "sweep", "report", "read_runs"),
+        "volsched.api",
+    ),
+    **dict.fromkeys(
+        (
+            "Evaluation",
+            "Instance",
+            "InstanceSet",
+            "PolicyScore",
+            "Report",
+            "Simulation",
+            "Solution",
+            "SweepSummary",
+            "Verification",
+        ),
+        "volsched.results",
+    ),  # fmt: skip
+    "InputError": "volsched.instances.errors",
+}
+__all__ = ["__version__", *_PUBLIC]
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'volsched' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_PUBLIC})
+
+
+#: Verbs named like a submodule (``volsched/evaluate.py``, ``volsched/verify.py``): importing a
+#: submodule binds its name on the package, which would hide the verb. The package keeps the verb;
+#: the submodules stay importable by their full names (``from volsched.evaluate import evaluate``).
+_SHADOWED = ("evaluate", "verify")
+
+
+class _Package(types.ModuleType):
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _SHADOWED and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -243,8 +243,9 @@ def _heuristic_stats(
 ) -> dict:
     """One heuristic's statistics; ``reference`` is its problem's (``None``: no relative metrics)."""
     ok = [r for r in rs if r["status"] == "ok" and r["objective"] is not None]
-    cut = {(r["instance_key"], r["problem"]) for r in rows
-           if r["kind"] == "exact" and r["status"] == "timeout"}
+    cut = {
+        (r["instance_key"], r["problem"]) for r in rows if r["kind"] == "exact" and r["status"] == "timeout"
+    }
     ratios = np.asarray([r["ratio"] for r in ok if r["optimum_proven"] == 1 and r["ratio"] is not None])
     unproven = [r for r in ok if r["optimum_proven"] == 0]
     have = ratios.size > 0
@@ -388,8 +389,11 @@ def summarize(store: Store, reference: str | None = None, metric: str | None = N
         # Only the reference's own problem's rows: a heuristic of another problem is never compared with it.
         ref = by_problem.get(family, {}).get(rs[0]["problem"])
         same = [r for r in rows if r["family"] != family or r["problem"] == rs[0]["problem"]]
-        out.append(_heuristic_stats(family, method, rs, same, ref) if is_heuristic
-                   else _exact_stats(family, method, rs))
+        out.append(
+            _heuristic_stats(family, method, rs, same, ref)
+            if is_heuristic
+            else _exact_stats(family, method, rs)
+        )
     finished = {r["key"] for r in rows}
     return {
         "tasks": len(planned),
@@ -401,8 +405,10 @@ def summarize(store: Store, reference: str | None = None, metric: str | None = N
         "reference": resolve_reference(rows, reference),
         "references": by_problem,
         # Where and when a sweep was planned is left out: a summary depends on the rows only.
-        "sweeps": [{k: v for k, v in record.to_dict().items() if k not in ("created", "host")}
-                   for record in store.sweeps()],
+        "sweeps": [
+            {k: v for k, v in record.to_dict().items() if k not in ("created", "host")}
+            for record in store.sweeps()
+        ],
         "rows": out,
     }
 
@@ -435,14 +441,37 @@ def markdown_table(header: list[str], lines: list[list[str]]) -> list[str]:
 
 def _heuristic_cells() -> dict[str, tuple[str, Callable[[dict], str]]]:
     """Every column the heuristic table can show: ``{name: (header, cell of a summary row)}``."""
-    ratio = {k: (h, lambda r, k=k: _fmt(r[k], ".3f")) for k, h in (
-        ("ratio_mean", "ratio mean"), ("ratio_median", "median"), ("ratio_p90", "p90"), ("ratio_max", "max"),
-        ("within_1_1", "<=1.1"))}
-    pct = {k: (h, lambda r, k=k: _fmt(r[k], ".2f")) for k, h in (
-        ("pct_diff", "%diff"), ("stdv", "stdv"), ("pct_wins", "%wins"), ("pct_wins30", "%wins30"))}
-    count = {k: (h, lambda r, k=k: str(r[k])) for k, h in (
-        ("instances", "instances"), ("fails", "fails"), ("proven", "proven"), ("defects", "defects"),
-        ("unproven", "unproven"), ("clock_cut", "clock-cut"), ("no_exact", "no exact"))}
+    ratio = {
+        k: (h, lambda r, k=k: _fmt(r[k], ".3f"))
+        for k, h in (
+            ("ratio_mean", "ratio mean"),
+            ("ratio_median", "median"),
+            ("ratio_p90", "p90"),
+            ("ratio_max", "max"),
+            ("within_1_1", "<=1.1"),
+        )
+    }
+    pct = {
+        k: (h, lambda r, k=k: _fmt(r[k], ".2f"))
+        for k, h in (
+            ("pct_diff", "%diff"),
+            ("stdv", "stdv"),
+            ("pct_wins", "%wins"),
+            ("pct_wins30", "%wins30"),
+        )
+    }
+    count = {
+        k: (h, lambda r, k=k: str(r[k]))
+        for k, h in (
+            ("instances", "instances"),
+            ("fails", "fails"),
+            ("proven", "proven"),
+            ("defects", "defects"),
+            ("unproven", "unproven"),
+            ("clock_cut", "clock-cut"),
+            ("no_exact", "no exact"),
+        )
+    }
     return {
         "family": ("family", lambda r: r["family"]),
         "method": ("heuristic", lambda r: r["method"]),
@@ -524,8 +553,11 @@ def reference_caption(summary: dict) -> str:
         texts = []
         for problem, name in problems.items():
             if name is None:
-                why = (f"{paper} is not in the store" if problem == _paper_problem(family)
-                       else "the paper has none for this problem")
+                why = (
+                    f"{paper} is not in the store"
+                    if problem == _paper_problem(family)
+                    else "the paper has none for this problem"
+                )
                 text = f"none ({why}; --reference NAME sets one)"
             elif paper is not None and name.casefold() == paper.casefold():
                 text = f"{name} (the paper's, {PAPERS[family]})"

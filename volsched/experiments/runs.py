@@ -165,12 +165,15 @@ def check_runs_path(path: str | Path, option: str = "--runs") -> str:
     """
     suffix = Path(path).suffix.lower()
     if suffix not in RUN_FORMATS:
-        raise InputError(f"{option}: {path}: give a .csv or .parquet file name (the extension chooses "
-                         "the format)")
+        raise InputError(
+            f"{option}: {path}: give a .csv or .parquet file name (the extension chooses the format)"
+        )
     kind = RUN_FORMATS[suffix]
     if kind == "parquet" and importlib.util.find_spec("pyarrow") is None:
-        raise InputError(f"{option}: {path}: writing parquet needs pyarrow, which is not installed "
-                         "(pip install pyarrow), or give a .csv file")
+        raise InputError(
+            f"{option}: {path}: writing parquet needs pyarrow, which is not installed "
+            "(pip install pyarrow), or give a .csv file"
+        )
     folder = Path(path).parent
     if not folder.is_dir():
         raise InputError(f"{option}: {path}: folder {folder} does not exist")

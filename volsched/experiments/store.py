@@ -495,15 +495,20 @@ class Store:
         """Drop every task and row outside sweep ``label`` (an in-memory store only)."""
         labels = [r.label for r in self.sweeps()]
         if label not in labels:
-            raise InputError(f"--sweep: {label!r} is not a sweep of {self.path} (its sweeps: "
-                             f"{', '.join(labels) or 'none'})")
+            raise InputError(
+                f"--sweep: {label!r} is not a sweep of {self.path} (its sweeps: "
+                f"{', '.join(labels) or 'none'})"
+            )
         self.db.execute("BEGIN IMMEDIATE")
         for table in ("results", "planned"):
-            self.db.execute(f"DELETE FROM {table} WHERE key NOT IN "
-                            "(SELECT key FROM sweep_tasks WHERE sweep = ?)", (label,))
+            self.db.execute(
+                f"DELETE FROM {table} WHERE key NOT IN (SELECT key FROM sweep_tasks WHERE sweep = ?)",
+                (label,),
+            )
         self.db.execute("DELETE FROM sweep_tasks WHERE key NOT IN (SELECT key FROM planned)")
-        self.db.execute("DELETE FROM sweeps WHERE label NOT IN (SELECT sweep FROM sweep_tasks) "
-                        "AND label != ?", (label,))
+        self.db.execute(
+            "DELETE FROM sweeps WHERE label NOT IN (SELECT sweep FROM sweep_tasks) AND label != ?", (label,)
+        )
         self.db.execute("COMMIT")
 
     def close(self) -> None:
@@ -551,8 +556,10 @@ class Store:
         a sweep, its hash that of the tasks it planned first.
         """
         if self.layout >= 4:
-            return [SweepRecord(**dict(r)) for r in
-                    self.db.execute(f"SELECT {', '.join(_RECORD_FIELDS)} FROM sweeps ORDER BY rowid")]
+            return [
+                SweepRecord(**dict(r))
+                for r in self.db.execute(f"SELECT {', '.join(_RECORD_FIELDS)} FROM sweeps ORDER BY rowid")
+            ]
         out = []
         for label, keys in self.sweep_keys().items():
             query = "SELECT family FROM planned WHERE sweep = ? LIMIT 1"
@@ -563,8 +570,11 @@ class Store:
     def sweep_keys(self) -> dict[str, set[str]]:
         """``{sweep label: its task keys}``."""
         out: dict[str, set[str]] = {}
-        query = ("SELECT sweep, key FROM sweep_tasks ORDER BY rowid" if self.layout >= 4
-                 else "SELECT sweep, key FROM planned ORDER BY rowid")
+        query = (
+            "SELECT sweep, key FROM sweep_tasks ORDER BY rowid"
+            if self.layout >= 4
+            else "SELECT sweep, key FROM planned ORDER BY rowid"
+        )
         for label, key in self.db.execute(query):
             out.setdefault(label, set()).add(key)
         return out
@@ -629,13 +639,17 @@ class Store:
                 if before:
                     shared = sum(k in planned_before for k in keys)
                     renamed = any(h.name == name for h in before)
-                    warnings.warn(SweepWarning(
-                        f"{self.path} holds sweep{'s' if len(before) > 1 else ''} "
-                        f"{', '.join(repr(h.label) for h in before)}; sweep {name!r} "
-                        + ("has another configuration there; this one " if renamed else "")
-                        + f"({len(keys)} tasks, {shared} of them already planned, configuration "
-                        f"{digest[:8]}) is recorded apart as {label!r}: `volsched report "
-                        f"{self.path} --sweep {label}` shows it alone"), stacklevel=2)
+                    warnings.warn(
+                        SweepWarning(
+                            f"{self.path} holds sweep{'s' if len(before) > 1 else ''} "
+                            f"{', '.join(repr(h.label) for h in before)}; sweep {name!r} "
+                            + ("has another configuration there; this one " if renamed else "")
+                            + f"({len(keys)} tasks, {shared} of them already planned, configuration "
+                            f"{digest[:8]}) is recorded apart as {label!r}: `volsched report "
+                            f"{self.path} --sweep {label}` shows it alone"
+                        ),
+                        stacklevel=2,
+                    )
             records.append(record)
             members += [(label, k) for k in keys]
         self.db.execute("BEGIN IMMEDIATE")
