@@ -145,11 +145,16 @@ class Platform:
     @classmethod
     def of(cls, instance: PrescientInstance) -> Platform:
         ops = instance.task_ops
-        return cls(N=instance.n_hosts, T=instance.n_tasks, s=float(ops.mean()),
-                   clock=_frozen(np.asarray(instance.clock_mhz, dtype=float)),
-                   speed=_frozen(ops_per_second(instance.clock_mhz)), submission=float(instance.start),
-                   mean_speed=float(ops_per_second(float(np.mean(instance.clock_mhz)))),
-                   history=History.of(instance, float(ops.mean())))
+        return cls(
+            N=instance.n_hosts,
+            T=instance.n_tasks,
+            s=float(ops.mean()),
+            clock=_frozen(np.asarray(instance.clock_mhz, dtype=float)),
+            speed=_frozen(ops_per_second(instance.clock_mhz)),
+            submission=float(instance.start),
+            mean_speed=float(ops_per_second(float(np.mean(instance.clock_mhz)))),
+            history=History.of(instance, float(ops.mean())),
+        )
 
 
 @dataclass(frozen=True)
@@ -231,8 +236,9 @@ class PrescientPolicy(Protocol):
     name: str
     replicates: bool
 
-    def decide(self, observation: Observation,
-               rng: np.random.Generator) -> tuple[list[Assignment], float | None]: ...
+    def decide(
+        self, observation: Observation, rng: np.random.Generator
+    ) -> tuple[list[Assignment], float | None]: ...
 
 
 @dataclass
@@ -255,8 +261,13 @@ class Run:
 
     @property
     def metrics(self) -> dict[str, Any]:
-        return {"makespan": self.makespan, "waste": self.waste, "laggers": self.laggers,
-                "laggers_failure": self.laggers_failure, "failed": self.failed}
+        return {
+            "makespan": self.makespan,
+            "waste": self.waste,
+            "laggers": self.laggers,
+            "laggers_failure": self.laggers_failure,
+            "failed": self.failed,
+        }
 
 
 # Event kinds, in the order they are handled at one instant: a longer trace first (its hosts'
@@ -323,8 +334,9 @@ class Physics:
         lo, hi = int(self.iv_ptr[h]), int(self.iv_ptr[h + 1])
         return int(np.searchsorted(self.iv_end[lo:hi], t, side="right"))
 
-    def finish(self, hosts: np.ndarray, ks: np.ndarray, t: float,
-               works: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def finish(
+        self, hosts: np.ndarray, ks: np.ndarray, t: float, works: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Ends and outcomes of ``works`` operations started at ``t`` in intervals ``ks`` of ``hosts``.
 
         Returns ``(end, completes)``: the completion instant, or the interval's
@@ -356,11 +368,14 @@ class Physics:
             g = int(p.iv_ptr[h]) + k
             lo, hi = int(p.iv_bp0[g]), int(p.iv_bp1[g])
             j = max(lo + int(np.searchsorted(p.bp_time[lo:hi], t, side="right")) - 1, lo)
-            target = p.bp_cum[j] + np.longdouble(t - p.bp_time[j]) * np.longdouble(p.bp_rate[j]) \
+            target = (
+                p.bp_cum[j]
+                + np.longdouble(t - p.bp_time[j]) * np.longdouble(p.bp_rate[j])
                 + np.longdouble(work)
+            )
             end = float(p.iv_end[g])
             if target <= p.iv_cum1[g]:
-                q = max(lo + int(np.searchsorted(p.bp_cum[lo:hi + 1], target, side="left")) - 1, j)
+                q = max(lo + int(np.searchsorted(p.bp_cum[lo : hi + 1], target, side="left")) - 1, j)
                 done = float(p.bp_time[q]) + float((target - p.bp_cum[q]) / np.longdouble(p.bp_rate[q]))
                 return min(max(done, t), end), True
             if end < self.until:
@@ -395,8 +410,13 @@ class _Instances:
         return ids
 
 
-def simulate(instance: PrescientInstance, policy: PrescientPolicy, rng: np.random.Generator,
-             platform: Platform | None = None, physics: Physics | None = None) -> Run:
+def simulate(
+    instance: PrescientInstance,
+    policy: PrescientPolicy,
+    rng: np.random.Generator,
+    platform: Platform | None = None,
+    physics: Physics | None = None,
+) -> Run:
     """Run ``policy`` on ``instance``'s traces from its submission until every task completes.
 
     Event-driven (module docstring): hosts coming up, completions, detected
@@ -421,226 +441,324 @@ def simulate(instance: PrescientInstance, policy: PrescientPolicy, rng: np.rando
         ``makespan`` is ``None`` when the traces end first.
     """
     if instance.n_tasks > MAX_TASKS:
-        raise InputError(f"tasks: the on-line simulator decides at every completion, at a cost that "
-                         f"grows with T; T = {instance.n_tasks:,} is beyond {MAX_TASKS:,}")
+        raise InputError(
+            f"tasks: the on-line simulator decides at every completion, at a cost that "
+            f"grows with T; T = {instance.n_tasks:,} is beyond {MAX_TASKS:,}"
+        )
     platform = Platform.of(instance) if platform is None else platform
     physics = Physics(instance) if physics is None else physics
-    n, n_tasks, t0 = platform.N, platform.T, platform.submission
-    work = instance.task_ops
+    return _Server(instance, policy, rng, platform, physics).run()
 
-    interval = np.full(n, -1, dtype=np.int64)   # current (or last) interval of each host
-    up_from = np.full(n, math.inf)
-    up_until = np.full(n, -math.inf)
-    idle = np.zeros(n, dtype=bool)
-    arrival = np.full(n, math.inf)
-    tie = np.zeros(n)
-    running_on = np.full(n, -1, dtype=np.int64)  # the instance physically on each host
-    waiting: set[int] = set()                    # hosts whose next interval lies beyond the profile
 
-    done = np.zeros(n_tasks, dtype=bool)
-    original = np.full(n_tasks, -1, dtype=np.int64)
-    original_start = np.full(n_tasks, math.nan)
-    replicas = np.zeros(n_tasks, dtype=np.int64)
-    replicas_sent = np.zeros(n_tasks, dtype=np.int64)
-    completions = np.zeros(n_tasks)
-    primary: dict[int, None] = dict.fromkeys(range(n_tasks))
-    live: dict[int, None] = {}                   # instances the server believes running
-    by_task: dict[int, list[int]] = {}
-    inst = _Instances(2 * n_tasks + 16)
-    n_done = 0
+class _Server:
+    """One run of the server of Section 2.1 (module docstring): its state and its event handlers.
 
-    events: list[tuple[float, int, int, int]] = []
-    seq = 0
+    Host ``h`` is in the ready queue while ``idle[h]`` and up (``up_from[h] <= t < up_until[h]``),
+    ordered by ``(arrival, tie)``. Events are ``(t, kind, seq, item)`` on a heap: kinds in
+    their order at one instant (``_GROW`` first), ``seq`` the order of pushing.
+    """
 
-    def push(t: float, kind: int, item: int) -> None:
-        nonlocal seq
-        heapq.heappush(events, (t, kind, seq, item))
-        seq += 1
+    def __init__(
+        self,
+        instance: PrescientInstance,
+        policy: PrescientPolicy,
+        rng: np.random.Generator,
+        platform: Platform,
+        physics: Physics,
+    ):
+        self.instance, self.policy, self.rng = instance, policy, rng
+        self.platform, self.physics = platform, physics
+        n, n_tasks = platform.N, platform.T
+        self.n, self.n_tasks, self.t0 = n, n_tasks, platform.submission
+        self.work = instance.task_ops
 
-    def join(h: int, t: float) -> None:
-        idle[h] = True
-        arrival[h] = t
-        tie[h] = rng.random()
+        self.interval = np.full(n, -1, dtype=np.int64)  # current (or last) interval of each host
+        self.up_from = np.full(n, math.inf)
+        self.up_until = np.full(n, -math.inf)
+        self.idle = np.zeros(n, dtype=bool)
+        self.arrival = np.full(n, math.inf)
+        self.tie = np.zeros(n)
+        self.running_on = np.full(n, -1, dtype=np.int64)  # the instance physically on each host
+        self.waiting: set[int] = set()  # hosts whose next interval lies beyond the profile
 
-    def schedule_next(h: int, k: int) -> None:
+        self.done = np.zeros(n_tasks, dtype=bool)
+        self.original = np.full(n_tasks, -1, dtype=np.int64)
+        self.original_start = np.full(n_tasks, math.nan)
+        self.replicas = np.zeros(n_tasks, dtype=np.int64)
+        self.replicas_sent = np.zeros(n_tasks, dtype=np.int64)
+        self.completions = np.zeros(n_tasks)
+        self.primary: dict[int, None] = dict.fromkeys(range(n_tasks))
+        self.live: dict[int, None] = {}  # instances the server believes running
+        self.by_task: dict[int, list[int]] = {}
+        self.inst = _Instances(2 * n_tasks + 16)
+        self.n_done = 0
+
+        self.events: list[tuple[float, int, int, int]] = []
+        self.seq = 0
+        self.decisions = self.n_events = 0
+        self.wakes: set[float] = set()
+        self.woke = False
+        self.memory: dict = {}
+
+    # --- events and the ready queue -------------------------------------------------------
+    def push(self, t: float, kind: int, item: int) -> None:
+        heapq.heappush(self.events, (t, kind, self.seq, item))
+        self.seq += 1
+
+    def join(self, h: int, t: float) -> None:
+        """Host ``h`` joins the ready queue at ``t`` (its tie among same-instant arrivals drawn now)."""
+        self.idle[h] = True
+        self.arrival[h] = t
+        self.tie[h] = self.rng.random()
+
+    def schedule_next(self, h: int, k: int) -> None:
         """Push host ``h``'s interval ``k`` coming up, or wait for a longer profile."""
+        physics = self.physics
         if k < physics.count(h):
-            push(physics.bounds(h, k)[0], _UP, k * n + h)
+            self.push(physics.bounds(h, k)[0], _UP, k * self.n + h)
         elif math.isfinite(physics.until):
-            waiting.add(h)
+            self.waiting.add(h)
 
-    def come_up(h: int, k: int, t: float) -> None:
-        interval[h] = k
-        up_from[h], up_until[h] = physics.bounds(h, k)
-        join(h, t)
-        schedule_next(h, k + 1)
+    def come_up(self, h: int, k: int, t: float) -> None:
+        self.interval[h] = k
+        self.up_from[h], self.up_until[h] = self.physics.bounds(h, k)
+        self.join(h, t)
+        self.schedule_next(h, k + 1)
 
-    def refresh() -> None:
+    def refresh(self) -> None:
         """After the profile grew: current intervals' true ends, hosts whose next interval is now known."""
+        physics, interval = self.physics, self.interval
         on = np.flatnonzero(interval >= 0)
         g = physics.iv_ptr[on] + interval[on]
-        up_until[on] = physics.iv_end[g]
-        for h in sorted(waiting):
-            waiting.discard(h)
-            schedule_next(h, int(interval[h]) + 1 if interval[h] >= 0 else physics.first_after(h, t0))
+        self.up_until[on] = physics.iv_end[g]
+        for h in sorted(self.waiting):
+            self.waiting.discard(h)
+            self.schedule_next(
+                h, int(interval[h]) + 1 if interval[h] >= 0 else physics.first_after(h, self.t0)
+            )
         if math.isfinite(physics.until):
-            push(physics.until, _GROW, 0)
+            self.push(physics.until, _GROW, 0)
 
-    for h in range(n):
-        k = physics.first_after(h, t0)
-        if k < physics.count(h) and physics.bounds(h, k)[0] <= t0:
-            come_up(h, k, t0)
-        else:
-            schedule_next(h, k)
-    if math.isfinite(physics.until):
-        push(physics.until, _GROW, 0)
-    push(t0, _WAKE, -1)   # the submission: the first decision
+    def start(self) -> None:
+        """The hosts at the submission, the profile's first end, and the first decision."""
+        physics, t0 = self.physics, self.t0
+        for h in range(self.n):
+            k = physics.first_after(h, t0)
+            if k < physics.count(h) and physics.bounds(h, k)[0] <= t0:
+                self.come_up(h, k, t0)
+            else:
+                self.schedule_next(h, k)
+        if math.isfinite(physics.until):
+            self.push(physics.until, _GROW, 0)
+        self.push(t0, _WAKE, -1)  # the submission: the first decision
 
-    def finish_task(i: int, t: float) -> None:
-        nonlocal n_done
+    # --- the tasks ------------------------------------------------------------------------
+    def finish_task(self, i: int, t: float) -> None:
+        """Instance ``i`` completed its task at ``t``: the task's other instances are cancelled."""
+        inst = self.inst
         task = int(inst.task[i])
-        done[task] = True
-        completions[n_done] = t
-        n_done += 1
-        primary.pop(task, None)
-        for j in by_task.pop(task, ()):
-            live.pop(j, None)
+        self.done[task] = True
+        self.completions[self.n_done] = t
+        self.n_done += 1
+        self.primary.pop(task, None)
+        for j in self.by_task.pop(task, ()):
+            self.live.pop(j, None)
             if j == i or inst.state[j] != _RUNNING:
                 continue
             if inst.fails[j] and inst.end[j] <= t:
-                continue   # its host went down before: it failed, undetected yet
+                continue  # its host went down before: it failed, undetected yet
             inst.state[j] = _CANCELLED
             inst.end[j] = t
             hj = int(inst.host[j])
-            running_on[hj] = -1
-            join(hj, t)
-        original[task] = -1
-        original_start[task] = math.nan
-        replicas[task] = 0
+            self.running_on[hj] = -1
+            self.join(hj, t)
+        self.original[task] = -1
+        self.original_start[task] = math.nan
+        self.replicas[task] = 0
 
-    def dispatch(assignments: list[Assignment], t: float) -> None:
+    def dispatch(self, assignments: list[Assignment], t: float) -> None:
+        """Start the policy's assignments at ``t``: each ends in a completion or a detected failure."""
+        physics = self.physics
         hosts = np.fromiter((a.host for a in assignments), dtype=np.int64, count=len(assignments))
         tasks = np.fromiter((a.task for a in assignments), dtype=np.int64, count=len(assignments))
         rep = np.fromiter((a.replica for a in assignments), dtype=bool, count=len(assignments))
         before = physics.until
-        end, completes = physics.finish(hosts, interval[hosts], t, work[tasks])
+        end, completes = physics.finish(hosts, self.interval[hosts], t, self.work[tasks])
         if physics.until != before:
-            refresh()
-        ids = inst.add(tasks, hosts, t, end, ~completes, rep)
-        for i, h, task, r, e, c in zip(ids.tolist(), hosts.tolist(), tasks.tolist(), rep.tolist(),
-                                       end.tolist(), completes.tolist(), strict=True):
-            idle[h] = False
-            running_on[h] = i
-            live[i] = None
-            by_task.setdefault(task, []).append(i)
+            self.refresh()
+        ids = self.inst.add(tasks, hosts, t, end, ~completes, rep)
+        for i, h, task, r, e, c in zip(
+            ids.tolist(),
+            hosts.tolist(),
+            tasks.tolist(),
+            rep.tolist(),
+            end.tolist(),
+            completes.tolist(),
+            strict=True,
+        ):
+            self.idle[h] = False
+            self.running_on[h] = i
+            self.live[i] = None
+            self.by_task.setdefault(task, []).append(i)
             if r:
-                replicas[task] += 1
-                replicas_sent[task] += 1
+                self.replicas[task] += 1
+                self.replicas_sent[task] += 1
             else:
-                primary.pop(task)
-                original[task] = h
-                original_start[task] = t
+                self.primary.pop(task)
+                self.original[task] = h
+                self.original_start[task] = t
             if c:
-                push(e, _COMPLETE, i)
+                self.push(e, _COMPLETE, i)
             else:
-                push(detection_time(t, e), _DETECT, i)
+                self.push(detection_time(t, e), _DETECT, i)
 
-    decisions = n_events = 0
-    wakes: set[float] = set()
-    memory: dict = {}
-    empty_i, empty_f = _frozen(np.zeros(0, dtype=np.int64)), _frozen(np.zeros(0))
-    t = t0
-    woke = False
-    while n_done < n_tasks and events:
-        t = events[0][0]
-        while events and events[0][0] == t:
-            _, kind, _, item = heapq.heappop(events)
-            n_events += 1
-            if kind == _COMPLETE:
-                if inst.state[item] == _RUNNING:
-                    inst.state[item] = _COMPLETED
-                    h = int(inst.host[item])
-                    running_on[h] = -1
-                    finish_task(item, t)
-                    join(h, t)
-            elif kind == _UP:
-                h, k = item % n, item // n
-                j = int(running_on[h])
-                if j >= 0:
-                    inst.state[j] = _FAILED   # it died when the host went down
-                    running_on[h] = -1
-                come_up(h, k, t)
-            elif kind == _DETECT:
-                if item in live:
-                    del live[item]
-                    task = int(inst.task[item])
-                    inst.state[item] = _FAILED
-                    if running_on[inst.host[item]] == item:
-                        running_on[inst.host[item]] = -1
-                    by_task[task].remove(item)
-                    if inst.replica[item]:
-                        replicas[task] -= 1
-                    else:
-                        original[task] = -1
-                        original_start[task] = math.nan
-                        primary[task] = None
-            elif kind == _GROW:
-                if t >= physics.until:
-                    physics.grow()
-                    refresh()
+    # --- one event ------------------------------------------------------------------------
+    def complete(self, i: int, t: float) -> None:
+        inst = self.inst
+        if inst.state[i] == _RUNNING:
+            inst.state[i] = _COMPLETED
+            h = int(inst.host[i])
+            self.running_on[h] = -1
+            self.finish_task(i, t)
+            self.join(h, t)
+
+    def host_up(self, item: int, t: float) -> None:
+        n = self.n
+        h, k = item % n, item // n
+        j = int(self.running_on[h])
+        if j >= 0:
+            self.inst.state[j] = _FAILED  # it died when the host went down
+            self.running_on[h] = -1
+        self.come_up(h, k, t)
+
+    def detect(self, i: int) -> None:
+        """The server notices instance ``i``'s failure (a missed heartbeat): its task waits again."""
+        if i in self.live:
+            inst = self.inst
+            del self.live[i]
+            task = int(inst.task[i])
+            inst.state[i] = _FAILED
+            if self.running_on[inst.host[i]] == i:
+                self.running_on[inst.host[i]] = -1
+            self.by_task[task].remove(i)
+            if inst.replica[i]:
+                self.replicas[task] -= 1
             else:
-                woke = True
-                wakes.discard(t)
-        if n_done == n_tasks:
-            break
-        ready_mask = idle & (up_from <= t) & (up_until > t)
-        if not woke and not ((primary or policy.replicates) and ready_mask.any()):
-            continue
-        woke = False
+                self.original[task] = -1
+                self.original_start[task] = math.nan
+                self.primary[task] = None
+
+    def handle(self, kind: int, item: int, t: float) -> None:
+        self.n_events += 1
+        if kind == _COMPLETE:
+            self.complete(item, t)
+        elif kind == _UP:
+            self.host_up(item, t)
+        elif kind == _DETECT:
+            self.detect(item)
+        elif kind == _GROW:
+            if t >= self.physics.until:
+                self.physics.grow()
+                self.refresh()
+        else:
+            self.woke = True
+            self.wakes.discard(t)
+
+    # --- the policy -----------------------------------------------------------------------
+    def decide(self, t: float, ready_mask: np.ndarray) -> None:
+        """Ask the policy at ``t`` (the ready queue in its order) and apply its answer."""
         ready = np.flatnonzero(ready_mask)
-        ready = ready[np.lexsort((tie[ready], arrival[ready]))]
+        ready = ready[np.lexsort((self.tie[ready], self.arrival[ready]))]
+        inst, live = self.inst, self.live
         if live:
             ids = np.fromiter(live, dtype=np.int64, count=len(live))
             lt, lh, ls = inst.task[ids], inst.host[ids], inst.start[ids]
         else:
-            lt, lh, ls = empty_i, empty_i, empty_f
+            lt, lh, ls = _EMPTY_I, _EMPTY_I, _EMPTY_F
+        primary = self.primary
         obs = Observation(
-            t=t, platform=platform, ready=_frozen(ready),
+            t=t,
+            platform=self.platform,
+            ready=_frozen(ready),
             primary=_frozen(np.fromiter(primary, dtype=np.int64, count=len(primary))),
-            done=_view(done), original=_view(original), original_start=_view(original_start),
-            replicas=_view(replicas), replicas_sent=_view(replicas_sent),
-            completions=_view(completions[:n_done]), live_task=_frozen(lt), live_host=_frozen(lh),
-            live_start=_frozen(ls), memory=memory)
-        assignments, wake = policy.decide(obs, rng)
-        decisions += 1
+            done=_view(self.done),
+            original=_view(self.original),
+            original_start=_view(self.original_start),
+            replicas=_view(self.replicas),
+            replicas_sent=_view(self.replicas_sent),
+            completions=_view(self.completions[: self.n_done]),
+            live_task=_frozen(lt),
+            live_host=_frozen(lh),
+            live_start=_frozen(ls),
+            memory=self.memory,
+        )
+        assignments, wake = self.policy.decide(obs, self.rng)
+        self.decisions += 1
         if assignments:
-            _check(assignments, ready_mask, done, primary, policy.name, t)
-            dispatch(assignments, t)
-        if wake is not None and t < wake < math.inf and wake not in wakes:
-            wakes.add(wake)
-            push(wake, _WAKE, -1)
+            _check(assignments, ready_mask, self.done, primary, self.policy.name, t)
+            self.dispatch(assignments, t)
+        if wake is not None and t < wake < math.inf and wake not in self.wakes:
+            self.wakes.add(wake)
+            self.push(wake, _WAKE, -1)
 
-    attempts = []
-    for i in range(inst.n):
-        state = int(inst.state[i])
-        if state == _RUNNING:
-            # Unresolved when the run stopped: every completion was handled, so its host went down.
-            state = _FAILED
-        attempts.append({"task": int(inst.task[i]), "host": int(inst.host[i]), "start": float(inst.start[i]),
-                         "end": float(inst.end[i]), "outcome": _OUTCOME[state],
-                         "replica": bool(inst.replica[i])})
-    finished = n_done == n_tasks
-    comp = completions[:n_done].copy()
-    lag = lagger_causes(attempts, instance.clock_mhz, t0)
-    return Run(attempts=attempts, makespan=float(comp.max() - t0) if finished else None,
-               waste=100.0 * int(inst.replica[:inst.n].sum()) / n_tasks, laggers=lag["laggers"],
-               laggers_failure=lag["laggers_failure"], completions=comp, decisions=decisions, events=n_events)
+    def run(self) -> Run:
+        """Handle the events instant by instant, asking the policy after each instant's events."""
+        self.start()
+        events, n_tasks = self.events, self.n_tasks
+        while self.n_done < n_tasks and events:
+            t = events[0][0]
+            while events and events[0][0] == t:
+                _, kind, _, item = heapq.heappop(events)
+                self.handle(kind, item, t)
+            if self.n_done == n_tasks:
+                break
+            ready_mask = self.idle & (self.up_from <= t) & (self.up_until > t)
+            if not self.woke and not ((self.primary or self.policy.replicates) and ready_mask.any()):
+                continue
+            self.woke = False
+            self.decide(t, ready_mask)
+        return self.result()
+
+    def result(self) -> Run:
+        inst, n_done, n_tasks, t0 = self.inst, self.n_done, self.n_tasks, self.t0
+        attempts = []
+        for i in range(inst.n):
+            state = int(inst.state[i])
+            if state == _RUNNING:
+                # Unresolved when the run stopped: every completion was handled, so its host went down.
+                state = _FAILED
+            attempts.append(
+                {
+                    "task": int(inst.task[i]),
+                    "host": int(inst.host[i]),
+                    "start": float(inst.start[i]),
+                    "end": float(inst.end[i]),
+                    "outcome": _OUTCOME[state],
+                    "replica": bool(inst.replica[i]),
+                }
+            )
+        finished = n_done == n_tasks
+        comp = self.completions[:n_done].copy()
+        lag = lagger_causes(attempts, self.instance.clock_mhz, t0)
+        return Run(
+            attempts=attempts,
+            makespan=float(comp.max() - t0) if finished else None,
+            waste=100.0 * int(inst.replica[: inst.n].sum()) / n_tasks,
+            laggers=lag["laggers"],
+            laggers_failure=lag["laggers_failure"],
+            completions=comp,
+            decisions=self.decisions,
+            events=self.n_events,
+        )
+
+
+_EMPTY_I, _EMPTY_F = _frozen(np.zeros(0, dtype=np.int64)), _frozen(np.zeros(0))
 
 
 def _check(assignments, ready_mask, done, primary, name, t) -> None:
     """A policy's assignments must use distinct ready hosts and unfinished tasks (else: the policy's bug)."""
     hosts = set()
-    sent = set()   # originals of this decision: their tasks may be replicated in it too
+    sent = set()  # originals of this decision: their tasks may be replicated in it too
     for a in assignments:
         if not (0 <= a.host < len(ready_mask)) or not ready_mask[a.host] or a.host in hosts:
             raise ValueError(f"{name} at t={t}: host {a.host} is not ready or is used twice")
@@ -649,8 +767,10 @@ def _check(assignments, ready_mask, done, primary, name, t) -> None:
             raise ValueError(f"{name} at t={t}: task {a.task} does not exist or is completed")
         waiting = a.task in primary and a.task not in sent
         if a.replica == waiting:
-            raise ValueError(f"{name} at t={t}: task {a.task} " + (
-                "waits for its original, not a replica" if a.replica else "has a running original"))
+            raise ValueError(
+                f"{name} at t={t}: task {a.task} "
+                + ("waits for its original, not a replica" if a.replica else "has a running original")
+            )
         if not a.replica:
             sent.add(a.task)
 
@@ -667,8 +787,9 @@ class PrescientSimulator:
     whose failed runs the problem's partial verifier checks).
     """
 
-    def run(self, instance: PrescientInstance, policy: PrescientPolicy,
-            rng: np.random.Generator) -> tuple[dict, dict[str, Any]]:
+    def run(
+        self, instance: PrescientInstance, policy: PrescientPolicy, rng: np.random.Generator
+    ) -> tuple[dict, dict[str, Any]]:
         result = simulate(instance, policy, rng)
         solution: dict[str, Any] = {"attempts": result.attempts}
         if result.makespan is not None:
@@ -676,5 +797,16 @@ class PrescientSimulator:
         return solution, result.metrics
 
 
-__all__ = ["HEARTBEAT", "MAX_TASKS", "Assignment", "Observation", "Physics", "Platform",
-           "PrescientPolicy", "PrescientSimulator", "Run", "detection_time", "simulate"]
+__all__ = [
+    "HEARTBEAT",
+    "MAX_TASKS",
+    "Assignment",
+    "Observation",
+    "Physics",
+    "Platform",
+    "PrescientPolicy",
+    "PrescientSimulator",
+    "Run",
+    "detection_time",
+    "simulate",
+]
