@@ -469,11 +469,13 @@ def sweep(
         sweeps = parse_config(dict(config), "config")
     else:
         assert config is not None
-        sweeps = read_config(config)
+        sweeps = read_config(Path(config))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SweepWarning)
         try:
-            summary = run_sweep(sweeps, store, workers=workers, dask_scheduler=dask_scheduler, quiet=quiet)
+            summary = run_sweep(
+                sweeps, Path(store), workers=workers, dask_scheduler=dask_scheduler, quiet=quiet
+            )
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             raise InputError(f"{store}: not a readable volsched store ({exc})") from None
     for w in caught:  # re-issued: recording them must not hide them

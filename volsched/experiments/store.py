@@ -448,10 +448,12 @@ class Store:
         """Add ``source``'s tasks, rows and sweeps; ``sources`` maps each key to the store it came from."""
         mine = {t["key"]: t for t in self.planned()}
         done = {r.key: r for r in self.rows()}
-        tasks = [t for t in source.planned()]
+        tasks = source.planned()
         for t in tasks:
             other = mine.get(t["key"])
-            for c in TASK_COLUMNS if other is not None else ():
+            if other is None:
+                continue
+            for c in TASK_COLUMNS:
                 if not _agree(other[c], t[c]):
                     raise InputError(
                         f"{sources[t['key']]} and {source.path} plan task {t['key']} differently: "
