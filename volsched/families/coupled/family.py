@@ -7,6 +7,7 @@ the package itself stays light, so that the CLI builds its parser without loadin
 from __future__ import annotations
 
 from volsched.heuristics.coupled import CONDITIONAL, NAMES, CoupledSimulator, policy
+from volsched.heuristics.coupled.simulator import MAX_TASKS
 from volsched.instances import coupled as model
 from volsched.instances.errors import check_choice, check_flag, check_int, check_number, check_path
 from volsched.solvers.coupled import PROBLEMS
@@ -34,7 +35,9 @@ DESCRIPTIONS = {
 SEED = Option("seed", _count, 0, "random seed", int)
 PROCESSORS = Option("processors", _positive, 20, "p, processors", int)
 SLOTS = Option("slots", _positive, 500, "horizon H in slots", int)
-TASKS = Option("tasks", _positive, 5, "m, tasks per iteration", int)
+TASKS = Option("tasks", lambda v, k: check_int(v, k, 1, MAX_TASKS), 5,
+               f"m, tasks per iteration (at most {MAX_TASKS:,}: on-line heuristics place them one by one)",
+               int)
 FILE = Option("file", check_path, None, "the graph file")
 PAPER_SLOTS = Option("slots", _positive, 2000, "horizon H in slots", int)
 
