@@ -1,4 +1,8 @@
-"""The ``volsched`` command (DESIGN.md, Contracts: CLI).
+"""volsched: exact off-line optima for scheduling on volatile resources, and heuristics scored against them.
+
+``volsched list [FAMILY]`` shows each family's problems, exact methods, heuristics, presets and
+generators. A heuristic is a built-in name (in any case) or a policy class of your own, named by
+import path: ``--heuristic mine.py:MyPolicy`` or ``--heuristic mypkg.mymod:MyPolicy``.
 
 Exit codes: 0 success, 2 bad input (one line ``volsched: error: ...`` on
 stderr, nothing written), 1 internal error. With ``--json`` every command
@@ -61,6 +65,25 @@ def _load(path: str):
         raise InputError(f"{path}: {exc}") from None
 
 
+#: Deprecation lines of the running command, printed on stderr once it has run (a command that fails on
+#: bad input prints its one error line only).
+_WARNINGS: list[str] = []
+
+
+def deprecated(old: str, new: str) -> None:
+    """``old`` still works for one release; ``new`` is its spelling now (one line on stderr)."""
+    _WARNINGS.append(f"volsched: warning: {old} is deprecated and will be removed; use {new}")
+
+
+def _folder(args: argparse.Namespace, option: str = "--dir") -> str | None:
+    """The folder a command writes: ``--dir``, or the deprecated ``--out`` spelling of it (one warning)."""
+    if args.out is not None:
+        require(args.dir is None, "--out", f"give the folder once, with {option}")
+        deprecated("--out FOLDER here", f"{option} FOLDER (--out always names a file)")
+        return args.out
+    return args.dir
+
+
 def _is(test, path: str, option: str = "--out") -> bool:
     """``Path(path).is_dir()`` or ``.is_file()``; a path the system refuses (too long...) is bad input."""
     try:
@@ -81,13 +104,19 @@ def _fmt(x: float | None) -> str:
 def cmd_generate(args: argparse.Namespace) -> int:
     made = FAMILIES[args.family].generate_args(args)
     if isinstance(made, list):
-        require(args.out is not None, "--out", "this preset makes many instances: give a folder")
-        require(not _is(Path.is_file, args.out), "--out", f"{args.out} is a file; this preset needs a folder")
+        folder = _folder(args) if args.out is None or not _is(Path.is_file, args.out) else args.out
+        require(folder is not None, "--dir", "this preset makes many instances: give a folder")
+        require(not _is(Path.is_file, folder, "--dir"), "--dir", f"{folder} is a file; this preset needs a "
+                "folder")
         for instance in made:
-            write_json(Path(args.out) / f"{instance.name}.json", instance.to_json())
-        emit(args, {"family": args.family, "out": args.out, "instances": len(made)},
-             f"wrote {len(made)} instances to {Path(args.out)}/")
+            write_json(Path(folder) / f"{instance.name}.json", instance.to_json())
+        emit(args, {"family": args.family, "out": folder, "instances": len(made)},
+             f"wrote {len(made)} instances to {Path(folder)}/")
         return 0
+    if args.dir is not None:
+        require(args.out is None, "--dir", "give either --out FILE or --dir FOLDER")
+        require(not _is(Path.is_file, args.dir, "--dir"), "--dir", f"{args.dir} is a file, not a folder")
+        args.out = str(Path(args.dir) / f"{made.name}.json")
     _writable(args.out)
     obj = made.to_json()
     if args.out:
@@ -158,14 +187,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     family, instance = _load(args.instance)
     setup = _setup(args, family, instance)
     instance = setup.instance
-    simulator = setup.simulator(family.heuristic(args.heuristic).simulator)
+    heuristic = family.heuristic(args.heuristic)
+    simulator = setup.simulator(heuristic.simulator)
     if args.samples is not None:
         check_fields(simulator, ["samples"], family.name)
         simulator = with_fields(simulator, {"samples": check_int(args.samples, "--samples", 2, MAX_SAMPLES)},
                                 family.name)
     simulator = _with_cap(family, simulator, args.cap)
     _writable(args.out)
-    out = family.simulate(instance, args.heuristic, seed=args.seed, simulator=simulator)
+    out = family.simulate(instance, heuristic, seed=args.seed, simulator=simulator)
     metrics = ", ".join(f"{k} {_fmt(v)}" for k, v in out["metrics"].items())
     # The metrics and the solution's parts at the top level too (issue 15: {"heuristic", "makespan",
     # "failed", "iterations", "schedule"}); `verify` checks them against the solution.
@@ -173,7 +203,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
               **{k: v for k, v in out["solution"].items() if k != "problem"}}
     if args.out:
         write_json(args.out, result)
-    emit(args, result, f"{instance.name}: {args.heuristic} ({out['problem']}, seed {args.seed}): {metrics}")
+    emit(args, result, f"{instance.name}: {heuristic.name} ({out['problem']}, seed {args.seed}): {metrics}")
     return 0
 
 
@@ -192,11 +222,15 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     family, instance = _load(args.instance)
     setup = _setup(args, family, instance)
     instance = setup.instance
-    names = args.heuristics.split(",") if args.heuristics else None
-    simulators = {name: _with_cap(family, setup.simulator(h.simulator), args.cap)
-                  for name, h in family.heuristics.items()}
-    report = evaluate(family, instance, names, method=args.method, time_limit=args.time_limit, seed=args.seed,
-                      simulators=simulators, budget=args.budget)
+    names = [(n, "--heuristic") for n in args.heuristic or []]
+    if args.heuristics is not None:
+        deprecated("--heuristics A,B", "--heuristic A --heuristic B")
+        names += [(n.strip(), "--heuristics") for n in args.heuristics.split(",")]
+    chosen = [family.heuristic(n, where) for n, where in names] if names else None
+    simulators = {h.name: _with_cap(family, setup.simulator(h.simulator), args.cap)
+                  for h in (chosen or family.heuristics.values())}
+    report = evaluate(family, instance, chosen, method=args.method, time_limit=args.time_limit,
+                      seed=args.seed, simulators=simulators, budget=args.budget)
     if report["optimum"] is not None:
         head = f"optimum {_fmt(report['optimum'])}"
     else:
@@ -226,11 +260,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     family, instance = _load(args.instance)
     require(args.format in family.exports, "FORMAT",
             f"the {family.name} family exports {sorted(family.exports) or 'nothing'}, not {args.format!r}")
-    require(not _is(Path.is_file, args.out), "--out", f"{args.out} is a file; export writes a folder")
-    paths = family.exports[args.format](instance, Path(args.out))
-    emit(args, {"family": family.name, "instance": instance.name, "format": args.format, "out": args.out,
+    folder = _folder(args)
+    require(folder is not None, "--dir", "export writes a folder: give --dir FOLDER")
+    require(not _is(Path.is_file, folder, "--dir"), "--dir", f"{folder} is a file; export writes a folder")
+    paths = family.exports[args.format](instance, Path(folder))
+    emit(args, {"family": family.name, "instance": instance.name, "format": args.format, "out": folder,
                 "files": [str(p) for p in paths]},
-         f"wrote {len(paths)} files to {Path(args.out)}/ ({args.format})")
+         f"wrote {len(paths)} files to {Path(folder)}/ ({args.format})")
     return 0
 
 
@@ -250,6 +286,14 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_list(args: argparse.Namespace) -> int:
+    from .listing import listing, to_text
+
+    listed = listing(args.family)
+    emit(args, listed, to_text(listed))
+    return 0
+
+
 def cmd_compile(args: argparse.Namespace) -> int:
     from .compile import compile_all
 
@@ -262,19 +306,30 @@ def cmd_compile(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    summary = run_demo(Path(args.out), full=args.full, quiet=args.json, seed=args.seed)
+    folder = _folder(args) or "volsched-demo"
+    summary = run_demo(Path(folder), full=args.full, quiet=args.json, seed=args.seed)
     emit(args, summary, summary["text"])
     return 0
 
 
 @contextlib.contextmanager
 def _damaged_store(path: str):
-    """SQLite's errors on a damaged store file (a malformed page, text that is not UTF-8) are bad input."""
+    """SQLite's errors on a damaged store file (a malformed page, text that is not UTF-8) are bad input.
+
+    A file of another kind (an instance, a TOML sweep file, an image) is named with the command that
+    reads it. ``path`` is one path, or several joined by ``", "``.
+    """
     import sqlite3
+
+    from volsched.instances.io import file_kind
 
     try:
         yield
     except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        for one in [path] if _is(Path.exists, path, "STORE") else path.split(", "):
+            kind = file_kind(one)
+            if kind is not None and not kind.what.startswith("an SQLite"):
+                raise kind.error(one, "a results store") from None
         raise InputError(f"{path}: not a readable volsched store ({exc})") from None
 
 
@@ -378,7 +433,7 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
-    parser = _Parser(prog="volsched", description=__doc__.splitlines()[0],
+    parser = _Parser(prog="volsched", description=__doc__.split("\n\nExit codes")[0],
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"volsched {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -386,10 +441,13 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
     gen = sub.add_parser("generate", help="generate a seeded instance")
     fam = gen.add_subparsers(dest="family", required=True, metavar="FAMILY")
     for name in FAMILIES:
-        p = fam.add_parser(name, parents=[common], help=f"a {name} instance")
+        p = fam.add_parser(name, parents=[common], help=f"a {name} instance",
+                           description=f"Generate a seeded {name} instance (or, with a preset that makes "
+                           f"many, a folder of them). `volsched list {name}` lists the generators.")
         if generates(name):
             FAMILIES[name].add_generate_arguments(p)
-        p.add_argument("--out", help="write the instance here (default: print it)")
+        p.add_argument("--out", help="write the instance to this file (default: print it)")
+        p.add_argument("--dir", help="write the instance(s) into this folder, one NAME.json each")
     gen.set_defaults(func=cmd_generate)
 
     p = sub.add_parser("solve", parents=[common], help="solve an instance exactly")
@@ -405,7 +463,7 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", parents=[common], help="run one heuristic on an instance")
     p.add_argument("instance")
-    p.add_argument("--heuristic", required=True)
+    p.add_argument("--heuristic", required=True, help=_HEURISTIC_HELP)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--samples", type=int, help="Monte-Carlo samples, for simulators that sample "
                                                 "(checkpoint: default 100000)")
@@ -418,7 +476,11 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", parents=[common],
                        help="score heuristics against the optimum on the same instance")
     p.add_argument("instance")
-    p.add_argument("--heuristics", help="comma-separated (default: all)")
+    p.add_argument("--heuristic", action="append", metavar="HEURISTIC",
+                   help="a heuristic to score; repeat for several (default: every built-in one). "
+                   + _HEURISTIC_HELP)
+    p.add_argument("--heuristics", metavar="A,B",
+                   help="deprecated: comma-separated names; use --heuristic, repeated")
     p.add_argument("--method", help="exact method of each problem involved (default: each one's first)")
     p.add_argument("--budget", type=float, help=_BUDGET_HELP)
     p.add_argument("--time-limit", type=float, help=_TIME_LIMIT_HELP)
@@ -432,7 +494,8 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
     p = sub.add_parser("export", parents=[common], help=f"write an instance for another tool ({formats})")
     p.add_argument("format", metavar="FORMAT", help="e.g. simgrid (a platform and its profiles)")
     p.add_argument("instance")
-    p.add_argument("--out", required=True, help="the folder to write (created if missing)")
+    p.add_argument("--dir", help="the folder to write (created if missing)")
+    p.add_argument("--out", help="deprecated spelling of --dir")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("verify", parents=[common], help="check a solution against an instance")
@@ -493,12 +556,56 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("demo", parents=[common], help="end-to-end demonstration")
-    p.add_argument("--out", default="volsched-demo", help="output folder (default ./volsched-demo)")
+    p.add_argument("--dir", help="output folder (default ./volsched-demo)")
+    p.add_argument("--out", help="deprecated spelling of --dir")
     p.add_argument("--full", action="store_true",
                    help="reproduce the checkpoint paper's Figures 1-3 at full size (hours on 2 cores)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bag-of-tasks runs (default 0)")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("list", parents=[common],
+                       help="what each family offers: problems, methods, heuristics, presets, generators")
+    p.add_argument("family", nargs="?", metavar="FAMILY", choices=list(FAMILIES),
+                   help=f"one family ({', '.join(FAMILIES)}; default: all)")
+    p.set_defaults(func=cmd_list)
+
+    helps = {a.dest: a.help for a in sub._choices_actions}
+    for name, command in sub.choices.items():
+        if command.description is None:
+            text = _DESCRIPTIONS.get(name) or (helps.get(name) or name).capitalize() + "."
+            command.description = text
     return parser
+
+
+_HEURISTIC_HELP = ("A built-in name, in any case (`volsched list FAMILY` lists them), or a policy class of "
+                   "your own by import path: file.py:Class (relative to the working directory) or "
+                   "package.module:Class (see volsched.heuristics.FAMILY.protocol).")
+
+#: Each command's ``--help`` description (the first line says what it does).
+_DESCRIPTIONS = {
+    "generate": "Generate a seeded instance of a family, from its generators' options.",
+    "solve": "Solve an instance exactly: the optimum of its problem, proven or with a bound, verified by an "
+             "independent verifier. `volsched list FAMILY` lists the problems and methods (default first).",
+    "simulate": "Run one heuristic on an instance: its verified value and metrics. The heuristic is a "
+                "built-in name (`volsched list FAMILY`) or your own policy class: "
+                "--heuristic mine.py:MyPolicy.",
+    "evaluate": "Score heuristics against the exact optimum on the same instance and realization: each one's "
+                "value and ratio (an interval when the optimum is not proven).",
+    "export": "Write an instance in another tool's format (prescient: a SimGrid platform and its profiles).",
+    "verify": "Check a solution (a solve or simulate result, or a solution object) against an instance, "
+              "with the family's independent verifier.",
+    "sweep": "Run a resumable sweep of (instance, method) tasks into an SQLite store, on local workers or a "
+             "Dask cluster. `volsched list` names the presets.",
+    "report": "Tables and plots of one or several results stores: ratios to the optimum, per family and "
+              "paper.",
+    "hunt": "Search for the instances where a heuristic's proven ratio to the optimum is worst, or where the "
+            "exact method works hardest.",
+    "compile": "Compile every numba kernel ahead of time (CI images, cluster workers), so that no run pays "
+               "for it.",
+    "demo": "An end-to-end demonstration: every family generated, solved, simulated and reported.",
+    "list": "List what each family offers: its problems, exact methods (default first), heuristics with "
+            "the problem each is scored against, sweep presets, generators and platforms.",
+}
 
 
 #: What ``str.splitlines`` breaks a line at: a message echoing a user's text (a path, a value) escapes them.
@@ -520,10 +627,16 @@ def console() -> int:
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     parser = build_parser(given)
+    _WARNINGS.clear()
     try:
         args = parser.parse_args(argv)
-        return args.func(args)
+        code = args.func(args)
+        for line in _WARNINGS:
+            print(line, file=sys.stderr)
+        return code
     except InputError as exc:
+        if os.environ.get("VOLSCHED_DEBUG") and exc.__cause__ is not None:  # a user's heuristic raised
+            traceback.print_exception(exc.__cause__)
         print(f"volsched: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

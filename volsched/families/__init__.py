@@ -65,6 +65,8 @@ class Option:
         For options whose one value is a list (e.g. a ``[low, high]`` pair).
     flag : bool
         A boolean switch (``--transpose``) on the command line.
+    choices : tuple, optional
+        The values it takes, when they are a list (prescient's platforms): ``volsched list`` shows them.
     """
 
     name: str
@@ -74,6 +76,7 @@ class Option:
     cli_type: Callable[[str], Any] = str
     nargs: int | None = None
     flag: bool = False
+    choices: tuple = ()
 
     @property
     def cli(self) -> str:

@@ -87,7 +87,7 @@ PLATFORM = GeneratorSpec(
     name="platform",
     help="a synthetic desktop grid modelled on the paper's platforms (Sections 3.1, 3.2, 6.2)",
     options=(
-        Option("platform", check_platform, "sdsc", f"one of {', '.join(PLATFORMS)}"),
+        Option("platform", check_platform, "sdsc", f"one of {', '.join(PLATFORMS)}", choices=PLATFORMS),
         Option("hosts", lambda v, k: check_int(v, k, 1, 100_000), 200, "number of hosts N", int),
         TASKS,
         MINUTES,
