@@ -32,7 +32,9 @@ from typing import Any
 import numpy as np
 
 from volsched.experiments.store import Store
+from volsched.families import FAMILIES
 from volsched.instances.errors import InputError
+from volsched.markdown import markdown_table
 from volsched.ratios import (
     TRIAL_KEYS,
     casanova_metrics,
@@ -297,8 +299,6 @@ def on_metric(rows: list[dict], metric: str | None) -> list[dict]:
     InputError
         No problem of the store declares ``metric``.
     """
-    from ..families import FAMILIES
-
     if metric is None:
         out = []
         for r in rows:
@@ -433,12 +433,6 @@ def _interval(r: dict) -> str:
     return f"[{_fmt(r['unproven_ratio_lo_mean'], '.3f')}, {_fmt(r['unproven_ratio_hi_mean'], '.3f')}]"
 
 
-def markdown_table(header: list[str], lines: list[list[str]]) -> list[str]:
-    """A markdown table's lines: ``header``, the separator, one line per row of cells (strings)."""
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return out + ["| " + " | ".join(line) + " |" for line in lines]
-
-
 def _heuristic_cells() -> dict[str, tuple[str, Callable[[dict], str]]]:
     """Every column the heuristic table can show: ``{name: (header, cell of a summary row)}``."""
     ratio = {
@@ -529,8 +523,6 @@ def table_columns(given: str | Sequence[str] | None, option: str = "--columns") 
 
 def _paper_problem(family: str) -> str | None:
     """The problem the family's paper reference is scored against (``None``: no paper, or not loaded)."""
-    from ..families import FAMILIES
-
     paper = PAPER_REFERENCES.get(family)
     if paper is None or family not in FAMILIES:
         return None
@@ -678,8 +670,6 @@ def build_report(
     ...     build_report(store)["papers"]
     {}
     """
-    from ..families import FAMILIES
-
     summary = summarize(store, reference=reference, metric=metric)
     rows = store.rows()
     parts = {}

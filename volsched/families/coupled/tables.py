@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from volsched.experiments.report import markdown_table
+from volsched.markdown import markdown_table
 from volsched.ratios import best_bound, casanova_metrics, ratio, references
 
 REFERENCE = "IE"
