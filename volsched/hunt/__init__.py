@@ -115,7 +115,7 @@ def hunt(
     scorer = Scorer(family, space, heuristic, objective, problem, method, solve_budget)
     if objective == "work":
         chosen = family.problems[scorer.problem]
-        named = method or chosen.default_method
+        named = scorer.method or chosen.default_method
         require(named in chosen.methods, "--method", f"{scorer.problem} has methods {list(chosen.methods)}")
         require(
             named in chosen.budgets,
@@ -143,7 +143,7 @@ def hunt(
         "heuristic": heuristic,
         "objective": objective,
         "problem": scorer.problem,
-        "method": method,
+        "method": scorer.method,
         "strategy": strategy,
         "seed": seed,
         "budget": budget,
@@ -224,6 +224,7 @@ def write_archive(out: Path, family, scorer: Scorer, best: list, summary: dict) 
             write_json(run_path, run_obj)
             row["run"] = str(run_path)
         budget = "" if scorer.solve_budget is None else f" --budget {scorer.solve_budget:g}"
+        budget += "" if scorer.method is None else f" --method {scorer.method}"
         row["evaluate_command"] = f"volsched evaluate {path}{budget}" + (
             f" --heuristics {scorer.heuristic}" if scorer.heuristic else ""
         )

@@ -17,9 +17,10 @@ restarts share draws, and a candidate met twice is scored once.
 
 **Strategies.**
 
-* ``hunt``: random restarts (the first tenth of the budget, and later a replacement for an
-  individual that stopped improving), then a population of hill climbers (a steady-state
-  evolutionary loop: a binary tournament picks the parent, a family-aware mutation
+* ``hunt``: random restarts (the first tenth of the budget, a tenth of the later candidates, and a
+  replacement for an individual that stopped improving), then a population of hill climbers (a steady-state
+  evolutionary loop: the parent is the population's best half of the time, else a binary
+  tournament's winner; a family-aware mutation
   (:mod:`.spaces`) makes the child, which replaces its parent when at least as bad for the
   heuristic (plateaus are crossed), else the population's best-for-the-heuristic worst member
   when it beats it);
@@ -48,7 +49,13 @@ OBJECTIVES = ("ratio", "work")
 STRATEGIES = ("hunt", "random", "blackbox")
 #: Share of the hunt's budget spent on random restarts before the population starts.
 RESTART_SHARE = 0.1
+#: Share of the later candidates that are random restarts too: ratio landscapes can be heavy-tailed
+#: (coupled: a few random realizations are 10 times worse than most), where sampling keeps finding
+#: what local moves around the first restarts miss.
+RESTART_RATE = 0.1
 POPULATION = 8
+#: Share of the children bred from the population's best member (the others: a binary tournament).
+ELITE_RATE = 0.5
 #: Candidates an individual may go without improving before a random restart replaces it.
 PATIENCE = 40
 #: Threshold acceptance: a child may be worse than its parent by this much at the start, by nothing
@@ -61,6 +68,12 @@ FAST_SIMULATOR = {"slack": {"disturbance": "none"}, "checkpoint": {"samples": 2}
 #: Default deterministic work budget of each exact solve, by family (``None``: the method has no
 #: unit and runs to the end).
 SOLVE_BUDGET = {"slack": 2.0, "coupled": 100_000.0, "prescient": 2.0, "checkpoint": None}
+#: Default exact method of a hunt, where it is not the problem's own default. coupled ``full``: the
+#: default for a short stored horizon is ``cpsat``, whose time-indexed model reads the stored slots
+#: only and finds nothing when the heuristics' runs go beyond them; ``greedy`` reads the realization
+#: as far as it needs, under a budget of compiled calls, and proves its schedule optimal when its
+#: bound meets it (otherwise the score is the ratio interval's lower end).
+HUNT_METHOD = {"coupled": {"full": "greedy"}}
 
 
 class _Stop(Exception):
@@ -91,7 +104,7 @@ class Scorer:
         solve_budget: float | None,
     ):
         self.family, self.space, self.heuristic, self.objective = family, space, heuristic, objective
-        self.method, self.solve_budget = method, solve_budget
+        self.solve_budget = solve_budget
         if objective == "ratio":
             self.problem = family.heuristic(heuristic).problem
             require(
@@ -104,6 +117,7 @@ class Scorer:
             self.simulators = {heuristic: dataclasses.replace(sim, **fast) if fast else sim}
         else:
             self.problem = family.problem(problem).name
+        self.method = method or HUNT_METHOD.get(family.name, {}).get(self.problem)
         self.invalid = 0
 
     def instance(self, cand: Candidate, name: str):
@@ -181,8 +195,8 @@ class Hunt:
         return hit
 
     def best(self, k: int = 1) -> list[Scored]:
-        """The ``k`` best distinct candidates, the earliest first among equals."""
-        valid = [s for s in self.seen.values() if s.score is not None]
+        """The ``k`` best distinct candidates of this run, the earliest first among equals."""
+        valid = [s for s in {id(s): s for s in self.order}.values() if s.score is not None]
         return sorted(valid, key=lambda s: (-s.score, s.index))[:k]
 
     def progress(self) -> list[float | None]:
@@ -219,8 +233,18 @@ def run_hunt(h: Hunt) -> None:
         pop = list({id(s): s for s in pop}.values())[:POPULATION]
         age = [0] * len(pop)
         while True:
-            a, b = rng.integers(len(pop), size=2)
-            i = int(a) if _val(pop[a]) >= _val(pop[b]) else int(b)
+            if rng.random() < RESTART_RATE:
+                c = h.score(h.random_candidate(next_random))
+                next_random += 1
+                worst = min(range(len(pop)), key=lambda j: _val(pop[j]))
+                if _val(c) > _val(pop[worst]):
+                    pop[worst], age[worst] = c, 0
+                continue
+            if rng.random() < ELITE_RATE:
+                i = max(range(len(pop)), key=lambda j: _val(pop[j]))
+            else:
+                a, b = rng.integers(len(pop), size=2)
+                i = int(a) if _val(pop[a]) >= _val(pop[b]) else int(b)
             child = h.space.mutate(pop[i].cand, rng)
             for _ in range(10):
                 if key_of(child) not in h.seen:

@@ -140,4 +140,178 @@ class CheckpointSpace(Space):
         c[int(rng.integers(len(c)))] = self.bounds["c_max"] if rng.random() < 0.5 else 1
 
 
-SPACES: dict[str, type[Space]] = {s.family: s for s in (SlackSpace, CheckpointSpace)}
+class CoupledSpace(Space):
+    """Section VII-A's setting, shrunk: ``processors`` workers with 3-state chains, ``mu = inf``.
+
+    A candidate holds each processor's chain (``stay``: ``P_xx``; ``split``: the share of
+    ``1 - P_xx`` that goes to the first other state), its speed ``w_q``, ``T_prog`` and ``T_data``,
+    and the realization over ``slots`` slots; beyond them the chains continue from a fixed seed
+    (:meth:`CoupledInstance.realization`). A random candidate's realization is drawn from its
+    chains, as the paper's are; mutations then edit the strings, the chains or both.
+    """
+
+    family = "coupled"
+    BOUNDS = (
+        Bound("processors", 6, 1, 200, "p, processors"),
+        Bound("slots", 60, 1, 10_000, "H, stored slots of the realization"),
+        Bound("tasks", 3, 1, 200, "m, tasks per iteration"),
+        Bound("iterations", 1, 1, 100, "K, iterations"),
+        Bound("n_com", 2, 1, 200, "n_com, simultaneous master communications"),
+        Bound("w_max", 3, 1, 1000, "w_q in 1..w_max"),
+        Bound("t_max", 2, 0, 1000, "T_prog and T_data in 0..t_max"),
+        Bound("stay_min", 0.5, 0.0, 1.0, "P_xx in [stay_min, 0.99]"),
+    )
+
+    def validate(self) -> None:
+        b = self.bounds
+        require(b["tasks"] <= b["processors"] * 1000, "--bound tasks", "too many tasks")
+
+    def fields(self) -> tuple[Field, ...]:
+        b, p = self.bounds, self.bounds["processors"]
+        return (
+            Field("availability", (p, b["slots"]), 0, 2),
+            Field("stay", (p, 3), b["stay_min"], 0.99, integer=False),
+            Field("split", (p, 3), 0.0, 1.0, integer=False),
+            Field("w", (p,), 1, b["w_max"]),
+            Field("T", (2,), 0, b["t_max"]),
+        )
+
+    def chains(self, cand: Candidate) -> np.ndarray:
+        stay, split = cand["stay"], cand["split"]
+        trans = np.zeros((len(stay), 3, 3))
+        for x in range(3):
+            y, z = (x + 1) % 3, (x + 2) % 3
+            trans[:, x, x] = stay[:, x]
+            trans[:, x, y] = (1.0 - stay[:, x]) * split[:, x]
+            trans[:, x, z] = 1.0 - stay[:, x] - trans[:, x, y]
+        return np.clip(trans, 0.0, 1.0)
+
+    def random(self, rng: np.random.Generator) -> Candidate:
+        from volsched.instances.coupled import markov_realization
+
+        cand = super().random(rng)
+        cand["availability"] = markov_realization(rng, self.chains(cand), self.bounds["slots"]).astype(
+            np.int64
+        )
+        return cand
+
+    def build(self, cand: Candidate, name: str):
+        from volsched.instances.coupled import CoupledInstance
+
+        b = self.bounds
+        trans = self.chains(cand)
+        trans /= trans.sum(axis=2, keepdims=True)  # rows exactly stochastic after rounding
+        return CoupledInstance(
+            availability=np.asarray(cand["availability"], np.int8),
+            w=[int(v) for v in cand["w"]],
+            mu=[None] * b["processors"],
+            m=b["tasks"],
+            n_com=b["n_com"],
+            T_prog=int(cand["T"][0]),
+            T_data=int(cand["T"][1]),
+            K=b["iterations"],
+            transitions=trans,
+            continuation_seed=0,
+            name=name,
+            params={"preset": "hunt", **b},
+        )
+
+    def extra_moves(self):
+        return [self._segment, self._segment, self._redraw]
+
+    def _segment(self, cand: Candidate, rng: np.random.Generator) -> None:
+        """A run of slots of one processor set to one state: availability changes in blocks."""
+        a = cand["availability"]
+        q, t = int(rng.integers(a.shape[0])), int(rng.integers(a.shape[1]))
+        length = int(rng.integers(1, max(2, a.shape[1] // 4)))
+        a[q, t : t + length] = int(rng.integers(3))
+
+    def _redraw(self, cand: Candidate, rng: np.random.Generator) -> None:
+        """One processor's chain perturbed and its string redrawn from it."""
+        from volsched.instances.coupled import markov_realization
+
+        q = int(rng.integers(cand["w"].shape[0]))
+        cand["stay"][q] = np.clip(cand["stay"][q] + rng.normal(0, 0.05, 3), self.bounds["stay_min"], 0.99)
+        row = markov_realization(rng, self.chains(cand)[q : q + 1], cand["availability"].shape[1])
+        cand["availability"][q] = row[0]
+
+
+class PrescientSpace(Space):
+    """``hosts`` desktop hosts with their clock rates and traces of ``segments`` up/down segments.
+
+    Host ``h``'s trace alternates up and down periods from time 0 (``up[h, k]``, ``down[h, k]``
+    seconds); after its last one it stays up until the horizon, far beyond any schedule, so every
+    schedule ends. ``tasks`` identical tasks of ``task_minutes`` (the paper's 15 on a dedicated
+    1.5 GHz host). With ``history`` the trace repeats over a previous day (the window that the
+    history-based policies read, Section 3.4): the application starts on the second copy.
+    """
+
+    family = "prescient"
+    BOUNDS = (
+        Bound("hosts", 6, 1, 1000, "N, hosts"),
+        Bound("tasks", 10, 1, 10_000, "T, identical tasks"),
+        Bound("segments", 6, 1, 1000, "up/down periods per host before it stays up"),
+        Bound("clock_min", 500.0, 1.0, 1e5, "clock rates in MHz, lower end"),
+        Bound("clock_max", 3000.0, 1.0, 1e5, "clock rates in MHz, upper end"),
+        Bound("up_max", 3600.0, 1.0, 1e7, "up periods in 1..up_max seconds"),
+        Bound("down_max", 3600.0, 1.0, 1e7, "down periods in 1..down_max seconds"),
+        Bound("task_minutes", 15.0, 0.01, 1e4, "task size in minutes on a dedicated 1.5 GHz host"),
+        Bound("history", 0, 0, 1, "1: the trace repeats over a previous window the history policies read"),
+    )
+
+    def validate(self) -> None:
+        b = self.bounds
+        require(b["clock_min"] <= b["clock_max"], "--bound clock_min", "exceeds clock_max")
+
+    def fields(self) -> tuple[Field, ...]:
+        b, shape = self.bounds, (self.bounds["hosts"], self.bounds["segments"])
+        return (
+            Field("clock", (b["hosts"],), b["clock_min"], b["clock_max"], integer=False, log=True),
+            Field("up", shape, 1, int(b["up_max"])),
+            Field("down", shape, 1, int(b["down_max"])),
+        )
+
+    def build(self, cand: Candidate, name: str):
+        from volsched.instances.prescient import PrescientInstance
+
+        b = self.bounds
+        ends = np.cumsum(cand["up"] + cand["down"], axis=1)
+        span = float(ends[:, -1].max())
+        day = span + 1.0
+        horizon = 2 * day + 10 * 86_400.0 if b["history"] else day + 10 * 86_400.0
+        up = []
+        for h in range(b["hosts"]):
+            starts = np.concatenate([[0.0], ends[h, :-1]])
+            pairs = [(float(s), float(s + u)) for s, u in zip(starts, cand["up"][h], strict=True)]
+            tail = float(ends[h, -1])
+            if b["history"]:
+                # The previous window, then the same trace again from the application's start.
+                pairs = pairs + [(day + s0, day + e0) for s0, e0 in pairs]
+                tail = day + tail
+            up.append([*pairs, (tail, horizon)])
+        return PrescientInstance.build(
+            [float(c) for c in cand["clock"]],
+            up,
+            tasks=b["tasks"],
+            task_minutes=b["task_minutes"],
+            start=day if b["history"] else 0.0,
+            history=(0.0, day) if b["history"] else None,
+            horizon=horizon,
+            name=name,
+            params={"preset": "hunt", **b},
+        )
+
+    def extra_moves(self):
+        return [self._host_swap]
+
+    def _host_swap(self, cand: Candidate, rng: np.random.Generator) -> None:
+        """Two hosts exchange clock rates: the fast host gets the other's trace."""
+        c = cand["clock"]
+        if len(c) > 1:
+            i, j = rng.choice(len(c), 2, replace=False)
+            c[i], c[j] = c[j], c[i]
+
+
+SPACES: dict[str, type[Space]] = {
+    s.family: s for s in (SlackSpace, CheckpointSpace, CoupledSpace, PrescientSpace)
+}
