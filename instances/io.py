@@ -41,7 +41,7 @@ def check_envelope(obj: Any) -> dict:
     with the command that reads it (:func:`json_kind`).
     """
     kind = json_kind(obj)
-    if kind is not None and kind.what != "instance":
+    if kind is not None and obj.get("format") != FORMAT:
         raise InputError(f"{kind.what}, not an instance; {kind.reader}")
     require(isinstance(obj, dict), "instance", "must be a JSON object")
     require(obj.get("format") == FORMAT, "format", f"must be {FORMAT!r}, got {obj.get('format')!r}")
@@ -116,7 +116,9 @@ def json_kind(obj: Any) -> FileKind | None:
     if not isinstance(obj, dict):
         return None
     if obj.get("format") == FORMAT:
-        return FileKind("instance", "`volsched solve FILE`, `simulate FILE` and `evaluate FILE` read it")
+        family = obj.get("family")
+        return FileKind(f"a {family if isinstance(family, str) else 'volsched'} instance",
+                        "`volsched solve FILE`, `simulate FILE` and `evaluate FILE` read it")
     if "format" in obj:
         return None
     if {"policies", "optima"} <= obj.keys():

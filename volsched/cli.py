@@ -323,13 +323,19 @@ def _damaged_store(path: str):
 
     from volsched.instances.io import file_kind
 
-    try:
-        yield
-    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+    def other_kind() -> None:
         for one in [path] if _is(Path.exists, path, "STORE") else path.split(", "):
             kind = file_kind(one)
             if kind is not None and not kind.what.startswith("an SQLite"):
                 raise kind.error(one, "a results store") from None
+
+    try:
+        yield
+    except InputError:
+        other_kind()
+        raise
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        other_kind()
         raise InputError(f"{path}: not a readable volsched store ({exc})") from None
 
 

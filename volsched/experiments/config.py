@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import io
 import itertools
+import json
 import math
 import tomllib
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from volsched.instances.errors import InputError, is_int, require
-from volsched.instances.io import read_text
+from volsched.instances.io import json_kind, read_text
 from volsched.solvers.problem import check_budget, check_time_limit
 
 from ..families import FAMILIES, Family
@@ -265,5 +266,11 @@ def read_config(path: str | Path) -> list[Sweep]:
     try:
         obj = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        try:
+            kind = json_kind(json.loads(text))
+        except (ValueError, RecursionError):
+            kind = None
+        if kind is not None:  # an instance or a result given as the sweep file
+            raise kind.error(path, "a sweep configuration (TOML)") from None
         raise InputError(f"{path}: not valid TOML ({exc})") from None
     return parse_config(obj, path.name, str(path.resolve().parent))
