@@ -160,3 +160,15 @@ def test_the_user_s_numba_cache_dir_wins(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "access", lambda path, mode: False)
     volsched._numba_cache_dir()
     assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "mine")
+
+
+def test_the_readme_names_the_budget_unit_of_every_budgeted_method():
+    """The README's budget table is the users' reference of units: every (problem, method) that the
+    registry gives a budget appears in it, with the method's name in a row."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    start = readme.index("| method | budget unit |")
+    rows = readme[start:readme.index("\n\n", start)].splitlines()
+    missing = [(family, problem, method) for family in FAMILIES
+               for problem, spec in FAMILIES[family].problems.items() for method in spec.budgets
+               if not any(f"`{method}`" in row or f"--method {method}`" in row for row in rows)]
+    assert not missing
