@@ -507,10 +507,8 @@ class Store:
                 f"DELETE FROM {table} WHERE key NOT IN (SELECT key FROM sweep_tasks WHERE sweep = ?)",
                 (label,),
             )
-        self.db.execute("DELETE FROM sweep_tasks WHERE key NOT IN (SELECT key FROM planned)")
-        self.db.execute(
-            "DELETE FROM sweeps WHERE label NOT IN (SELECT sweep FROM sweep_tasks) AND label != ?", (label,)
-        )
+        self.db.execute("DELETE FROM sweep_tasks WHERE sweep != ?", (label,))
+        self.db.execute("DELETE FROM sweeps WHERE label != ?", (label,))
         self.db.execute("COMMIT")
 
     def close(self) -> None:
