@@ -530,7 +530,8 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
                                                   "with pyarrow)")
     p.add_argument("--csv", metavar="DIR", help="also write CSV tables here")
     p.add_argument("--plot", metavar="DIR", help="also write PNG plots here")
-    p.add_argument("--reference", help="reference heuristic of the relative metrics")
+    p.add_argument("--reference", help="reference heuristic of %%diff for the problem it is scored against "
+                                       "(default: the paper's: IE, FCFS, daly, gaps)")
     p.add_argument("--metric", help="a declared metric of the problems (default: each one's objective); "
                                     "the ratio to the optimum exists for the objective only")
     p.add_argument("--param", help="generator parameter for the metric-vs-parameter plot")
