@@ -46,8 +46,11 @@ def check_envelope(obj: Any) -> dict:
     require(isinstance(obj, dict), "instance", "must be a JSON object")
     require(obj.get("format") == FORMAT, "format", f"must be {FORMAT!r}, got {obj.get('format')!r}")
     version = obj.get("version")
-    require(version in READABLE_VERSIONS and not isinstance(version, bool), "version",
-            f"must be one of {list(READABLE_VERSIONS)}, got {version!r}")
+    require(
+        version in READABLE_VERSIONS and not isinstance(version, bool),
+        "version",
+        f"must be one of {list(READABLE_VERSIONS)}, got {version!r}",
+    )
     require(isinstance(obj.get("family"), str), "family", "must be a string")
     require(isinstance(obj.get("name", ""), str), "name", "must be a string")
     require(isinstance(obj.get("params", {}), dict), "params", "must be an object")
@@ -117,8 +120,10 @@ def json_kind(obj: Any) -> FileKind | None:
         return None
     if obj.get("format") == FORMAT:
         family = obj.get("family")
-        return FileKind(f"a {family if isinstance(family, str) else 'volsched'} instance",
-                        "`volsched solve FILE`, `simulate FILE` and `evaluate FILE` read it")
+        return FileKind(
+            f"a {family if isinstance(family, str) else 'volsched'} instance",
+            "`volsched solve FILE`, `simulate FILE` and `evaluate FILE` read it",
+        )
     if "format" in obj:
         return None
     if {"policies", "optima"} <= obj.keys():

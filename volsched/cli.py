@@ -106,12 +106,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if isinstance(made, list):
         folder = _folder(args) if args.out is None or not _is(Path.is_file, args.out) else args.out
         require(folder is not None, "--dir", "this preset makes many instances: give a folder")
-        require(not _is(Path.is_file, folder, "--dir"), "--dir", f"{folder} is a file; this preset needs a "
-                "folder")
+        require(
+            not _is(Path.is_file, folder, "--dir"), "--dir", f"{folder} is a file; this preset needs a folder"
+        )
         for instance in made:
             write_json(Path(folder) / f"{instance.name}.json", instance.to_json())
-        emit(args, {"family": args.family, "out": folder, "instances": len(made)},
-             f"wrote {len(made)} instances to {Path(folder)}/")
+        emit(
+            args,
+            {"family": args.family, "out": folder, "instances": len(made)},
+            f"wrote {len(made)} instances to {Path(folder)}/",
+        )
         return 0
     if args.dir is not None:
         require(args.out is None, "--dir", "give either --out FILE or --dir FOLDER")
@@ -121,9 +125,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
     obj = made.to_json()
     if args.out:
         write_json(args.out, obj)
-    emit(args, {"instance": made.name, "family": args.family, "out": args.out,
-                "params": obj["params"]} if args.out else obj,
-         f"wrote {args.out} ({made.name})" if args.out else json.dumps(obj, indent=1))
+    emit(
+        args,
+        {"instance": made.name, "family": args.family, "out": args.out, "params": obj["params"]}
+        if args.out
+        else obj,
+        f"wrote {args.out} ({made.name})" if args.out else json.dumps(obj, indent=1),
+    )
     return 0
 
 
@@ -137,17 +145,26 @@ def cmd_solve(args: argparse.Namespace) -> int:
     _writable(args.out)
     family, instance = _load(args.instance)
     setup = _setup(args, family, instance, args.problem)
-    result = family.solve(setup.instance, problem=setup.problem, method=args.method,
-                          time_limit=args.time_limit, seed=args.seed, budget=args.budget)
+    result = family.solve(
+        setup.instance,
+        problem=setup.problem,
+        method=args.method,
+        time_limit=args.time_limit,
+        seed=args.seed,
+        budget=args.budget,
+    )
     obj = result.to_dict()
     if args.out:
         write_json(args.out, obj)
-    emit(args, obj,
-         f"{result.instance}: {result.status.value} objective {_fmt(result.objective)} "
-         f"(bound {_fmt(result.bound)}, gap {_fmt(result.gap)}) by {result.method} "
-         f"in {result.runtime_s:.3f} s, verified={result.verified}"
-         f"{'' if result.stopped is None else f', stopped by the {result.stopped}'}\n"
-         f"solution: {_brief(result.solution)}")
+    emit(
+        args,
+        obj,
+        f"{result.instance}: {result.status.value} objective {_fmt(result.objective)} "
+        f"(bound {_fmt(result.bound)}, gap {_fmt(result.gap)}) by {result.method} "
+        f"in {result.runtime_s:.3f} s, verified={result.verified}"
+        f"{'' if result.stopped is None else f', stopped by the {result.stopped}'}\n"
+        f"solution: {_brief(result.solution)}",
+    )
     return 0
 
 
@@ -174,12 +191,18 @@ def cmd_verify(args: argparse.Namespace) -> int:
         raise InputError(f"{args.solution}: {exc}") from None
     value = report["objective"]
     exact = value if isinstance(value, int) else _fmt(value)  # an integer problem's value, every digit
-    head = (f"feasible; {family.problems[report['problem']].objective_metric} {exact}"
-            if value is not None else f"{report['status'] or 'no solution'}; its witness holds")
+    head = (
+        f"feasible; {family.problems[report['problem']].objective_metric} {exact}"
+        if value is not None
+        else f"{report['status'] or 'no solution'}; its witness holds"
+    )
     head += "".join(f" at {name} {report[name]!r}" for name in run_options("verify") if name in report)
-    emit(args, {"instance": instance.name, "feasible": value is not None, **report},
-         f"{head} (checked: {', '.join(report['checked']) or 'nothing'}"
-         + (f"; not checked: {'; '.join(report['unchecked'])})" if report["unchecked"] else ")"))
+    emit(
+        args,
+        {"instance": instance.name, "feasible": value is not None, **report},
+        f"{head} (checked: {', '.join(report['checked']) or 'nothing'}"
+        + (f"; not checked: {'; '.join(report['unchecked'])})" if report["unchecked"] else ")"),
+    )
     return 0
 
 
@@ -191,16 +214,22 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     simulator = setup.simulator(heuristic.simulator)
     if args.samples is not None:
         check_fields(simulator, ["samples"], family.name)
-        simulator = with_fields(simulator, {"samples": check_int(args.samples, "--samples", 2, MAX_SAMPLES)},
-                                family.name)
+        simulator = with_fields(
+            simulator, {"samples": check_int(args.samples, "--samples", 2, MAX_SAMPLES)}, family.name
+        )
     simulator = _with_cap(family, simulator, args.cap)
     _writable(args.out)
     out = family.simulate(instance, heuristic, seed=args.seed, simulator=simulator)
     metrics = ", ".join(f"{k} {_fmt(v)}" for k, v in out["metrics"].items())
     # The metrics and the solution's parts at the top level too (issue 15: {"heuristic", "makespan",
     # "failed", "iterations", "schedule"}); `verify` checks them against the solution.
-    result = {"family": family.name, "instance": instance.name, **out, **out["metrics"],
-              **{k: v for k, v in out["solution"].items() if k != "problem"}}
+    result = {
+        "family": family.name,
+        "instance": instance.name,
+        **out,
+        **out["metrics"],
+        **{k: v for k, v in out["solution"].items() if k != "problem"},
+    }
     if args.out:
         write_json(args.out, result)
     emit(args, result, f"{instance.name}: {heuristic.name} ({out['problem']}, seed {args.seed}): {metrics}")
@@ -227,10 +256,20 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         deprecated("--heuristics A,B", "--heuristic A --heuristic B")
         names += [(n.strip(), "--heuristics") for n in args.heuristics.split(",")]
     chosen = [family.heuristic(n, where) for n, where in names] if names else None
-    simulators = {h.name: _with_cap(family, setup.simulator(h.simulator), args.cap)
-                  for h in (chosen or family.heuristics.values())}
-    report = evaluate(family, instance, chosen, method=args.method, time_limit=args.time_limit,
-                      seed=args.seed, simulators=simulators, budget=args.budget)
+    simulators = {
+        h.name: _with_cap(family, setup.simulator(h.simulator), args.cap)
+        for h in (chosen or family.heuristics.values())
+    }
+    report = evaluate(
+        family,
+        instance,
+        chosen,
+        method=args.method,
+        time_limit=args.time_limit,
+        seed=args.seed,
+        simulators=simulators,
+        budget=args.budget,
+    )
     if report["optimum"] is not None:
         head = f"optimum {_fmt(report['optimum'])}"
     else:
@@ -240,17 +279,26 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     width = max([len("policy"), *map(len, policies)])
     # The runs' other numeric metrics and diagnoses (prescient: waste, laggers and their causes).
     # evaluate puts every metric and diagnosis at the policy's top level, so its keys are all there.
-    extra = [k for k in dict.fromkeys(k for p in policies.values() for k in p)
-             if k not in _EVALUATE_FIELDS and k != family.problems[report["problem"]].objective_metric
-             and any(isinstance(p.get(k), int | float) and not isinstance(p.get(k), bool)
-                     for p in policies.values())]
-    lines = [f"{report['instance']}: {head} ({report['problem']}, {report['method']})",
-             f"{'policy':<{width}} {'value':>12} {'ratio':>8} {'interval':>20}"
-             + "".join(f" {k:>{max(8, len(k))}}" for k in extra)]
-    lines += [f"{name:<{width}} {_fmt(p['value']):>12} {_fmt(p['ratio']):>8} "
-              f"{'[' + _fmt(p['ratio_lo']) + ', ' + _fmt(p['ratio_hi']) + ']':>20}"
-              + "".join(f" {_fmt(p.get(k)):>{max(8, len(k))}}" for k in extra)
-              for name, p in policies.items()]
+    extra = [
+        k
+        for k in dict.fromkeys(k for p in policies.values() for k in p)
+        if k not in _EVALUATE_FIELDS
+        and k != family.problems[report["problem"]].objective_metric
+        and any(
+            isinstance(p.get(k), int | float) and not isinstance(p.get(k), bool) for p in policies.values()
+        )
+    ]
+    lines = [
+        f"{report['instance']}: {head} ({report['problem']}, {report['method']})",
+        f"{'policy':<{width}} {'value':>12} {'ratio':>8} {'interval':>20}"
+        + "".join(f" {k:>{max(8, len(k))}}" for k in extra),
+    ]
+    lines += [
+        f"{name:<{width}} {_fmt(p['value']):>12} {_fmt(p['ratio']):>8} "
+        f"{'[' + _fmt(p['ratio_lo']) + ', ' + _fmt(p['ratio_hi']) + ']':>20}"
+        + "".join(f" {_fmt(p.get(k)):>{max(8, len(k))}}" for k in extra)
+        for name, p in policies.items()
+    ]
     lines += [f"skipped {name}: {why}" for name, why in report["skipped"].items()]
     emit(args, report, "\n".join(lines))
     return 0
@@ -258,31 +306,56 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     family, instance = _load(args.instance)
-    require(args.format in family.exports, "FORMAT",
-            f"the {family.name} family exports {sorted(family.exports) or 'nothing'}, not {args.format!r}")
+    require(
+        args.format in family.exports,
+        "FORMAT",
+        f"the {family.name} family exports {sorted(family.exports) or 'nothing'}, not {args.format!r}",
+    )
     folder = _folder(args)
     require(folder is not None, "--dir", "export writes a folder: give --dir FOLDER")
     require(not _is(Path.is_file, folder, "--dir"), "--dir", f"{folder} is a file; export writes a folder")
     paths = family.exports[args.format](instance, Path(folder))
-    emit(args, {"family": family.name, "instance": instance.name, "format": args.format, "out": folder,
-                "files": [str(p) for p in paths]},
-         f"wrote {len(paths)} files to {Path(folder)}/ ({args.format})")
+    emit(
+        args,
+        {
+            "family": family.name,
+            "instance": instance.name,
+            "format": args.format,
+            "out": folder,
+            "files": [str(p) for p in paths],
+        },
+        f"wrote {len(paths)} files to {Path(folder)}/ ({args.format})",
+    )
     return 0
 
 
 def _cmd_hunt(args: argparse.Namespace) -> int:
     from .hunt import hunt, parse_bounds
 
-    summary = hunt(args.family, heuristic=args.heuristic, objective=args.objective, budget=args.budget,
-                   seed=args.seed, bounds=parse_bounds(args.bound), out=args.out, time_limit=args.time_limit,
-                   solve_budget=args.solve_budget, method=args.method, problem=args.problem,
-                   strategy=args.strategy, keep=args.keep)
+    summary = hunt(
+        args.family,
+        heuristic=args.heuristic,
+        objective=args.objective,
+        budget=args.budget,
+        seed=args.seed,
+        bounds=parse_bounds(args.bound),
+        out=args.out,
+        time_limit=args.time_limit,
+        solve_budget=args.solve_budget,
+        method=args.method,
+        problem=args.problem,
+        strategy=args.strategy,
+        keep=args.keep,
+    )
     key = "ratio" if args.objective == "ratio" else "work"
-    emit(args, summary,
-         f"{args.family} {args.heuristic or args.method or 'exact'}: "
-         f"best {key} {_fmt(summary[f'best_{key}'])} "
-         f"(random worst {_fmt(summary[f'random_worst_{key}'])}) in {summary['candidates']} candidates, "
-         f"{summary['elapsed_s']:.1f} s; worst instance {summary['instance']}")
+    emit(
+        args,
+        summary,
+        f"{args.family} {args.heuristic or args.method or 'exact'}: "
+        f"best {key} {_fmt(summary[f'best_{key}'])} "
+        f"(random worst {_fmt(summary[f'random_worst_{key}'])}) in {summary['candidates']} candidates, "
+        f"{summary['elapsed_s']:.1f} s; worst instance {summary['instance']}",
+    )
     return 0
 
 
@@ -298,8 +371,12 @@ def cmd_compile(args: argparse.Namespace) -> int:
     from .compile import compile_all
 
     summary = compile_all(quiet=args.json)
-    emit(args, summary, f"compiled or loaded the kernels of {summary['steps']} methods and heuristics "
-                        f"in {summary['elapsed_s']:.1f} s")
+    emit(
+        args,
+        summary,
+        f"compiled or loaded the kernels of {summary['steps']} methods and heuristics "
+        f"in {summary['elapsed_s']:.1f} s",
+    )
     return 0
 
 
@@ -344,18 +421,30 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from .experiments.presets import preset
     from .experiments.runner import run_sweep
 
-    require((args.config is None) != (args.preset is None), "sweep",
-            "give either a CONFIG file or --preset NAME")
-    sweeps = read_config(args.config) if args.config else parse_config({"sweep": preset(args.preset)},
-                                                                        f"preset {args.preset}")
+    require(
+        (args.config is None) != (args.preset is None), "sweep", "give either a CONFIG file or --preset NAME"
+    )
+    sweeps = (
+        read_config(args.config)
+        if args.config
+        else parse_config({"sweep": preset(args.preset)}, f"preset {args.preset}")
+    )
     with _damaged_store(args.store):
-        summary = run_sweep(sweeps, args.store, workers=args.workers, dask_scheduler=args.dask_scheduler,
-                            quiet=args.quiet or args.json)
-    emit(args, summary,
-         f"{summary['store']}: {summary['done']}/{summary['tasks']} tasks done "
-         f"({summary['new']} new, {summary['skipped']} already stored, {summary['failed']} failed), "
-         f"{summary['pending']} pending, {summary['elapsed_s']:.1f} s"
-         + ("; interrupted: run the same command again to resume" if summary["interrupted"] else ""))
+        summary = run_sweep(
+            sweeps,
+            args.store,
+            workers=args.workers,
+            dask_scheduler=args.dask_scheduler,
+            quiet=args.quiet or args.json,
+        )
+    emit(
+        args,
+        summary,
+        f"{summary['store']}: {summary['done']}/{summary['tasks']} tasks done "
+        f"({summary['new']} new, {summary['skipped']} already stored, {summary['failed']} failed), "
+        f"{summary['pending']} pending, {summary['elapsed_s']:.1f} s"
+        + ("; interrupted: run the same command again to resume" if summary["interrupted"] else ""),
+    )
     return 130 if summary["interrupted"] else 0
 
 
@@ -387,14 +476,21 @@ def cmd_report(args: argparse.Namespace) -> int:
             if args.runs:
                 written.append(str(write_runs(store, args.runs)))
             if args.plot:
-                written += [str(p) for p in write_plots(store, Path(args.plot), param=args.param,
-                                                        reference=args.reference)]
+                written += [
+                    str(p)
+                    for p in write_plots(store, Path(args.plot), param=args.param, reference=args.reference)
+                ]
                 for name in built["papers"]:
-                    written += [str(p) for p in FAMILIES[name].plots(
-                        [r for r in rows if r["family"] == name], Path(args.plot), args.reference)]
+                    written += [
+                        str(p)
+                        for p in FAMILIES[name].plots(
+                            [r for r in rows if r["family"] == name], Path(args.plot), args.reference
+                        )
+                    ]
         except OSError as exc:  # a folder that cannot be created or written (permissions, a file in the way)
-            raise InputError(f"{exc.filename or args.csv or args.plot}: cannot write "
-                             f"({exc.strerror or exc})") from None
+            raise InputError(
+                f"{exc.filename or args.csv or args.plot}: cannot write ({exc.strerror or exc})"
+            ) from None
     summary["papers"] = built["papers"]
     text = built["markdown"]
     text += "\n\nwrote " + ", ".join(written) if written else ""
@@ -404,9 +500,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 #: Prefix of the run options' argparse destinations, apart from the shared options' (``--seed``...).
 _RUN = "run_"
-_BUDGET_HELP = ("deterministic work budget of the exact method, in its own unit (CP-SAT methods: "
-                "deterministic time; bnb: nodes; full greedy: compiled greedy calls; others run to the "
-                "end): the same result on every machine")
+_BUDGET_HELP = (
+    "deterministic work budget of the exact method, in its own unit (CP-SAT methods: "
+    "deterministic time; bnb: nodes; full greedy: compiled greedy calls; others run to the "
+    "end): the same result on every machine"
+)
 _TIME_LIMIT_HELP = "wall-clock safety net in seconds; a result it cuts is marked stopped by the wall clock"
 
 
@@ -415,8 +513,9 @@ def _add_run_options(parser: argparse.ArgumentParser, command: str, light: bool 
     for name, o in ({} if light else run_options(command)).items():
         text = f"{o.help} [{', '.join(run_option_owners(name))}]"
         if o.flag:
-            parser.add_argument(o.cli, dest=_RUN + name, action="store_const", const=True, default=None,
-                                help=text)
+            parser.add_argument(
+                o.cli, dest=_RUN + name, action="store_const", const=True, default=None, help=text
+            )
         else:
             parser.add_argument(o.cli, dest=_RUN + name, type=o.cli_type, default=None, help=text)
 
@@ -439,17 +538,24 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
     common.add_argument("--json", action="store_true", help="print one JSON object on stdout")
 
-    parser = _Parser(prog="volsched", description=__doc__.split("\n\nExit codes")[0],
-                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(
+        prog="volsched",
+        description=__doc__.split("\n\nExit codes")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--version", action="version", version=f"volsched {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     gen = sub.add_parser("generate", help="generate a seeded instance")
     fam = gen.add_subparsers(dest="family", required=True, metavar="FAMILY")
     for name in FAMILIES:
-        p = fam.add_parser(name, parents=[common], help=f"a {name} instance",
-                           description=f"Generate a seeded {name} instance (or, with a preset that makes "
-                           f"many, a folder of them). `volsched list {name}` lists the generators.")
+        p = fam.add_parser(
+            name,
+            parents=[common],
+            help=f"a {name} instance",
+            description=f"Generate a seeded {name} instance (or, with a preset that makes "
+            f"many, a folder of them). `volsched list {name}` lists the generators.",
+        )
         if generates(name):
             FAMILIES[name].add_generate_arguments(p)
         p.add_argument("--out", help="write the instance to this file (default: print it)")
@@ -471,22 +577,34 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("instance")
     p.add_argument("--heuristic", required=True, help=_HEURISTIC_HELP)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--samples", type=int, help="Monte-Carlo samples, for simulators that sample "
-                                                "(checkpoint: default 100000)")
-    p.add_argument("--cap", type=int, help="slots before a run fails (coupled: default 10^6, the paper's "
-                                           "cap, or the stored horizon of an instance without chains)")
+    p.add_argument(
+        "--samples",
+        type=int,
+        help="Monte-Carlo samples, for simulators that sample (checkpoint: default 100000)",
+    )
+    p.add_argument(
+        "--cap",
+        type=int,
+        help="slots before a run fails (coupled: default 10^6, the paper's "
+        "cap, or the stored horizon of an instance without chains)",
+    )
     p.add_argument("--out", help="also write the run (a result that `volsched verify` checks) here")
     _add_run_options(p, "simulate", light=not wants("simulate"))
     p.set_defaults(func=cmd_simulate)
 
-    p = sub.add_parser("evaluate", parents=[common],
-                       help="score heuristics against the optimum on the same instance")
+    p = sub.add_parser(
+        "evaluate", parents=[common], help="score heuristics against the optimum on the same instance"
+    )
     p.add_argument("instance")
-    p.add_argument("--heuristic", action="append", metavar="HEURISTIC",
-                   help="a heuristic to score; repeat for several (default: every built-in one). "
-                   + _HEURISTIC_HELP)
-    p.add_argument("--heuristics", metavar="A,B",
-                   help="deprecated: comma-separated names; use --heuristic, repeated")
+    p.add_argument(
+        "--heuristic",
+        action="append",
+        metavar="HEURISTIC",
+        help="a heuristic to score; repeat for several (default: every built-in one). " + _HEURISTIC_HELP,
+    )
+    p.add_argument(
+        "--heuristics", metavar="A,B", help="deprecated: comma-separated names; use --heuristic, repeated"
+    )
     p.add_argument("--method", help="exact method of each problem involved (default: each one's first)")
     p.add_argument("--budget", type=float, help=_BUDGET_HELP)
     p.add_argument("--time-limit", type=float, help=_TIME_LIMIT_HELP)
@@ -495,8 +613,11 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
     _add_run_options(p, "evaluate", light=not wants("evaluate"))
     p.set_defaults(func=cmd_evaluate)
 
-    formats = "see export --help" if not wants("export") else \
-        "; ".join(f"{k}: {', '.join(v)}" for k, v in exports().items()) or "none yet"
+    formats = (
+        "see export --help"
+        if not wants("export")
+        else "; ".join(f"{k}: {', '.join(v)}" for k, v in exports().items()) or "none yet"
+    )
     p = sub.add_parser("export", parents=[common], help=f"write an instance for another tool ({formats})")
     p.add_argument("format", metavar="FORMAT", help="e.g. simgrid (a platform and its profiles)")
     p.add_argument("instance")
@@ -520,60 +641,102 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("report", parents=[common], help="tables and plots of a results store")
-    p.add_argument("store", nargs="+", help="one store, or several (from several machines) to combine; "
-                                            "a task in several must have the same rows")
-    p.add_argument("--sweep", metavar="NAME",
-                   help="only this sweep of the store(s) (the first line lists them)")
-    p.add_argument("--columns", help="the heuristic table's columns: all, or comma-separated names "
-                                     "(default: the ones that fit 120 characters)")
-    p.add_argument("--runs", metavar="FILE", help="also write one row per run here (.csv, or .parquet "
-                                                  "with pyarrow)")
+    p.add_argument(
+        "store",
+        nargs="+",
+        help="one store, or several (from several machines) to combine; "
+        "a task in several must have the same rows",
+    )
+    p.add_argument(
+        "--sweep", metavar="NAME", help="only this sweep of the store(s) (the first line lists them)"
+    )
+    p.add_argument(
+        "--columns",
+        help="the heuristic table's columns: all, or comma-separated names "
+        "(default: the ones that fit 120 characters)",
+    )
+    p.add_argument(
+        "--runs", metavar="FILE", help="also write one row per run here (.csv, or .parquet with pyarrow)"
+    )
     p.add_argument("--csv", metavar="DIR", help="also write CSV tables here")
     p.add_argument("--plot", metavar="DIR", help="also write PNG plots here")
-    p.add_argument("--reference", help="reference heuristic of %%diff for the problem it is scored against "
-                                       "(default: the paper's: IE, FCFS, daly, gaps)")
-    p.add_argument("--metric", help="a declared metric of the problems (default: each one's objective); "
-                                    "the ratio to the optimum exists for the objective only")
+    p.add_argument(
+        "--reference",
+        help="reference heuristic of %%diff for the problem it is scored against "
+        "(default: the paper's: IE, FCFS, daly, gaps)",
+    )
+    p.add_argument(
+        "--metric",
+        help="a declared metric of the problems (default: each one's objective); "
+        "the ratio to the optimum exists for the objective only",
+    )
     p.add_argument("--param", help="generator parameter for the metric-vs-parameter plot")
     p.set_defaults(func=cmd_report)
 
-    p = sub.add_parser("hunt", parents=[common],
-                       help="search for instances where a heuristic is worst, or the solver works hardest")
+    p = sub.add_parser(
+        "hunt",
+        parents=[common],
+        help="search for instances where a heuristic is worst, or the solver works hardest",
+    )
     p.add_argument("family", metavar="FAMILY", help="checkpoint, coupled, prescient or slack")
     p.add_argument("--heuristic", help="the heuristic whose ratio to the optimum is maximised")
-    p.add_argument("--objective", default="ratio",
-                   help="ratio (default): the ratio's proven lower end; work: the exact method's "
-                        "deterministic work to proof")
+    p.add_argument(
+        "--objective",
+        default="ratio",
+        help="ratio (default): the ratio's proven lower end; work: the exact method's "
+        "deterministic work to proof",
+    )
     p.add_argument("--budget", type=int, default=200, help="candidates evaluated (default 200)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="archive folder: the best instances, their optima and runs")
-    p.add_argument("--bound", action="append", metavar="NAME=VALUE",
-                   help="a size or value bound of the search (repeat; e.g. machines=3, jobs=7, p_max=20)")
+    p.add_argument(
+        "--bound",
+        action="append",
+        metavar="NAME=VALUE",
+        help="a size or value bound of the search (repeat; e.g. machines=3, jobs=7, p_max=20)",
+    )
     p.add_argument("--time-limit", type=float, help="wall-clock safety net of the whole hunt, in seconds")
     p.add_argument("--solve-budget", type=float, help="each exact solve's work budget (" + _BUDGET_HELP + ")")
     p.add_argument("--method", help="exact method (default: the problem's)")
     p.add_argument("--problem", help="exact problem of a work hunt (default: the family's first)")
-    p.add_argument("--strategy", default="hunt", help="hunt (default), random or blackbox (SciPy's "
-                                                      "differential evolution): the baselines")
+    p.add_argument(
+        "--strategy",
+        default="hunt",
+        help="hunt (default), random or blackbox (SciPy's differential evolution): the baselines",
+    )
     p.add_argument("--keep", type=int, default=5, help="instances archived (default 5)")
     p.set_defaults(func=_cmd_hunt)
 
-    p = sub.add_parser("compile", parents=[common],
-                       help="compile every numba kernel ahead of time (CI images, cluster workers)")
+    p = sub.add_parser(
+        "compile",
+        parents=[common],
+        help="compile every numba kernel ahead of time (CI images, cluster workers)",
+    )
     p.set_defaults(func=cmd_compile)
 
     p = sub.add_parser("demo", parents=[common], help="end-to-end demonstration")
     p.add_argument("--dir", help="output folder (default ./volsched-demo)")
     p.add_argument("--out", help="deprecated spelling of --dir")
-    p.add_argument("--full", action="store_true",
-                   help="reproduce the checkpoint paper's Figures 1-3 at full size (hours on 2 cores)")
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="reproduce the checkpoint paper's Figures 1-3 at full size (hours on 2 cores)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the bag-of-tasks runs (default 0)")
     p.set_defaults(func=cmd_demo)
 
-    p = sub.add_parser("list", parents=[common],
-                       help="what each family offers: problems, methods, heuristics, presets, generators")
-    p.add_argument("family", nargs="?", metavar="FAMILY", choices=list(FAMILIES),
-                   help=f"one family ({', '.join(FAMILIES)}; default: all)")
+    p = sub.add_parser(
+        "list",
+        parents=[common],
+        help="what each family offers: problems, methods, heuristics, presets, generators",
+    )
+    p.add_argument(
+        "family",
+        nargs="?",
+        metavar="FAMILY",
+        choices=list(FAMILIES),
+        help=f"one family ({', '.join(FAMILIES)}; default: all)",
+    )
     p.set_defaults(func=cmd_list)
 
     helps = {a.dest: a.help for a in sub._choices_actions}
@@ -584,34 +747,36 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-_HEURISTIC_HELP = ("A built-in name, in any case (`volsched list FAMILY` lists them), or a policy class of "
-                   "your own by import path: file.py:Class (relative to the working directory) or "
-                   "package.module:Class (see volsched.heuristics.FAMILY.protocol).")
+_HEURISTIC_HELP = (
+    "A built-in name, in any case (`volsched list FAMILY` lists them), or a policy class of "
+    "your own by import path: file.py:Class (relative to the working directory) or "
+    "package.module:Class (see volsched.heuristics.FAMILY.protocol)."
+)
 
 #: Each command's ``--help`` description (the first line says what it does).
 _DESCRIPTIONS = {
     "generate": "Generate a seeded instance of a family, from its generators' options.",
     "solve": "Solve an instance exactly: the optimum of its problem, proven or with a bound, verified by an "
-             "independent verifier. `volsched list FAMILY` lists the problems and methods (default first).",
+    "independent verifier. `volsched list FAMILY` lists the problems and methods (default first).",
     "simulate": "Run one heuristic on an instance: its verified value and metrics. The heuristic is a "
-                "built-in name (`volsched list FAMILY`) or your own policy class: "
-                "--heuristic mine.py:MyPolicy.",
+    "built-in name (`volsched list FAMILY`) or your own policy class: "
+    "--heuristic mine.py:MyPolicy.",
     "evaluate": "Score heuristics against the exact optimum on the same instance and realization: each one's "
-                "value and ratio (an interval when the optimum is not proven).",
+    "value and ratio (an interval when the optimum is not proven).",
     "export": "Write an instance in another tool's format (prescient: a SimGrid platform and its profiles).",
     "verify": "Check a solution (a solve or simulate result, or a solution object) against an instance, "
-              "with the family's independent verifier.",
+    "with the family's independent verifier.",
     "sweep": "Run a resumable sweep of (instance, method) tasks into an SQLite store, on local workers or a "
-             "Dask cluster. `volsched list` names the presets.",
+    "Dask cluster. `volsched list` names the presets.",
     "report": "Tables and plots of one or several results stores: ratios to the optimum, per family and "
-              "paper.",
+    "paper.",
     "hunt": "Search for the instances where a heuristic's proven ratio to the optimum is worst, or where the "
-            "exact method works hardest.",
+    "exact method works hardest.",
     "compile": "Compile every numba kernel ahead of time (CI images, cluster workers), so that no run pays "
-               "for it.",
+    "for it.",
     "demo": "An end-to-end demonstration: every family generated, solved, simulated and reported.",
     "list": "List what each family offers: its problems, exact methods (default first), heuristics with "
-            "the problem each is scored against, sweep presets, generators and platforms.",
+    "the problem each is scored against, sweep presets, generators and platforms.",
 }
 
 
@@ -652,8 +817,11 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the contract: exit 1 on internal errors
         if os.environ.get("VOLSCHED_DEBUG"):
             traceback.print_exc()
-        print(f"volsched: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
-              "(set VOLSCHED_DEBUG=1 for the traceback)", file=sys.stderr)
+        print(
+            f"volsched: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
+            "(set VOLSCHED_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
         return 1
 
 

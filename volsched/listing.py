@@ -37,8 +37,9 @@ def _instances(family: Family, table: dict) -> int:
     count = 1
     for key, value in table.get("grid", {}).items():
         option = options.get(key)
-        listed = isinstance(value, list) and (option is None or option.nargs is None
-                                              or all(isinstance(v, list) for v in value))
+        listed = isinstance(value, list) and (
+            option is None or option.nargs is None or all(isinstance(v, list) for v in value)
+        )
         count *= len(value) if listed else 1
     seeds = table.get("seeds", 1)
     return count * (len(seeds) if isinstance(seeds, list) else int(seeds))
@@ -46,41 +47,81 @@ def _instances(family: Family, table: dict) -> int:
 
 def describe(family: Family) -> dict[str, Any]:
     """One family as a JSON-ready object (the ``volsched list --json`` value of its key)."""
-    problems = [{"name": p.name, "sense": p.sense, "objective": p.objective_metric,
-                 "metrics": [m.name for m in p.metrics], "methods": list(p.methods),
-                 "default_method": p.default_method, "budgets": dict(p.budgets)}
-                for p in family.problems.values()]
-    heuristics = [{"name": h.name, "problem": h.problem, "description": _description(h), "source": "built-in"}
-                  for h in family.heuristics.values()]
+    problems = [
+        {
+            "name": p.name,
+            "sense": p.sense,
+            "objective": p.objective_metric,
+            "metrics": [m.name for m in p.metrics],
+            "methods": list(p.methods),
+            "default_method": p.default_method,
+            "budgets": dict(p.budgets),
+        }
+        for p in family.problems.values()
+    ]
+    heuristics = [
+        {"name": h.name, "problem": h.problem, "description": _description(h), "source": "built-in"}
+        for h in family.heuristics.values()
+    ]
     for point in entry_points_of(family.name).values():
         name = point.name.split(".", 1)[1]
         try:
             h = family.heuristic(name)
-            heuristics.append({"name": h.name, "problem": h.problem, "description": h.description,
-                               "source": f"entry point {point.value}"})
+            heuristics.append(
+                {
+                    "name": h.name,
+                    "problem": h.problem,
+                    "description": h.description,
+                    "source": f"entry point {point.value}",
+                }
+            )
         except Exception as exc:  # noqa: BLE001 - another package's heuristic: listed with its failure
-            heuristics.append({"name": name, "problem": None, "description": f"cannot load: {exc}",
-                               "source": f"entry point {point.value}"})
-    presets = [{"name": name, "sweeps": [t.get("name", name) for t in tables],
-                "instances": sum(_instances(family, t) for t in tables),
-                "heuristics": sorted({h for t in tables for h in t.get("heuristics", family.heuristics)})}
-               for name, tables in family.presets.items()]
-    generators = [{"name": g.name, "help": g.help, "many": g.many,
-                   "options": {o.name: {"default": o.default, "help": o.help,
-                                        **({"choices": list(o.choices)} if o.choices else {})}
-                               for o in g.options}}
-                  for g in family.generators.values()]
+            heuristics.append(
+                {
+                    "name": name,
+                    "problem": None,
+                    "description": f"cannot load: {exc}",
+                    "source": f"entry point {point.value}",
+                }
+            )
+    presets = [
+        {
+            "name": name,
+            "sweeps": [t.get("name", name) for t in tables],
+            "instances": sum(_instances(family, t) for t in tables),
+            "heuristics": sorted({h for t in tables for h in t.get("heuristics", family.heuristics)}),
+        }
+        for name, tables in family.presets.items()
+    ]
+    generators = [
+        {
+            "name": g.name,
+            "help": g.help,
+            "many": g.many,
+            "options": {
+                o.name: {
+                    "default": o.default,
+                    "help": o.help,
+                    **({"choices": list(o.choices)} if o.choices else {}),
+                }
+                for o in g.options
+            },
+        }
+        for g in family.generators.values()
+    ]
     choices = {o.name: list(o.choices) for o in family.options().values() if o.choices}
-    return {"problems": problems,
-            "methods": {p.name: list(p.methods) for p in family.problems.values()},
-            "heuristics": heuristics,
-            "default_heuristic_problem": family.default_heuristic_problem,
-            "presets": presets,
-            "generators": generators,
-            "platforms": choices.get("platform", []),
-            "choices": choices,
-            "run_options": [o.option.name for o in family.run_options],
-            "exports": sorted(family.exports)}
+    return {
+        "problems": problems,
+        "methods": {p.name: list(p.methods) for p in family.problems.values()},
+        "heuristics": heuristics,
+        "default_heuristic_problem": family.default_heuristic_problem,
+        "presets": presets,
+        "generators": generators,
+        "platforms": choices.get("platform", []),
+        "choices": choices,
+        "run_options": [o.option.name for o in family.run_options],
+        "exports": sorted(family.exports),
+    }
 
 
 def listing(name: str | None = None) -> dict[str, dict]:
@@ -96,14 +137,19 @@ def to_text(listed: dict[str, dict]) -> str:
         out.append(name)
         out.append("  problems:")
         for p in d["problems"]:
-            out.append(f"    {p['name']:<22} {p['sense']} {p['objective']}"
-                       + (f" (metrics: {', '.join(p['metrics'][1:])})" if len(p["metrics"]) > 1 else ""))
+            out.append(
+                f"    {p['name']:<22} {p['sense']} {p['objective']}"
+                + (f" (metrics: {', '.join(p['metrics'][1:])})" if len(p["metrics"]) > 1 else "")
+            )
         out.append("  methods (the default first):")
         for p in d["problems"]:
             for i, m in enumerate(p["methods"]):
                 unit = p["budgets"].get(m)
-                notes = ", ".join(x for x in ("default" if i == 0 else "",
-                                              f"budget in {unit}" if unit else "runs to the end") if x)
+                notes = ", ".join(
+                    x
+                    for x in ("default" if i == 0 else "", f"budget in {unit}" if unit else "runs to the end")
+                    if x
+                )
                 out.append(f"    {p['name'] + ' ' + m:<30} {notes}")
         out.append("  heuristics (name, the problem it is scored against):")
         width = max([len(h["name"]) for h in d["heuristics"]] + [4])
@@ -111,12 +157,13 @@ def to_text(listed: dict[str, dict]) -> str:
             source = "" if h["source"] == "built-in" else f" [{h['source']}]"
             line = f"    {h['name']:<{width}}  {h['problem'] or '?':<16} {h['description']}{source}"
             out.append(line.rstrip())
-        out.append(f"    your own: --heuristic file.py:Class or module:Class (problem: the class's attribute "
-                   f"`problem`, else {d['default_heuristic_problem']})")
+        out.append(
+            f"    your own: --heuristic file.py:Class or module:Class (problem: the class's attribute "
+            f"`problem`, else {d['default_heuristic_problem']})"
+        )
         out.append("  presets (volsched sweep --preset NAME):")
         for p in d["presets"]:
-            out.append(f"    {p['name']:<28} {p['instances']:,} instances, "
-                       f"{len(p['heuristics'])} heuristics")
+            out.append(f"    {p['name']:<28} {p['instances']:,} instances, {len(p['heuristics'])} heuristics")
         out.append(f"  generators (volsched generate {name} --preset NAME):")
         for g in d["generators"]:
             options = ", ".join("--" + o.replace("_", "-") for o in g["options"])

@@ -56,11 +56,14 @@ def test_a_file_of_another_kind_given_as_an_instance(capsys, files, tmp_path, ki
     assert "codec" not in err
 
 
-@pytest.mark.parametrize(("kind", "fragment"), [
-    ("job", "a checkpoint instance, not a results store; `volsched solve"),
-    ("sweep", "a sweep configuration (TOML), not a results store; `volsched sweep"),
-    ("plot", "a PNG image, not a results store"),
-])
+@pytest.mark.parametrize(
+    ("kind", "fragment"),
+    [
+        ("job", "a checkpoint instance, not a results store; `volsched solve"),
+        ("sweep", "a sweep configuration (TOML), not a results store; `volsched sweep"),
+        ("plot", "a PNG image, not a results store"),
+    ],
+)
 def test_a_file_of_another_kind_given_as_a_store(capsys, files, tmp_path, kind, fragment):
     before = files[kind].read_bytes()
     code, out, err = run(capsys, "report", files[kind], "--csv", tmp_path / "csv")

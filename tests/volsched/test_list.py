@@ -32,8 +32,9 @@ def test_list_json_is_one_object_keyed_by_family(capsys):
             assert p["sense"] == problem.sense
             assert d["methods"][p["name"]] == p["methods"] == list(problem.methods)
             assert p["methods"][0] == p["default_method"] == problem.default_method
-        assert {h["name"]: h["problem"] for h in d["heuristics"]} == \
-            {n: h.problem for n, h in family.heuristics.items()}
+        assert {h["name"]: h["problem"] for h in d["heuristics"]} == {
+            n: h.problem for n, h in family.heuristics.items()
+        }
         assert [p["name"] for p in d["presets"]] == list(family.presets)
         assert d["default_heuristic_problem"] in family.problems
     assert listed["prescient"]["platforms"] == list(PLATFORMS)
@@ -66,9 +67,11 @@ def test_list_refuses_an_unknown_family(capsys):
 
 
 def test_help_loads_no_family():
-    code = ("import sys\nfrom volsched.cli import build_parser\n"
-            "build_parser(['--help']).format_help()\n"
-            "print(sorted(m for m in sys.modules if m.startswith('volsched.families.')))")
+    code = (
+        "import sys\nfrom volsched.cli import build_parser\n"
+        "build_parser(['--help']).format_help()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('volsched.families.')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -105,8 +108,22 @@ def test_export_writes_a_folder_given_by_dir_and_still_by_out_with_one_warning(c
 @pytest.mark.parametrize("option", ["--dir", "--out"])
 def test_generate_a_many_instance_preset_into_a_folder(capsys, tmp_path, option):
     folder = tmp_path / "paper"
-    code, out, err = run(capsys, "generate", "coupled", "--preset", "paper", "--scenarios", 1, "--trials", 1,
-                         "--slots", 50, option, folder, "--json")
+    code, out, err = run(
+        capsys,
+        "generate",
+        "coupled",
+        "--preset",
+        "paper",
+        "--scenarios",
+        1,
+        "--trials",
+        1,
+        "--slots",
+        50,
+        option,
+        folder,
+        "--json",
+    )
     assert code == 0, err
     written = sorted(folder.iterdir())
     assert one_json(out)["instances"] == len(written) > 0

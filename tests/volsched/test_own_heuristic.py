@@ -27,7 +27,9 @@ from volsched.instances.coupled import UP
 from volsched.instances.errors import InputError
 
 POLICIES = {
-    "checkpoint": ("EveryOther", '''
+    "checkpoint": (
+        "EveryOther",
+        '''
         class EveryOther:
             """A checkpoint after every other slice, and after the last one."""
 
@@ -35,8 +37,11 @@ POLICIES = {
                 a = [i % 2 for i in range(1, instance.n + 1)]
                 a[-1] = 1
                 return a
-    '''),
-    "coupled": ("Fastest", '''
+    ''',
+    ),
+    "coupled": (
+        "Fastest",
+        '''
         import numpy as np
 
 
@@ -49,16 +54,22 @@ POLICIES = {
                 by_speed = up[np.argsort(platform.w[up], kind="stable")]
                 order = [int(q) for q in by_speed for _ in range(int(platform.mu[q]))]
                 return order[: platform.m] if len(order) >= platform.m else None
-    '''),
-    "prescient": ("FirstCome", '''
+    ''',
+    ),
+    "prescient": (
+        "FirstCome",
+        '''
         class FirstCome:
             """The waiting tasks to the ready hosts, in order."""
 
             def decide(self, observation, rng):
                 pairs = zip(observation.ready.tolist(), observation.primary.tolist())
                 return [(host, task) for host, task in pairs], None
-    '''),
-    "slack": ("OneFreeMachine", '''
+    ''',
+    ),
+    "slack": (
+        "OneFreeMachine",
+        '''
         import numpy as np
 
 
@@ -71,7 +82,8 @@ POLICIES = {
                 free = next(i for i, gaps in enumerate(instance.machines) if len(gaps) == 0)
                 starts = [0, *np.cumsum(instance.p)[:-1].tolist()]
                 return [(free, start) for start in starts]
-    '''),
+    ''',
+    ),
 }
 
 #: A small instance per family (generator options), proven optimal quickly by the default method.
@@ -185,8 +197,13 @@ def test_an_outside_heuristic_runs_in_a_sweep_on_local_workers(tmp_path, monkeyp
     folder.mkdir()
     spec = write_policy(folder, family)
     grid = {k: v for k, v in GRIDS[family].items()}
-    lines = [f'family = "{family}"', "seeds = 2", f'heuristics = ["{spec}", "{BUILT_IN[family].upper()}"]',
-             "[grid]", *(f"{k} = {json.dumps(v)}" for k, v in grid.items())]
+    lines = [
+        f'family = "{family}"',
+        "seeds = 2",
+        f'heuristics = ["{spec}", "{BUILT_IN[family].upper()}"]',
+        "[grid]",
+        *(f"{k} = {json.dumps(v)}" for k, v in grid.items()),
+    ]
     (folder / "sweep.toml").write_text("\n".join(lines) + "\n")
     monkeypatch.chdir(tmp_path)  # not the sweep file's folder: the path is the file's, not the cwd's
     sweeps = read_config("experiment/sweep.toml")
@@ -212,10 +229,12 @@ BAD = {
     "prescient": "def decide(self, observation, rng):\n        return {'host': 0}",
     "slack": "def plan(self, instance, rng):\n        return {'schedule': []}",
 }
-EXPECTED = {"checkpoint": "plan() must return a sequence of n = 8 values 0/1",
-            "coupled": "decide() must return None (keep the configuration, or wait) or a Configuration",
-            "prescient": "decide() must return a pair (assignments, wake)",
-            "slack": "plan() must return a Schedule, or a sequence of n = 8 pairs (machine, start)"}
+EXPECTED = {
+    "checkpoint": "plan() must return a sequence of n = 8 values 0/1",
+    "coupled": "decide() must return None (keep the configuration, or wait) or a Configuration",
+    "prescient": "decide() must return a pair (assignments, wake)",
+    "slack": "plan() must return a Schedule, or a sequence of n = 8 pairs (machine, start)",
+}
 
 
 @pytest.mark.parametrize("family", sorted(BAD))
@@ -231,10 +250,12 @@ def test_a_wrong_return_value_names_the_policy_and_what_was_expected(capsys, job
 def test_a_wrong_vector_says_what_is_wrong_in_it(tmp_path):
     fam = FAMILIES["checkpoint"]
     instance = make_instance("checkpoint")
-    for body, fragment in [("[1] * (instance.n - 1)", "got a list of 7 items"),
-                           ("[0] * instance.n", "(a_n is 0)"),
-                           ("[2] * instance.n", "(found 2)"),
-                           ("None", "got None")]:
+    for body, fragment in [
+        ("[1] * (instance.n - 1)", "got a list of 7 items"),
+        ("[0] * instance.n", "(a_n is 0)"),
+        ("[2] * instance.n", "(found 2)"),
+        ("None", "got None"),
+    ]:
         source = f"class V:\n    def plan(self, instance, rng):\n        return {body}\n"
         (tmp_path / "v.py").write_text(source)
         with pytest.raises(InputError, match="heuristic v.py:V: plan") as info:
@@ -246,25 +267,31 @@ def test_a_wrong_vector_says_what_is_wrong_in_it(tmp_path):
 
 def test_an_exception_in_the_policy_and_an_infeasible_schedule_are_the_users(capsys, job, tmp_path):
     _, _, path = job("slack")
-    (tmp_path / "boom.py").write_text("class Boom:\n    def plan(self, instance, rng):\n"
-                                      "        return 1 / 0\n")
+    (tmp_path / "boom.py").write_text(
+        "class Boom:\n    def plan(self, instance, rng):\n        return 1 / 0\n"
+    )
     code, _, err = run(capsys, "evaluate", path, "--heuristic", "boom.py:Boom")
     assert_input_error(code, err, "heuristic boom.py:Boom: plan() raised ZeroDivisionError: division by zero")
     # Every job at time 0 on machine 0: they overlap, which the plain problem's verifier refuses.
-    (tmp_path / "pile.py").write_text("class Pile:\n    problem = 'plain'\n\n"
-                                      "    def plan(self, instance, rng):\n"
-                                      "        return [(0, 0)] * instance.n\n")
+    (tmp_path / "pile.py").write_text(
+        "class Pile:\n    problem = 'plain'\n\n"
+        "    def plan(self, instance, rng):\n"
+        "        return [(0, 0)] * instance.n\n"
+    )
     code, _, err = run(capsys, "simulate", path, "--heuristic", "pile.py:Pile")
     assert_input_error(code, err, "heuristic pile.py:Pile: its solution is infeasible for the plain problem")
 
 
-@pytest.mark.parametrize(("spec", "fragment"), [
-    ("nowhere.py:X", "nowhere.py: no such file"),
-    ("mine.py:Nope", "mine.py has no Nope (its classes: EveryOther)"),
-    ("no_such_module_xyz:X", "no module named 'no_such_module_xyz'"),
-    ("json:dumps", "json:dumps: dumps has no method plan() or decide()"),
-    ("broken.py:X", "importing"),
-])
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [
+        ("nowhere.py:X", "nowhere.py: no such file"),
+        ("mine.py:Nope", "mine.py has no Nope (its classes: EveryOther)"),
+        ("no_such_module_xyz:X", "no module named 'no_such_module_xyz'"),
+        ("json:dumps", "json:dumps: dumps has no method plan() or decide()"),
+        ("broken.py:X", "importing"),
+    ],
+)
 def test_a_bad_import_path_is_one_line(capsys, job, tmp_path, spec, fragment):
     _, _, path = job("checkpoint")
     (tmp_path / "broken.py").write_text("raise RuntimeError('nope')\n")
@@ -282,17 +309,24 @@ def test_a_module_path_is_found_on_sys_path_and_in_the_working_directory(capsys,
 
 def test_a_problem_attribute_that_is_not_the_familys_is_refused(capsys, job, tmp_path):
     _, _, path = job("checkpoint")
-    (tmp_path / "p.py").write_text("class P:\n    problem = 'makespan'\n\n    def plan(self, i, rng):\n"
-                                   "        return [1] * i.n\n")
+    (tmp_path / "p.py").write_text(
+        "class P:\n    problem = 'makespan'\n\n    def plan(self, i, rng):\n        return [1] * i.n\n"
+    )
     code, _, err = run(capsys, "simulate", path, "--heuristic", "p.py:P")
     assert_input_error(code, err, "its problem must be one of ['checkpoint'], got 'makespan'")
 
 
-@pytest.mark.parametrize(("family", "given", "name"), [
-    ("checkpoint", "DALY", "daly"), ("checkpoint", "Daly-Printed", "daly-printed"),
-    ("coupled", "y-ie", "Y-IE"), ("coupled", "ie[CONDITIONAL]", "IE[conditional]"),
-    ("prescient", "fcfs", "FCFS"), ("slack", "GAPS", "gaps"),
-])
+@pytest.mark.parametrize(
+    ("family", "given", "name"),
+    [
+        ("checkpoint", "DALY", "daly"),
+        ("checkpoint", "Daly-Printed", "daly-printed"),
+        ("coupled", "y-ie", "Y-IE"),
+        ("coupled", "ie[CONDITIONAL]", "IE[conditional]"),
+        ("prescient", "fcfs", "FCFS"),
+        ("slack", "GAPS", "gaps"),
+    ],
+)
 def test_built_in_names_match_in_any_case(family, given, name):
     assert FAMILIES[family].heuristic(given).name == name
 
@@ -329,8 +363,9 @@ def test_an_installed_package_registers_heuristics_by_entry_point(tmp_path, monk
     info = package / "userpkg-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: userpkg\nVersion: 1.0\n")
-    (info / "entry_points.txt").write_text("[volsched.heuristics]\n"
-                                           "checkpoint.every-other = userpkg:EveryOther\n")
+    (info / "entry_points.txt").write_text(
+        "[volsched.heuristics]\ncheckpoint.every-other = userpkg:EveryOther\n"
+    )
     monkeypatch.syspath_prepend(str(package))
     families._entry_points.cache_clear()
     try:

@@ -73,11 +73,11 @@ class Sweep:
     def instances(self) -> list[dict]:
         """Generator parameters (with ``seed``) of every instance, grid order then seed."""
         names = sorted(self.grid)
-        return [{**dict(zip(names, values, strict=True)), "seed": seed}
-                for values in itertools.product(*(self.grid[n] for n in names))
-                for seed in self.seeds]
-
-
+        return [
+            {**dict(zip(names, values, strict=True)), "seed": seed}
+            for values in itertools.product(*(self.grid[n] for n in names))
+            for seed in self.seeds
+        ]
 
 
 def parse_sweep(obj: Any, where: str = "config", base: str | None = None) -> Sweep:
@@ -92,8 +92,11 @@ def parse_sweep(obj: Any, where: str = "config", base: str | None = None) -> Swe
         raise InputError(f"{where}.{key}: unknown key (allowed: {', '.join(sorted(SWEEP_KEYS))})")
     require("family" in obj, f"{where}.family", "missing")
     fam = obj["family"]
-    require(isinstance(fam, str) and fam in FAMILIES, f"{where}.family",
-            f"must be one of {sorted(FAMILIES)}, got {fam!r}")
+    require(
+        isinstance(fam, str) and fam in FAMILIES,
+        f"{where}.family",
+        f"must be one of {sorted(FAMILIES)}, got {fam!r}",
+    )
     family = FAMILIES[fam]
 
     seeds = obj.get("seeds", 1)
@@ -110,8 +113,11 @@ def parse_sweep(obj: Any, where: str = "config", base: str | None = None) -> Swe
     require(isinstance(grid, dict), f"{where}.grid", "must be a table")
     values = _grid(family, grid, f"{where}.grid")
     count = math.prod(len(v) for v in values.values()) * len(seeds)
-    require(count <= MAX_INSTANCES, f"{where}.grid",
-            f"{count:,} instances (grid points x seeds); a sweep holds at most {MAX_INSTANCES:,}")
+    require(
+        count <= MAX_INSTANCES,
+        f"{where}.grid",
+        f"{count:,} instances (grid points x seeds); a sweep holds at most {MAX_INSTANCES:,}",
+    )
 
     exact = obj.get("exact", {})
     require(isinstance(exact, dict), f"{where}.exact", "must be a table")
@@ -119,8 +125,11 @@ def parse_sweep(obj: Any, where: str = "config", base: str | None = None) -> Swe
         raise InputError(f"{where}.exact.{key}: unknown key (allowed: {', '.join(sorted(EXACT_KEYS))})")
     problem = exact.get("problem")
     if problem is not None:
-        require(isinstance(problem, str) and problem in family.problems, f"{where}.exact.problem",
-                f"must be one of {list(family.problems)}, got {problem!r}")
+        require(
+            isinstance(problem, str) and problem in family.problems,
+            f"{where}.exact.problem",
+            f"must be one of {list(family.problems)}, got {problem!r}",
+        )
     methods = list(family.problem(problem).methods)
     method = exact.get("method", methods[0])
     require(method in methods, f"{where}.exact.method", f"must be one of {methods}, got {method!r}")
@@ -128,27 +137,43 @@ def parse_sweep(obj: Any, where: str = "config", base: str | None = None) -> Swe
     budget = exact.get("budget")
     if isinstance(budget, dict):
         for key in budget:
-            require(key in family.problems, f"{where}.exact.budget.{key}",
-                    f"must be a problem of {fam}: {list(family.problems)}")
+            require(
+                key in family.problems,
+                f"{where}.exact.budget.{key}",
+                f"must be a problem of {fam}: {list(family.problems)}",
+            )
         budgets = {key: check_budget(value, f"{where}.exact.budget.{key}") for key, value in budget.items()}
     else:
-        budgets = {} if budget is None else \
-            {family.problem(problem).name: check_budget(budget, f"{where}.exact.budget")}
+        budgets = (
+            {}
+            if budget is None
+            else {family.problem(problem).name: check_budget(budget, f"{where}.exact.budget")}
+        )
 
     heuristics = obj.get("heuristics", sorted(family.heuristics))
     require(isinstance(heuristics, list), f"{where}.heuristics", "must be a list of names")
     for i, h in enumerate(heuristics):
         require(isinstance(h, str), f"{where}.heuristics[{i}]", f"must be a heuristic name, got {h!r}")
-    heuristics = [family.heuristic(h, f"{where}.heuristics[{i}]", base).name
-                  for i, h in enumerate(heuristics)]
+    heuristics = [
+        family.heuristic(h, f"{where}.heuristics[{i}]", base).name for i, h in enumerate(heuristics)
+    ]
     require(len(set(heuristics)) == len(heuristics), f"{where}.heuristics", "has repeated names")
 
     name = obj.get("name", fam)
     require(isinstance(name, str) and name, f"{where}.name", "must be a non-empty string")
     check_grid_values(family, values, seeds[0], f"{where}.grid")
-    return Sweep(name=name, family=family, grid=values, seeds=tuple(seeds), method=method,
-                 time_limit=limit, heuristics=tuple(heuristics), problem=problem,
-                 budgets=tuple(sorted(budgets.items())), base=base)
+    return Sweep(
+        name=name,
+        family=family,
+        grid=values,
+        seeds=tuple(seeds),
+        method=method,
+        time_limit=limit,
+        heuristics=tuple(heuristics),
+        problem=problem,
+        budgets=tuple(sorted(budgets.items())),
+        base=base,
+    )
 
 
 def _grid(family: Family, grid: dict, where: str) -> dict[str, list]:
@@ -160,9 +185,12 @@ def _grid(family: Family, grid: dict, where: str) -> dict[str, list]:
     specs = []
     for i, name in enumerate(presets):
         spec = family.generator(name, f"{where}.preset[{i}]")
-        require(not spec.many, f"{where}.preset[{i}]",
-                f"{name!r} makes many instances; a grid point is one instance (its options: see "
-                f"volsched generate {family.name} --help)")
+        require(
+            not spec.many,
+            f"{where}.preset[{i}]",
+            f"{name!r} makes many instances; a grid point is one instance (its options: see "
+            f"volsched generate {family.name} --help)",
+        )
         specs.append(spec)
     if "preset" in grid:
         values["preset"] = list(presets)
@@ -172,24 +200,38 @@ def _grid(family: Family, grid: dict, where: str) -> dict[str, list]:
             continue
         key = f"{where}.{name}"
         options = [o for g in specs for o in g.options if o.name == name]
-        require(bool(options), key, f"not an option of {', '.join(g.name for g in specs)} (allowed: "
-                f"{', '.join(sorted({o.name for g in specs for o in g.options} - {'seed'}))})")
+        require(
+            bool(options),
+            key,
+            f"not an option of {', '.join(g.name for g in specs)} (allowed: "
+            f"{', '.join(sorted({o.name for g in specs for o in g.options} - {'seed'}))})",
+        )
         require(name != "seed", key, "replicates are the sweep's `seeds`, not a grid key")
         missing = [g.name for g in specs if not any(o.name == name for o in g.options)]
-        require(not missing, key, f"is not an option of {', '.join(missing)}: give each preset its own "
-                f"[[sweep]] table")
+        require(
+            not missing,
+            key,
+            f"is not an option of {', '.join(missing)}: give each preset its own [[sweep]] table",
+        )
         option = options[0]
-        require(not (isinstance(spec_values, list) and not spec_values), key,
-                "is an empty list: the grid would have no instance")
-        listed = isinstance(spec_values, list) and (option.nargs is None
-                                                    or all(isinstance(v, list) for v in spec_values))
+        require(
+            not (isinstance(spec_values, list) and not spec_values),
+            key,
+            "is an empty list: the grid would have no instance",
+        )
+        listed = isinstance(spec_values, list) and (
+            option.nargs is None or all(isinstance(v, list) for v in spec_values)
+        )
         spec_values = spec_values if listed else [spec_values]
         values[name] = [option.check(v, f"{key}[{i}]") for i, v in enumerate(spec_values)]
         require(len({repr(v) for v in values[name]}) == len(values[name]), key, "has repeated values")
     for g in specs:
         for o in g.options:
-            require(o.default is not None or o.name in values, f"{where}.{o.name}",
-                    f"generator {g.name!r} needs it")
+            require(
+                o.default is not None or o.name in values,
+                f"{where}.{o.name}",
+                f"generator {g.name!r} needs it",
+            )
     return values
 
 

@@ -69,12 +69,30 @@ def build_tasks(sweep: Sweep) -> list[dict]:
             methods.append((method, "exact", problem, method_params))
         methods += [(name, "heuristic", h.problem, {"seed": params["seed"]}) for name, h in chosen.items()]
         for method, kind, problem, method_params in methods:
-            key = _digest({"family": fam.name, "params": params, "method": method, "kind": kind,
-                           "method_params": method_params, "version": __version__})
-            tasks.append({"key": key, "sweep": sweep.name, "family": fam.name,
-                          "instance_key": instance_key, "params": params, "method": method,
-                          "kind": kind, "method_params": method_params, "problem": problem,
-                          "sense": fam.problems[problem].sense})
+            key = _digest(
+                {
+                    "family": fam.name,
+                    "params": params,
+                    "method": method,
+                    "kind": kind,
+                    "method_params": method_params,
+                    "version": __version__,
+                }
+            )
+            tasks.append(
+                {
+                    "key": key,
+                    "sweep": sweep.name,
+                    "family": fam.name,
+                    "instance_key": instance_key,
+                    "params": params,
+                    "method": method,
+                    "kind": kind,
+                    "method_params": method_params,
+                    "problem": problem,
+                    "sense": fam.problems[problem].sense,
+                }
+            )
             if kind == "heuristic" and method in external and sweep.base is not None:
                 tasks[-1]["base"] = sweep.base
     return tasks
@@ -93,9 +111,18 @@ def _versions() -> dict:
 def run_task(task: dict) -> dict:
     """Run one task and return its result row (never raises for the task's own failures)."""
     family = FAMILIES[task["family"]]
-    row = {**task, "instance": None, "status": "error", "objective": None, "bound": None,
-           "runtime_s": None, "error": None, "metrics": {}, "versions": _versions(),
-           "host": socket.gethostname()}
+    row = {
+        **task,
+        "instance": None,
+        "status": "error",
+        "objective": None,
+        "bound": None,
+        "runtime_s": None,
+        "error": None,
+        "metrics": {},
+        "versions": _versions(),
+        "host": socket.gethostname(),
+    }
     begin = time.perf_counter()
     try:
         instance = family.generate_from(task["params"])
@@ -104,17 +131,26 @@ def run_task(task: dict) -> dict:
             limit = task["method_params"].get("time_limit")
             hard = None if limit is None else limit * HARD_LIMIT_FACTOR + HARD_LIMIT_GRACE_S
             with hard_limit(hard):  # the task's own guard, around solve's (which comes first)
-                result = family.solve(instance, problem=task["problem"], method=task["method"],
-                                      time_limit=limit, seed=task["params"]["seed"],
-                                      budget=task["method_params"].get("budget"))
+                result = family.solve(
+                    instance,
+                    problem=task["problem"],
+                    method=task["method"],
+                    time_limit=limit,
+                    seed=task["params"]["seed"],
+                    budget=task["method_params"].get("budget"),
+                )
             row["objective"], row["bound"] = _finite(result.objective), _finite(result.bound)
-            row["metrics"] = {} if result.objective is None else \
-                {family.problems[task["problem"]].objective_metric: _finite(result.objective)}
+            row["metrics"] = (
+                {}
+                if result.objective is None
+                else {family.problems[task["problem"]].objective_metric: _finite(result.objective)}
+            )
             # Only a wall-clock stop is a timeout: its row depends on the machine. A run its work
             # budget stopped keeps its status (feasible, unknown), the same on every machine.
             row["status"] = "timeout" if result.stopped == STOPPED_CLOCK else result.status.value
             row["error"] = result.info.get("stopped") or (
-                None if result.stopped is None else f"stopped by the {result.stopped}")
+                None if result.stopped is None else f"stopped by the {result.stopped}"
+            )
         else:
             heuristic = family.heuristic(task["method"], "heuristic", task.get("base"))
             run = family.simulate(instance, heuristic, task["method_params"]["seed"])

@@ -103,8 +103,11 @@ class GeneratorSpec:
         """Validated parameters from ``given`` (unknown names are an error), defaults filled in."""
         known = {o.name: o for o in self.options}
         for name in given:
-            require(name in known, where(name),
-                    f"not an option of generator {self.name!r} (its options: {', '.join(known) or 'none'})")
+            require(
+                name in known,
+                where(name),
+                f"not an option of generator {self.name!r} (its options: {', '.join(known) or 'none'})",
+            )
         out = {}
         for o in self.options:
             if o.name in given:
@@ -177,8 +180,9 @@ class RunOption:
 
     def __post_init__(self):
         if sum(x is not None for x in (self.instance, self.problem, self.simulator_field)) != 1:
-            raise ValueError(f"run option {self.option.name}: give exactly one of instance, problem, "
-                             "simulator_field")
+            raise ValueError(
+                f"run option {self.option.name}: give exactly one of instance, problem, simulator_field"
+            )
 
 
 @dataclass(frozen=True)
@@ -198,8 +202,11 @@ class Setup:
 def check_fields(simulator: Simulator, names, owner: str) -> None:
     """Bad input naming the option (``--name``) unless ``simulator`` is a dataclass with each field."""
     for name in names:
-        require(dataclasses.is_dataclass(simulator) and hasattr(simulator, name),
-                "--" + name.replace("_", "-"), f"the {owner} simulator takes no {name}")
+        require(
+            dataclasses.is_dataclass(simulator) and hasattr(simulator, name),
+            "--" + name.replace("_", "-"),
+            f"the {owner} simulator takes no {name}",
+        )
 
 
 def with_fields(simulator: Simulator, fields: Mapping[str, Any], owner: str) -> Simulator:
@@ -278,17 +285,24 @@ class Family:
     def __post_init__(self):
         for h in self.heuristics.values():
             if h.problem not in self.problems:
-                raise ValueError(f"{self.name}: heuristic {h.name} is scored against unknown "
-                                 f"problem {h.problem}")
+                raise ValueError(
+                    f"{self.name}: heuristic {h.name} is scored against unknown problem {h.problem}"
+                )
 
     # --- problems -----------------------------------------------------------
     def problem(self, name: str | None, field_name: str = "--problem") -> Problem:
         """The problem called ``name`` (``None``: the default one)."""
         return _pick(self.problems, name, field_name, f"{self.name} has problems")
 
-    def solve(self, instance: Any, problem: str | None = None, method: str | None = None,
-              time_limit: float | None = None, seed: int | None = None, budget: float | None = None,
-              ) -> SolveResult:
+    def solve(
+        self,
+        instance: Any,
+        problem: str | None = None,
+        method: str | None = None,
+        time_limit: float | None = None,
+        seed: int | None = None,
+        budget: float | None = None,
+    ) -> SolveResult:
         """Solve ``instance`` exactly (see :func:`volsched.solvers.problem.solve`)."""
         return solve_problem(self.name, self.problems, instance, problem, method, time_limit, seed, budget)
 
@@ -304,8 +318,9 @@ class Family:
         except Infeasible as exc:
             raise solution_error(exc) from None
 
-    def setup(self, command: str, instance: Any, values: Mapping[str, Any],
-              problem: str | None = None) -> Setup:
+    def setup(
+        self, command: str, instance: Any, values: Mapping[str, Any], problem: str | None = None
+    ) -> Setup:
         """Apply the run options given to ``command`` (name -> value; ``None``: not given).
 
         An option of another family, or of another command, is bad input naming it.
@@ -322,16 +337,23 @@ class Family:
             if run.instance is not None:
                 instance = run.instance(instance, value)
             elif run.problem is not None:
-                require(problem in (None, run.problem), cli, f"chooses problem {run.problem!r}, "
-                        f"but --problem {problem} was given")
+                require(
+                    problem in (None, run.problem),
+                    cli,
+                    f"chooses problem {run.problem!r}, but --problem {problem} was given",
+                )
                 problem = run.problem
             else:
                 fields[run.simulator_field] = value
         return Setup(instance, problem, fields, self.name)
 
     # --- heuristics ---------------------------------------------------------
-    def heuristic(self, name: Any, field_name: str = "--heuristic", base: str | os.PathLike | None = None,
-                  ) -> Heuristic:
+    def heuristic(
+        self,
+        name: Any,
+        field_name: str = "--heuristic",
+        base: str | os.PathLike | None = None,
+    ) -> Heuristic:
         """The heuristic ``name`` names: a built-in one, an import path, an entry point, or an object.
 
         Parameters
@@ -373,15 +395,19 @@ class Family:
             try:
                 obj = point.load()
             except Exception as exc:  # noqa: BLE001 - another package's import: its message, one line
-                raise InputError(f"{field_name}: {name}: loading the entry point {point.value!r} raised "
-                                 f"{type(exc).__name__}: {exc}") from exc
+                raise InputError(
+                    f"{field_name}: {name}: loading the entry point {point.value!r} raised "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
             return self._external(obj, point.name.split(".", 1)[1], "entry point", field_name)
         built_in = sorted(self.heuristics) or f"none: {self.name} has no heuristics yet"
         extra = sorted(p.name.split(".", 1)[1] for p in points.values())
-        raise InputError(f"{field_name}: choose from {built_in}"
-                         + (f", the installed {extra}" if extra else "")
-                         + f", or name a policy class by import path (module:Class or file.py:Class); "
-                         f"got {name!r}")
+        raise InputError(
+            f"{field_name}: choose from {built_in}"
+            + (f", the installed {extra}" if extra else "")
+            + f", or name a policy class by import path (module:Class or file.py:Class); "
+            f"got {name!r}"
+        )
 
     @property
     def default_heuristic_problem(self) -> str:
@@ -397,26 +423,40 @@ class Family:
             try:
                 policy = obj()
             except Exception as exc:  # noqa: BLE001 - the user's constructor
-                raise InputError(f"{field_name}: {name}: {what}() raised {type(exc).__name__}: {exc} (a "
-                                 "policy class is instantiated without arguments)") from exc
+                raise InputError(
+                    f"{field_name}: {name}: {what}() raised {type(exc).__name__}: {exc} (a "
+                    "policy class is instantiated without arguments)"
+                ) from exc
         else:
             policy = obj
-        require(any(callable(getattr(policy, m, None)) for m in ("plan", "decide")), field_name,
-                f"{name}: {what} has no method plan() or decide(); a policy follows the family's protocol "
-                f"(volsched.heuristics.{self.name}.protocol)")
+        require(
+            any(callable(getattr(policy, m, None)) for m in ("plan", "decide")),
+            field_name,
+            f"{name}: {what} has no method plan() or decide(); a policy follows the family's protocol "
+            f"(volsched.heuristics.{self.name}.protocol)",
+        )
         problem = getattr(policy, "problem", None)
         problem = self.default_heuristic_problem if problem is None else problem
-        require(isinstance(problem, str) and problem in self.problems, field_name,
-                f"{name}: its problem must be one of {list(self.problems)}, got {problem!r}")
+        require(
+            isinstance(problem, str) and problem in self.problems,
+            field_name,
+            f"{name}: its problem must be one of {list(self.problems)}, got {problem!r}",
+        )
         simulators = [h.simulator for h in self.heuristics.values() if h.problem == problem]
         simulators = simulators or [h.simulator for h in self.heuristics.values()]
         require(bool(simulators), field_name, f"the {self.name} family has no simulator to run {name}")
         doc = (getattr(obj, "__doc__", None) or "").strip().splitlines()
-        return Heuristic(name, problem, _checked(self.name, policy, name), simulators[0],
-                         doc[0] if doc else "", source)
+        return Heuristic(
+            name, problem, _checked(self.name, policy, name), simulators[0], doc[0] if doc else "", source
+        )
 
-    def simulate(self, instance: Any, name: str | Heuristic, seed: int, simulator: Simulator | None = None,
-                 ) -> dict:
+    def simulate(
+        self,
+        instance: Any,
+        name: str | Heuristic,
+        seed: int,
+        simulator: Simulator | None = None,
+    ) -> dict:
         """Run heuristic ``name`` with ``numpy.random.default_rng(seed)``; verify and measure it.
 
         ``name`` is anything :meth:`heuristic` takes, or a :class:`Heuristic`. Returns
@@ -442,18 +482,26 @@ class Family:
                 value = verified_value(problem.verify(instance, solution))
         except Infeasible as exc:
             if h.source:
-                raise InputError(f"heuristic {name}: its solution is infeasible for the {h.problem} "
-                                 f"problem: {exc}") from None
-            raise RuntimeError(f"{self.name}: heuristic {name} produced an infeasible "
-                               f"solution: {exc}") from None
+                raise InputError(
+                    f"heuristic {name}: its solution is infeasible for the {h.problem} problem: {exc}"
+                ) from None
+            raise RuntimeError(
+                f"{self.name}: heuristic {name} produced an infeasible solution: {exc}"
+            ) from None
         declared = {m.name for m in problem.metrics}
         unknown = set(metrics) - declared
         if unknown:
             raise RuntimeError(f"{self.name}: heuristic {name} reports undeclared metrics {sorted(unknown)}")
         metrics = {**metrics, problem.objective_metric: value}  # the verifier's value, not the simulator's
-        return {"heuristic": name, "problem": h.problem, "seed": seed,
-                "status": "unknown" if failed else "feasible", "objective": value,
-                "metrics": metrics, "solution": {"problem": h.problem, **solution}}
+        return {
+            "heuristic": name,
+            "problem": h.problem,
+            "seed": seed,
+            "status": "unknown" if failed else "feasible",
+            "objective": value,
+            "metrics": metrics,
+            "solution": {"problem": h.problem, **solution},
+        }
 
     # --- generators ---------------------------------------------------------
     def generator(self, name: str | None, field_name: str = "--preset") -> GeneratorSpec:
@@ -471,21 +519,36 @@ class Family:
     def add_generate_arguments(self, parser: argparse.ArgumentParser) -> None:
         """The ``volsched generate FAMILY`` options, built from the generator specs."""
         if len(self.generators) > 1:
-            parser.add_argument("--preset", choices=list(self.generators),
-                                required=self.pick_generator is None,
-                                help="; ".join(f"{n}: {g.help}" for n, g in self.generators.items()))
+            parser.add_argument(
+                "--preset",
+                choices=list(self.generators),
+                required=self.pick_generator is None,
+                help="; ".join(f"{n}: {g.help}" for n, g in self.generators.items()),
+            )
         for name, o in self.options().items():
             users = {g.name: opt for g in self.generators.values() for opt in g.options if opt.name == name}
             where = "" if len(users) == len(self.generators) else f" [{', '.join(users)}]"
             defaults = {str(opt.default) for opt in users.values() if opt.default is not None}
-            default = "" if not defaults else f" (default {defaults.pop()})" if len(defaults) == 1 else \
-                " (default " + ", ".join(f"{g} {opt.default}" for g, opt in users.items()) + ")"
+            default = (
+                ""
+                if not defaults
+                else f" (default {defaults.pop()})"
+                if len(defaults) == 1
+                else " (default " + ", ".join(f"{g} {opt.default}" for g, opt in users.items()) + ")"
+            )
             if o.flag:
-                parser.add_argument(o.cli, dest=o.name, action="store_const", const=True, default=None,
-                                    help=o.help + where)
+                parser.add_argument(
+                    o.cli, dest=o.name, action="store_const", const=True, default=None, help=o.help + where
+                )
             else:
-                parser.add_argument(o.cli, dest=o.name, type=o.cli_type, nargs=o.nargs, default=None,
-                                    help=o.help + default + where)
+                parser.add_argument(
+                    o.cli,
+                    dest=o.name,
+                    type=o.cli_type,
+                    nargs=o.nargs,
+                    default=None,
+                    help=o.help + default + where,
+                )
 
     def generate_args(self, args: argparse.Namespace) -> Any:
         """Instance(s) from parsed ``generate`` options; an option the generator does not use is an error."""
@@ -495,9 +558,12 @@ class Family:
             preset = self.pick_generator(set(given))
         spec = self.generator(preset)
         for name in given:
-            require(any(o.name == name for o in spec.options), "--" + name.replace("_", "-"),
-                    f"generator {spec.name!r} does not use it (its options: "
-                    f"{', '.join(o.cli for o in spec.options) or 'none'})")
+            require(
+                any(o.name == name for o in spec.options),
+                "--" + name.replace("_", "-"),
+                f"generator {spec.name!r} does not use it (its options: "
+                f"{', '.join(o.cli for o in spec.options) or 'none'})",
+            )
         return spec.generate(spec.params(given, lambda n: "--" + n.replace("_", "-")))
 
     def generate_from(self, params: dict) -> Any:
@@ -525,7 +591,7 @@ def _entry_points() -> tuple:
 def entry_points_of(family: str) -> dict:
     """The installed packages' heuristics of ``family``: folded name -> entry point (not loaded)."""
     prefix = family + "."
-    return {p.name[len(prefix):].casefold(): p for p in _entry_points() if p.name.startswith(prefix)}
+    return {p.name[len(prefix) :].casefold(): p for p in _entry_points() if p.name.startswith(prefix)}
 
 
 def _object_name(obj: Any) -> str:
@@ -544,8 +610,9 @@ _FILE_MODULES: dict[tuple[str, int, int], Any] = {}
 def _import(spec: str, field_name: str, base: str | os.PathLike | None) -> Any:
     """The object ``module.path:Name`` or ``file.py:Name`` names (``InputError`` naming ``spec``)."""
     where, _, attr = spec.rpartition(":")
-    require(bool(where) and bool(attr), field_name,
-            f"{spec!r}: an import path is module:Class or file.py:Class")
+    require(
+        bool(where) and bool(attr), field_name, f"{spec!r}: an import path is module:Class or file.py:Class"
+    )
     folder = Path(base) if base is not None else Path.cwd()
     if where.endswith(".py") or "/" in where or os.sep in where:
         path = Path(where).expanduser()
@@ -557,10 +624,13 @@ def _import(spec: str, field_name: str, base: str | os.PathLike | None) -> Any:
     obj = module
     for part in attr.split("."):
         if not hasattr(obj, part):
-            defined = sorted(k for k, v in vars(module).items()
-                             if isinstance(v, type) and v.__module__ == module.__name__)
-            raise InputError(f"{field_name}: {spec}: {where} has no {attr}"
-                             + (f" (its classes: {', '.join(defined)})" if defined else ""))
+            defined = sorted(
+                k for k, v in vars(module).items() if isinstance(v, type) and v.__module__ == module.__name__
+            )
+            raise InputError(
+                f"{field_name}: {spec}: {where} has no {attr}"
+                + (f" (its classes: {', '.join(defined)})" if defined else "")
+            )
         obj = getattr(obj, part)
     return obj
 
@@ -574,15 +644,20 @@ def _load_file(path: Path, spec: str, field_name: str) -> Any:
     # A module name of its own, in sys.modules while it runs: dataclasses and pickling look it up there.
     name = f"volsched_user_heuristics.{path.stem.replace('-', '_')}_{digest}"
     loader_spec = importlib.util.spec_from_file_location(name, path)
-    require(loader_spec is not None and loader_spec.loader is not None, field_name,
-            f"{spec}: {path} cannot be imported as a Python file")
+    require(
+        loader_spec is not None and loader_spec.loader is not None,
+        field_name,
+        f"{spec}: {path} cannot be imported as a Python file",
+    )
     module = importlib.util.module_from_spec(loader_spec)
     sys.modules[name] = module
     try:
         loader_spec.loader.exec_module(module)
     except Exception as exc:  # noqa: BLE001 - the user's file: its error, one line
         del sys.modules[name]
-        raise InputError(f"{field_name}: {spec}: importing {path} raised {type(exc).__name__}: {exc}") from exc
+        raise InputError(
+            f"{field_name}: {spec}: importing {path} raised {type(exc).__name__}: {exc}"
+        ) from exc
     _FILE_MODULES[key] = module
     return module
 
@@ -591,17 +666,23 @@ def _load_module(where: str, spec: str, field_name: str, folder: Path) -> Any:
     """``import where``; a module found in ``folder`` (the working directory, a sweep's folder) too."""
     top = where.split(".", 1)[0]
     if importlib.util.find_spec(top) is None and (
-            (folder / f"{top}.py").is_file() or (folder / top / "__init__.py").is_file()):
+        (folder / f"{top}.py").is_file() or (folder / top / "__init__.py").is_file()
+    ):
         sys.path.append(str(folder))
     try:
         return importlib.import_module(where)
     except ModuleNotFoundError as exc:
         if exc.name is not None and where.startswith(exc.name):
-            raise InputError(f"{field_name}: {spec}: no module named {exc.name!r} (on sys.path or in "
-                             f"{folder})") from None
-        raise InputError(f"{field_name}: {spec}: importing {where} raised ModuleNotFoundError: {exc}") from exc
+            raise InputError(
+                f"{field_name}: {spec}: no module named {exc.name!r} (on sys.path or in {folder})"
+            ) from None
+        raise InputError(
+            f"{field_name}: {spec}: importing {where} raised ModuleNotFoundError: {exc}"
+        ) from exc
     except Exception as exc:  # noqa: BLE001 - the user's module: its error, one line
-        raise InputError(f"{field_name}: {spec}: importing {where} raised {type(exc).__name__}: {exc}") from exc
+        raise InputError(
+            f"{field_name}: {spec}: importing {where} raised {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def _checked(family: str, policy: Any, name: str) -> Any:
@@ -721,6 +802,22 @@ def exports() -> dict[str, list[str]]:
     return out
 
 
-__all__ = ["ENTRY_POINT_GROUP", "FAMILIES", "DemoPart", "Family", "GeneratorSpec", "Heuristic", "Option", "RunOption", "Setup",
-           "check_fields", "entry_points_of", "exports", "family_of", "run_option_owners", "run_options", "solution_error",
-           "with_fields"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "FAMILIES",
+    "DemoPart",
+    "Family",
+    "GeneratorSpec",
+    "Heuristic",
+    "Option",
+    "RunOption",
+    "Setup",
+    "check_fields",
+    "entry_points_of",
+    "exports",
+    "family_of",
+    "run_option_owners",
+    "run_options",
+    "solution_error",
+    "with_fields",
+]
