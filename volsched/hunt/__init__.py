@@ -154,17 +154,20 @@ def hunt(
         "candidates": len(h.order),
         "evaluated": len(h.seen),
         "invalid": scorer.invalid,
+        "screened": scorer.screened,
         "elapsed_s": elapsed,
         "candidates_per_s": len(h.order) / elapsed if elapsed > 0 else None,
         "stopped": h.stopped or (base.stopped if base else None),
         "instance": None,
         "archive": [],
         "progress": h.progress(),
+        "random_progress": base.progress() if base else None,
     }
     if out is not None and best:
         summary["archive"] = write_archive(out, family, scorer, best, summary)
         summary["instance"] = summary["archive"][0]["instance"]
         write_json(out / "hunt.json", summary)
+        summary["plot"] = str(plot_progress(out / "progress.png", summary))
     elif best:
         summary["best"] = best[0].detail
     return summary
@@ -232,4 +235,37 @@ def write_archive(out: Path, family, scorer: Scorer, best: list, summary: dict) 
     return rows
 
 
-__all__ = ["OBJECTIVES", "SPACES", "STRATEGIES", "hunt", "parse_bounds", "space_for", "write_archive"]
+def plot_progress(path: Path, summary: dict) -> Path:
+    """The search's progress: the best score after each candidate, the hunt's and random search's."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    key = "ratio" if summary["objective"] == "ratio" else "work"
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for label, curve in (("hunt", summary["progress"]), ("random search", summary["random_progress"])):
+        if curve:
+            xs = [i + 1 for i, v in enumerate(curve) if v is not None]
+            ax.step(xs, [v for v in curve if v is not None], where="post", label=label)
+    ax.set_xlabel("candidates")
+    ax.set_ylabel(f"best {key} (proven lower end)" if key == "ratio" else "best work")
+    who = summary["heuristic"] or summary["method"] or "exact"
+    ax.set_title(f"{summary['family']} {who}, seed {summary['seed']}", fontsize=10)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+__all__ = [
+    "OBJECTIVES",
+    "SPACES",
+    "STRATEGIES",
+    "hunt",
+    "parse_bounds",
+    "plot_progress",
+    "space_for",
+    "write_archive",
+]

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from volsched.instances.errors import InputError, require
+from volsched.ratios import ratio
 
 from .spaces import Candidate, Space, key_of
 
@@ -54,6 +55,9 @@ RESTART_SHARE = 0.1
 #: what local moves around the first restarts miss.
 RESTART_RATE = 0.1
 POPULATION = 8
+#: A candidate is screened out only when its proven ceiling is below the threshold by more than
+#: rounding (a tie with the threshold can still be accepted).
+SCREEN_RTOL = 1e-9
 #: Share of the children bred from the population's best member (the others: a binary tournament).
 ELITE_RATE = 0.5
 #: Candidates an individual may go without improving before a random restart replaces it.
@@ -119,11 +123,34 @@ class Scorer:
             self.problem = family.problem(problem).name
         self.method = method or HUNT_METHOD.get(family.name, {}).get(self.problem)
         self.invalid = 0
+        self.screened = 0
 
     def instance(self, cand: Candidate, name: str):
         return self.space.build(cand, name)
 
-    def __call__(self, cand: Candidate, name: str = "candidate") -> tuple[float | None, dict]:
+    def ceiling(self, instance) -> float | None:
+        """An upper bound on the heuristic's ratio from a cheap proven bound on the optimum, or ``None``.
+
+        Only for a minimisation whose space gives a lower bound (:meth:`Space.optimum_bound`): the
+        verified run's value over that bound is at least its ratio to the optimum.
+        """
+        if self.objective != "ratio" or self.family.problems[self.problem].sense != "min":
+            return None
+        low = self.space.optimum_bound(instance, self.problem)
+        if low is None:
+            return None
+        run = self.family.simulate(instance, self.heuristic, 0, self.simulators[self.heuristic])
+        return ratio(run["objective"], low, "min")
+
+    def __call__(
+        self, cand: Candidate, name: str = "candidate", threshold: float | None = None
+    ) -> tuple[float | None, dict]:
+        """The candidate's score and what it rests on; ``None`` for an invalid candidate.
+
+        With ``threshold``, a candidate whose ratio is proven below it by :meth:`ceiling` is not
+        solved exactly: its score is ``None`` with ``{"screened": ceiling}`` (it could change
+        nothing in the search).
+        """
         from volsched.evaluate import evaluate
 
         try:
@@ -131,6 +158,11 @@ class Scorer:
         except InputError as exc:
             self.invalid += 1
             return None, {"invalid": str(exc)}
+        if threshold is not None:
+            top = self.ceiling(instance)
+            if top is not None and top < threshold * (1 - SCREEN_RTOL):
+                self.screened += 1
+                return None, {"screened": top}
         if self.objective == "ratio":
             report = evaluate(
                 self.family,
@@ -179,8 +211,13 @@ class Hunt:
     def random_candidate(self, i: int) -> Candidate:
         return self.space.random(np.random.default_rng([self.seed, 0, i]))
 
-    def score(self, cand: Candidate) -> Scored:
-        """Score ``cand`` (once: a candidate met again costs a candidate but no evaluation)."""
+    def score(self, cand: Candidate, threshold: float | None = None) -> Scored:
+        """Score ``cand`` (once: a candidate met again costs a candidate but no evaluation).
+
+        ``threshold``: the score below which the candidate changes nothing (:meth:`Scorer.__call__`
+        may then skip its exact solve). A candidate screened before is scored again when the new
+        threshold is lower than its proven ceiling.
+        """
         if len(self.order) >= self.budget:
             raise _Stop("budget")
         if self.deadline is not None and time.perf_counter() > self.deadline:
@@ -188,8 +225,13 @@ class Hunt:
             raise _Stop("wall clock")
         key = key_of(cand)
         hit = self.seen.get(key)
-        if hit is None:
-            s, detail = self.scorer(cand, f"candidate-{len(self.order)}")
+        stale = (
+            hit is not None
+            and "screened" in hit.detail
+            and (threshold is None or hit.detail["screened"] >= threshold * (1 - SCREEN_RTOL))
+        )
+        if hit is None or stale:
+            s, detail = self.scorer(cand, f"candidate-{len(self.order)}", threshold)
             hit = self.seen[key] = Scored(len(self.order), cand, s, detail)
         self.order.append(hit)
         return hit
@@ -214,9 +256,12 @@ def _val(s: Scored) -> float:
 
 
 def run_random(h: Hunt) -> None:
+    best = None
     try:
         for i in range(h.budget):
-            h.score(h.random_candidate(i))
+            s = h.score(h.random_candidate(i), best)
+            if s.score is not None and (best is None or s.score > best):
+                best = s.score
     except _Stop:
         pass
 
@@ -234,7 +279,7 @@ def run_hunt(h: Hunt) -> None:
         age = [0] * len(pop)
         while True:
             if rng.random() < RESTART_RATE:
-                c = h.score(h.random_candidate(next_random))
+                c = h.score(h.random_candidate(next_random), min(_val(p) for p in pop))
                 next_random += 1
                 worst = min(range(len(pop)), key=lambda j: _val(pop[j]))
                 if _val(c) > _val(pop[worst]):
@@ -250,7 +295,7 @@ def run_hunt(h: Hunt) -> None:
                 if key_of(child) not in h.seen:
                     break
                 child = h.space.mutate(pop[i].cand, rng)
-            c = h.score(child)
+            c = h.score(child, min(_val(p) for p in pop))
             best = max(range(len(pop)), key=lambda j: _val(pop[j]))
             slack = 0.0 if i == best else TEMPERATURE * (1.0 - len(h.order) / h.budget)
             if _val(c) >= _val(pop[i]) - slack and c is not pop[i]:

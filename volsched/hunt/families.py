@@ -68,6 +68,12 @@ class SlackSpace(Space):
             params={"preset": "hunt", **b},
         )
 
+    def optimum_bound(self, instance, problem: str):
+        """The family's combinatorial bound (:func:`volsched.solvers.slack.bound.lower_bound`)."""
+        from volsched.solvers.slack.bound import lower_bound
+
+        return lower_bound(instance, problem)
+
     def extra_moves(self):
         return [self._transfer]
 

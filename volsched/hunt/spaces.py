@@ -142,6 +142,10 @@ class Space:
     def build(self, cand: Candidate, name: str) -> Any:
         raise NotImplementedError
 
+    def optimum_bound(self, instance: Any, problem: str) -> float | None:
+        """A cheap proven lower bound on a minimisation's optimum (``None``: none), for screening."""
+        return None
+
     def describe(self) -> dict:
         """The bounds a reported worst case was found within."""
         return dict(self.bounds)

@@ -108,3 +108,17 @@ def test_work_objective_reports_cpsat_work(tmp_path, capsys):
     assert row["work"] == s["best_work"]  # re-solved from the archived file: the same deterministic work
     code, _, err = run(capsys, "verify", row["instance"], row["certificate"])
     assert code == 0, err
+
+
+def test_screening_changes_nothing_but_the_solves(monkeypatch):
+    """A candidate screened out by the family's lower bound could not have changed the search: the
+    hunt and its random baseline follow the same path, with or without screening."""
+    from volsched.hunt.families import SlackSpace
+
+    bounds = {"machines": 4, "jobs": 9, "p_max": 20}
+    screened = hunt("slack", "lpt", budget=150, seed=2, bounds=bounds)
+    monkeypatch.setattr(SlackSpace, "optimum_bound", lambda self, instance, problem: None)
+    plain = hunt("slack", "lpt", budget=150, seed=2, bounds=bounds)
+    assert screened["screened"] > 0 and plain["screened"] == 0
+    for key in ("progress", "random_progress", "best_ratio", "random_worst_ratio"):
+        assert screened[key] == plain[key]
