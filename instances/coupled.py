@@ -309,6 +309,7 @@ class _Continuation:
         return view
 
     def _extend(self, length: int) -> None:
+        # numba loads on first use, not when the package is imported (start-up time)
         from ._markov_kernel import markov_steps
 
         inst = self.instance
@@ -386,6 +387,7 @@ def markov_realization(rng: np.random.Generator, trans: np.ndarray, horizon: int
     ``cum[q, s]`` the uniform is at least (capped at DOWN). Compiled:
     :func:`._markov_kernel.markov_steps`.
     """
+    # numba loads on first use, not when the package is imported (start-up time)
     from ._markov_kernel import markov_steps
 
     p = trans.shape[0]

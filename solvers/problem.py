@@ -28,6 +28,7 @@ from typing import Any
 from volsched.instances.errors import InputError, check_int, is_number, require
 
 from .deadline import HardStop, hard_limit, hard_seconds
+from .jit import compiling
 from .result import Infeasible, SolveResult, SolveStatus, VerificationError
 
 #: Relative tolerance under which a claim about a float objective (checkpoint, prescient) and the
@@ -348,8 +349,6 @@ def warm_up(family: str, problem: Problem, method: str) -> None:
     key = (family, problem.name, method)
     if problem.warm is None or key in _WARMED:
         return
-    from .jit import compiling
-
     with compiling(f"{family} {problem.name} {method}"):
         problem.warm(method)
     _WARMED.add(key)

@@ -28,6 +28,7 @@ from .gaps import Schedule
 
 def list_schedule(instance: SlackInstance, order: np.ndarray) -> Schedule:
     """List scheduling of the jobs in ``order`` (see the module docstring), compiled."""
+    # numba loads on first use, not when the package is imported (start-up time)
     from ._list_kernel import list_kernel
 
     counts = np.array([len(v) for v in instance.machines], dtype=np.int64)

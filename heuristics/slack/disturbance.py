@@ -271,6 +271,7 @@ class _Flat:
 def disturbed_makespans(instance: SlackInstance, schedule: Schedule, deltas: np.ndarray,
                         executor: str = "planned") -> np.ndarray:
     """Disturbed makespan of each row of ``deltas`` (shape ``(draws, intervals)``, table order), compiled."""
+    # numba loads on first use, not when the package is imported (start-up time)
     from ._executor_kernel import disturbed_makespans as kernel
 
     f = _Flat(instance, schedule)
@@ -289,6 +290,7 @@ def sampled_makespans(instance: SlackInstance, schedule: Schedule, rng: np.rando
     same disturbances (common random numbers, so that the betas of Figure 4
     are compared on the same realizations).
     """
+    # numba loads on first use, not when the package is imported (start-up time)
     from ._executor_kernel import disturbed_makespans as kernel
 
     f = _Flat(instance, schedule)

@@ -34,6 +34,7 @@ import numpy as np
 from ..errors import InputError, require
 from ..io import read_text
 from .model import DEFAULT_PERIOD_S, MAX_TIME_S, PrescientInstance
+from .work import WorkProfile
 
 #: Most events one looping profile may unroll to over the horizon it is read for: about a
 #: second and 100 MB to turn into intervals; a week of 1-s samples, or a year of 1-minute
@@ -202,8 +203,7 @@ def host_profiles(inst: PrescientInstance, h: int) -> tuple[Profile, Profile]:
     give an off and an on at one date: a kill). The speed profile holds the
     CPU share from ``cpu_index * period``.
     """
-    from .work import WorkProfile  # the effective intervals (no suspension) are the primitive's
-
+    # the effective intervals (no suspension) are the primitive's
     prof = WorkProfile(_one_host(inst, h))
     s, e = prof.iv_start, prof.iv_end
     dates = [0.0] if (s.size == 0 or s[0] > 0) else []

@@ -266,6 +266,7 @@ def replay_trace(instance: CoupledInstance, schedule, *, communication: bool = T
     Infeasible
         The schedule is malformed or breaks a rule; the message names the field.
     """
+    # numba loads on first use, not when the package is imported (start-up time)
     from ._replay_kernel import BANDWIDTH, DATA_HELD, NOT_ENROLLED, NOT_UP, OK, replay_slots
 
     reject_unless(isinstance(schedule, Mapping), "schedule", "must be an object with 'configurations'")

@@ -22,6 +22,7 @@ SimGrid, the independent oracle of the tests.
 from __future__ import annotations
 
 from volsched.instances.prescient import FAMILY, PrescientInstance
+from volsched.instances.prescient.platforms import generate_platform
 
 from ..problem import Effort, MethodOutcome, Metric, Problem, backend
 from ..problem import solve as solve_problem
@@ -72,8 +73,6 @@ def _warm(method: str) -> None:
     """Compile the greedy's kernel (numba) on a tiny platform, outside the method's clock."""
     if method != "greedy":
         return
-    from volsched.instances.prescient.platforms import generate_platform
-
     _greedy(generate_platform("sdsc", 3, 3, 5.0, 0, days=2), None, 0)
 
 

@@ -230,6 +230,7 @@ def identical_optimum(instance) -> dict | None:
         (arrays over the ``T`` tasks, in completion order) and ``horizon``
         (how far the traces were read).
     """
+    # numba loads on first use, not when the package is imported (start-up time)
     from . import _greedy_kernel as kernel
 
     t0, T = float(instance.start), instance.n_tasks
