@@ -5,6 +5,8 @@ MyST notebooks executed at every build (myst-nb), so an example that no longer r
 """
 
 import datetime
+import os
+from pathlib import Path
 from importlib.metadata import version as _version
 
 project = "volsched"
@@ -43,6 +45,8 @@ nb_execution_show_tb = True
 # stderr carries progress lines (numba's first compilation, tqdm), not results.
 nb_output_stderr = "remove"
 nb_merge_streams = True
+# A %%bash cell fails only when its last command does; every command of it must succeed.
+os.environ["BASH_ENV"] = str(Path(__file__).with_name("strict-bash.sh").resolve())
 
 # -- HTML
 html_theme = "alabaster"
