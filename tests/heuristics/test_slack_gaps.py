@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from registry_helpers import limits
 from slack_heuristics_helpers import instances, random_instance
 
 from volsched.heuristics.slack import gaps, gaps_reference, list_schedule, lpt, plain_list
@@ -23,6 +24,7 @@ def slack_solution(schedule):
 
 
 # --- hand traces of Algorithm 1 ----------------------------------------------------------------------
+
 
 def test_line7_skips_the_job_and_goes_on():
     """slack.md 6.1 scaled by 2: one interval a = 10, e = 11, lambda = 1, jobs {12, 10}, beta = 0.
@@ -112,6 +114,7 @@ def test_gaps_needs_a_free_machine():
 
 # --- the literal oracle and the verifier --------------------------------------------------------------
 
+
 @settings(max_examples=300, deadline=None)
 @given(instances())
 def test_gaps_equals_the_literal_algorithm(inst):
@@ -139,6 +142,7 @@ def test_gaps_equals_the_literal_algorithm_on_larger_instances(seed):
 
 
 # --- baselines ----------------------------------------------------------------------------------------
+
 
 def earliest_start_reference(inst, order):
     """List scheduling the long way: every machine, every period, append after the machine's last job."""
@@ -194,6 +198,7 @@ def test_lpt_hand_example():
 
 # --- against the exact side (another helper's code: a cross-check of both) ---------------------------
 
+
 @settings(max_examples=100, deadline=None)
 @given(instances())
 def test_heuristics_are_never_below_the_lower_bounds(inst):
@@ -206,24 +211,34 @@ def test_heuristics_are_never_below_the_lower_bounds(inst):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_heuristics_are_never_below_the_proven_optimum(seed):
-    from volsched.solvers.slack import solve
+    from volsched.solvers.slack import PROBLEMS, solve
 
-    inst = random_instance(np.random.default_rng(100 + seed), busy=2, free=1, n=6, k=3, a_hi=14, u_hi=4,
-                           p_hi=6, beta=[0.0, 0.5, 1.0][seed % 3])
-    slack = solve(inst, time_limit=20, problem="slack")
-    plain = solve(inst, time_limit=20, problem="plain")
-    if slack.status.value == "optimal":
-        assert gaps(inst).makespan(inst.p) >= slack.objective
-    if plain.status.value == "optimal":
-        assert min(lpt(inst).makespan(inst.p), plain_list(inst).makespan(inst.p)) >= plain.objective
-    assert "optimal" in (slack.status.value, plain.status.value)
+    inst = random_instance(
+        np.random.default_rng(100 + seed),
+        busy=2,
+        free=1,
+        n=6,
+        k=3,
+        a_hi=14,
+        u_hi=4,
+        p_hi=6,
+        beta=[0.0, 0.5, 1.0][seed % 3],
+    )
+    slack, plain = (
+        solve(inst, problem=p, method=m, **limits("slack", p, m))
+        for p, m in ((p, PROBLEMS[p].default_method) for p in ("slack", "plain"))
+    )
+    assert (slack.status.value, plain.status.value) == ("optimal", "optimal")
+    assert gaps(inst).makespan(inst.p) >= slack.objective
+    assert min(lpt(inst).makespan(inst.p), plain_list(inst).makespan(inst.p)) >= plain.objective
 
 
 def test_a_beta_with_a_long_decimal_is_exact():
     # beta = 0.123456789012345 has den = 10^15: a * den overflows int64; the tests stay exact in Python ints
     rng = np.random.default_rng(9)
-    inst = random_instance(rng, busy=6, free=2, n=50, k=6, a_hi=10**6, u_hi=1000, p_hi=10**5,
-                           beta=0.123456789012345)
+    inst = random_instance(
+        rng, busy=6, free=2, n=50, k=6, a_hi=10**6, u_hi=1000, p_hi=10**5, beta=0.123456789012345
+    )
     got = gaps(inst)
     assert pairs(got) == pairs(gaps_reference(inst))
     assert verify_slack(inst, slack_solution(got)) == got.makespan(inst.p)

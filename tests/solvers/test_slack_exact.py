@@ -12,7 +12,7 @@ import pytest
 from cbc_helpers import PREPROCESSING_STOPPED_LOG, fake_cbc
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from registry_helpers import registered_methods
+from registry_helpers import limits, registered_methods
 from slack_oracle import brute, falkenauer, random_instance, three_partition
 
 from volsched.instances.errors import InputError
@@ -50,6 +50,7 @@ def test_registry_has_both_problems_and_methods():
 
 # --- brute force -------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(("problem", "method"), BOTH)
 def test_brute_force_on_tiny_random_instances(problem, method):
     nontrivial = 0
@@ -77,17 +78,29 @@ def test_count_model_fallback_agrees_with_brute_force(monkeypatch):
 
 # --- cross-method agreement ----------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("problem", ["slack", "plain"])
 def test_methods_agree_on_seeded_random_instances(problem):
     methods = registered_methods("slack", problem)
     for seed in range(25):
-        inst = random_instance(np.random.default_rng(2000 + seed), n_max=11, machines_max=4, intervals_max=3,
-                               p_max=10, a_max=20, free_min=1, betas=(0.0, 0.1, 0.5, 0.7, 1.0))
-        values = {m: _value(solve(inst, method=m, problem=problem, time_limit=60)) for m in methods}
+        inst = random_instance(
+            np.random.default_rng(2000 + seed),
+            n_max=11,
+            machines_max=4,
+            intervals_max=3,
+            p_max=10,
+            a_max=20,
+            free_min=1,
+            betas=(0.0, 0.1, 0.5, 0.7, 1.0),
+        )
+        values = {
+            m: _value(solve(inst, method=m, problem=problem, **limits("slack", problem, m))) for m in methods
+        }
         assert len(set(values.values())) == 1, (seed, values, inst.to_json())
 
 
 # --- hand-derived optima ---------------------------------------------------------------------------
+
 
 def _inst(machines, p, beta=1.0):
     return SlackInstance(machines=machines, p=p, beta=beta)
@@ -151,8 +164,8 @@ def test_combinatorial_bound_reported(problem, method):
 
 # --- 3-PARTITION (Theorem 1, completed as in slack.md 4.3) -----------------------------------------
 
-YES = [4, 4, 4, 4, 5, 5]   # B = 13: {4, 4, 5} twice
-NO = [4, 4, 4, 4, 4, 6]    # no triple sums to 13
+YES = [4, 4, 4, 4, 5, 5]  # B = 13: {4, 4, 5} twice
+NO = [4, 4, 4, 4, 4, 6]  # no triple sums to 13
 TARGET = 3 * 13 + 2 + 1
 
 
@@ -186,7 +199,7 @@ def test_planted_no_instance_at_falkenauer_scale(method):
     assert sum(elements) == 3 * 1003
     inst = three_partition(elements, 1003)
     target = 3 * 1003 + 3
-    result = solve(inst, method=method, problem="slack", time_limit=120)
+    result = solve(inst, method=method, problem="slack", **limits("slack", "slack", method))
     assert _value(result) > target
 
 
@@ -216,13 +229,15 @@ def test_falkenauer_t60_perturbed_is_proven_infeasible_at_the_target():
 
 # --- invariants (hypothesis) -------------------------------------------------------------------------
 
+
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), method=st.sampled_from(SLACK))
 def test_optimum_is_monotone_in_beta_and_above_the_plain_one(seed, method):
     # A schedule feasible at beta is feasible at every smaller beta, and every slack schedule is
     # a plain one; the beta-independent bound is below all of them.
-    inst = random_instance(np.random.default_rng(seed), n_max=7, machines_max=3, intervals_max=3,
-                           p_max=9, a_max=18, free_min=1)
+    inst = random_instance(
+        np.random.default_rng(seed), n_max=7, machines_max=3, intervals_max=3, p_max=9, a_max=18, free_min=1
+    )
     plain = _value(solve(inst, method=method, problem="plain"))
     values = [_value(solve(inst.with_beta(b), method=method, problem="slack")) for b in (0.0, 0.4, 0.7, 1.0)]
     assert values == sorted(values)
@@ -233,25 +248,27 @@ def test_optimum_is_monotone_in_beta_and_above_the_plain_one(seed, method):
 
 # --- the generators' 3-PARTITION instances (instances.slack.generators) ------------------------------
 
+
 @pytest.mark.parametrize("method", SLACK)
 @pytest.mark.parametrize("groups", [2, 3])
 def test_planted_three_partition_every_method(method, groups):
     for seed in range(2):
         yes = generate_planted(groups=groups, B=100, seed=seed, answer="yes")
-        assert _value(solve(yes, method=method, time_limit=60)) == yes.target
+        assert _value(solve(yes, method=method, **limits("slack", "slack", method))) == yes.target
         no = generate_planted(groups=groups, B=100, seed=seed, answer="no")  # certified NO
-        assert _value(solve(no, method=method, time_limit=60)) > no.target
+        assert _value(solve(no, method=method, **limits("slack", "slack", method))) > no.target
 
 
 def test_planted_three_partition_larger_cpsat():
     # cpsat only: the compact MILP does not prove m = 4 NO instances within a minute.
     for answer in ("yes", "no"):
         inst = generate_planted(groups=10, B=1000, seed=0, answer=answer)
-        value = _value(solve(inst, method="cpsat", time_limit=120))
+        value = _value(solve(inst, method="cpsat", **limits("slack", "slack", "cpsat")))
         assert value == inst.target if answer == "yes" else value > inst.target
 
 
 # --- limits: what a method does when it cannot finish ---------------------------------------------
+
 
 def test_time_limited_paper_instance_keeps_a_verified_schedule_and_a_bound():
     inst = generate_paper(20, 100, seed=1)
@@ -286,8 +303,9 @@ def test_model_at_every_target_agrees_with_brute_force(problem):
         inst = random_instance(np.random.default_rng(7000 + seed), n_max=5, free_min=1)
         best = brute(inst, problem)
         for target in range(max(1, best - 4), best + 4):
-            status, contents, value, _, _ = solve_at(inst, problem, 0, target, None, 0, 2,
-                                                     time.perf_counter())
+            status, contents, value, _, _ = solve_at(
+                inst, problem, 0, target, None, 0, 2, time.perf_counter()
+            )
             if target < best:
                 assert status == "infeasible", (seed, target, best, inst.to_json())
             else:
@@ -300,6 +318,7 @@ def test_model_at_every_target_agrees_with_brute_force(problem):
 
 
 # --- the search's incumbent -------------------------------------------------------------------
+
 
 def test_incumbent_counts_a_later_longer_job_in_the_slack_rule():
     # a = 100 at beta = 1/2: the first job may be at most 66, so 10 is taken first; 80 then fits
@@ -315,8 +334,10 @@ def test_incumbent_counts_a_later_longer_job_in_the_slack_rule():
 def test_incumbents_verify_at_every_beta(seed, beta):
     # The search returns its incumbent when time runs out, so it must meet both rules on its own.
     rng = np.random.default_rng(seed)
-    for inst in (random_instance(rng, n_max=8, free_min=1).with_beta(beta),
-                 generate_paper(machines=12, jobs=60, seed=seed % 1000).with_beta(beta)):
+    for inst in (
+        random_instance(rng, n_max=8, free_min=1).with_beta(beta),
+        generate_paper(machines=12, jobs=60, seed=seed % 1000).with_beta(beta),
+    ):
         for problem, check in (("slack", verify_slack), ("plain", verify_plain)):
             check(inst, {"schedule": schedule_of(inst, greedy(inst, problem))})
 
@@ -329,6 +350,7 @@ def test_incumbent_of_the_paper_size_instance_that_broke_it_verifies():
 
 
 # --- milp: a proof only from a CBC search that finished -----------------------------------------
+
 
 def test_milp_proves_nothing_when_the_time_limit_cuts_cbc_preprocessing(tmp_path, monkeypatch):
     # CBC 2.10.3, stopped by its time limit in the pre-processing, logs "Pre-processing says

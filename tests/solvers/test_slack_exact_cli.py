@@ -4,12 +4,14 @@ import json
 
 import pytest
 from cli_helpers import assert_input_error, one_json, run
+from registry_helpers import budget_argv
 
 from volsched.families import FAMILIES
 from volsched.instances.slack import SlackInstance
 
-pytestmark = pytest.mark.skipif("slack" not in FAMILIES,
-                                reason="the slack family is not registered in volsched.families")
+pytestmark = pytest.mark.skipif(
+    "slack" not in FAMILIES, reason="the slack family is not registered in volsched.families"
+)
 
 
 def _write(tmp_path, instance: SlackInstance):
@@ -33,8 +35,12 @@ def test_problem_plain_and_the_instances_beta(tmp_path, capsys):
     res = one_json(out)
     assert (res["status"], res["objective"], res["solution"]["problem"]) == ("optimal", 30, "plain")
     inst38 = SlackInstance(machines=[[[10, 11]], []], p=[8, 30], beta=0.3, name="line8b")
-    code, out, _ = run(capsys, "solve", _write(tmp_path, inst38), "--time-limit", "30", "--json")
-    assert one_json(out)["objective"] == 38
+    default = FAMILIES["slack"].problems["slack"].default_method
+    code, out, _ = run(
+        capsys, "solve", _write(tmp_path, inst38), *budget_argv("slack", "slack", default), "--json"
+    )
+    res = one_json(out)
+    assert (res["status"], res["objective"], res["stopped"]) == ("optimal", 38, None)
 
 
 def test_no_free_machine_is_infeasible_with_its_reason(tmp_path, capsys):
