@@ -17,13 +17,13 @@ restarts share draws, and a candidate met twice is scored once.
 
 **Strategies.**
 
-* ``hunt``: random restarts (the first tenth of the budget, a tenth of the later candidates, and a
-  replacement for an individual that stopped improving), then a population of hill climbers (a steady-state
-  evolutionary loop: the parent is the population's best half of the time, else a binary
-  tournament's winner; a family-aware mutation
-  (:mod:`.spaces`) makes the child, which replaces its parent when at least as bad for the
-  heuristic (plateaus are crossed), else the population's best-for-the-heuristic worst member
-  when it beats it);
+* ``hunt``: random restarts, then hill climbers. The first tenth of the budget is random
+  candidates; the best ``POPULATION`` of them start as many climbers, which take turns: a
+  family-aware mutation (:mod:`.spaces`) of the climber's candidate replaces it when at least as
+  bad for the heuristic (plateaus are crossed), and a climber that has not improved for a while
+  restarts from a new random candidate. Four children in five are bred from the best candidate
+  found instead (a climber around the best, which the others may displace). The population is the
+  set of climbers; restarts keep basins other than the best's explored;
 * ``random``: the random candidates ``0..budget-1``;
 * ``blackbox``: SciPy's differential evolution over the candidate's vector form in ``[0, 1]^d``
   (:meth:`Space.encode`), the same number of candidates: a plain black-box optimiser with no
@@ -50,21 +50,15 @@ OBJECTIVES = ("ratio", "work")
 STRATEGIES = ("hunt", "random", "blackbox")
 #: Share of the hunt's budget spent on random restarts before the population starts.
 RESTART_SHARE = 0.1
-#: Share of the later candidates that are random restarts too: ratio landscapes can be heavy-tailed
-#: (coupled: a few random realizations are 10 times worse than most), where sampling keeps finding
-#: what local moves around the first restarts miss.
-RESTART_RATE = 0.1
+#: Hill climbers; each restarts from a random candidate after ``max(PATIENCE, budget / 50)``
+#: candidates without improving (plateau moves included).
 POPULATION = 8
 #: A candidate is screened out only when its proven ceiling is below the threshold by more than
 #: rounding (a tie with the threshold can still be accepted).
 SCREEN_RTOL = 1e-9
-#: Share of the children bred from the population's best member (the others: a binary tournament).
-ELITE_RATE = 0.5
-#: Candidates an individual may go without improving before a random restart replaces it.
+#: Share of the children bred from the best candidate found (the others: the climbers in turn).
+ELITE_RATE = 0.8
 PATIENCE = 40
-#: Threshold acceptance: a child may be worse than its parent by this much at the start, by nothing
-#: at the end (linearly in the candidates spent); never for the population's best member.
-TEMPERATURE = 0.0
 #: The heuristics' simulator settings of a hunt's candidates: the objective only (slack: the
 #: reference makespan, not the disturbed one; checkpoint: the exact expected waste, not the
 #: Monte-Carlo check). The ratio is the same as under the default settings.
@@ -267,50 +261,46 @@ def run_random(h: Hunt) -> None:
 
 
 def run_hunt(h: Hunt) -> None:
-    """Random restarts, then a steady-state population of hill climbers (module docstring)."""
+    """Random restarts and hill climbers, and a climber around the best found (module docstring)."""
     rng = np.random.default_rng([h.seed, 1])
     n0 = max(1, min(h.budget, math.ceil(RESTART_SHARE * h.budget)))
+    patience = max(PATIENCE, h.budget // 50)
     next_random = n0
+
+    def floor(x: float) -> float | None:
+        return None if x == -math.inf else x
+
     try:
         for i in range(n0):
             h.score(h.random_candidate(i))
-        pop = sorted(h.order, key=lambda s: (-_val(s), s.index))
-        pop = list({id(s): s for s in pop}.values())[:POPULATION]
-        age = [0] * len(pop)
+        ranked = sorted({id(s): s for s in h.order}.values(), key=lambda s: (-_val(s), s.index))
+        climbers = ranked[:POPULATION]
+        age = [0] * len(climbers)
+        best, turn = climbers[0], 0
         while True:
-            if rng.random() < RESTART_RATE:
-                c = h.score(h.random_candidate(next_random), min(_val(p) for p in pop))
-                next_random += 1
-                worst = min(range(len(pop)), key=lambda j: _val(pop[j]))
-                if _val(c) > _val(pop[worst]):
-                    pop[worst], age[worst] = c, 0
-                continue
-            if rng.random() < ELITE_RATE:
-                i = max(range(len(pop)), key=lambda j: _val(pop[j]))
-            else:
-                a, b = rng.integers(len(pop), size=2)
-                i = int(a) if _val(pop[a]) >= _val(pop[b]) else int(b)
-            child = h.space.mutate(pop[i].cand, rng)
+            elite = rng.random() < ELITE_RATE
+            j = None if elite else turn % len(climbers)
+            turn += 0 if elite else 1
+            parent = best if elite else climbers[j]
+            child = h.space.mutate(parent.cand, rng)
             for _ in range(10):
                 if key_of(child) not in h.seen:
                     break
-                child = h.space.mutate(pop[i].cand, rng)
-            c = h.score(child, min(_val(p) for p in pop))
-            best = max(range(len(pop)), key=lambda j: _val(pop[j]))
-            slack = 0.0 if i == best else TEMPERATURE * (1.0 - len(h.order) / h.budget)
-            if _val(c) >= _val(pop[i]) - slack and c is not pop[i]:
-                age[i] = 0 if _val(c) > _val(pop[i]) else age[i] + 1
-                pop[i] = c
-            else:
-                age[i] += 1
-                worst = min(range(len(pop)), key=lambda j: _val(pop[j]))
-                if _val(c) > _val(pop[worst]):
-                    pop[worst], age[worst] = c, 0
-            best = max(range(len(pop)), key=lambda j: _val(pop[j]))
-            for j in range(len(pop)):
-                if j != best and age[j] > PATIENCE:
-                    pop[j], age[j] = h.score(h.random_candidate(next_random)), 0
+                child = h.space.mutate(parent.cand, rng)
+            c = h.score(child, floor(_val(parent)))
+            if _val(c) >= _val(best) and c is not best:
+                best = c  # ties too: the elite climber walks plateaus
+            if not elite:
+                if _val(c) >= _val(parent) and c is not parent:
+                    age[j] = 0 if _val(c) > _val(parent) else age[j] + 1
+                    climbers[j] = c
+                else:
+                    age[j] += 1
+                if age[j] > patience:
+                    climbers[j], age[j] = h.score(h.random_candidate(next_random)), 0
                     next_random += 1
+                    if _val(climbers[j]) > _val(best):
+                        best = climbers[j]
     except _Stop:
         pass
 
