@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from coupled_full_oracle import brute_full, brute_nocomm, random_tiny
 from json_helpers import set_item
+from registry_helpers import limits
 
 from volsched.instances.coupled import CoupledInstance, generate_paper, paper_realization, parse_availability
 from volsched.instances.errors import InputError
@@ -20,8 +21,9 @@ from volsched.solvers.coupled.replay import check_claim, replay
 
 
 def inst(rows, w, mu, m, n_com=1, T_prog=0, T_data=0, K=1):
-    return CoupledInstance(availability=parse_availability(rows), w=w, mu=mu, m=m, n_com=n_com,
-                           T_prog=T_prog, T_data=T_data, K=K)
+    return CoupledInstance(
+        availability=parse_availability(rows), w=w, mu=mu, m=m, n_com=n_com, T_prog=T_prog, T_data=T_data, K=K
+    )
 
 
 def sched(configs, comm=None, completions=None):
@@ -35,6 +37,7 @@ def sched(configs, comm=None, completions=None):
 
 # ---------------------------------------------------------------- Figure 1 of the paper
 
+
 def figure1():
     """p = 5, w_i = i, n_com = 2, T_prog = 2, T_data = 1, m = 5, allocation (0, 2, 2, 1, 0): W = 6.
 
@@ -46,11 +49,13 @@ def figure1():
     compute at 13, 14, 15: the iteration completes at the end of slot 15 (makespan 16,
     "at time 16, the processors synchronize").
     """
-    rows = ["DDDDUUUUUUUUUUUUUUUU",
-            "UUUUUUUUUURRUUUUUUUU",
-            "UUURUUUUUUUURUUUUUUU",
-            "UUUUUUUUUUUUUUUUUUUU",
-            "RRRUUUUUUUUUUUUUUUUU"]
+    rows = [
+        "DDDDUUUUUUUUUUUUUUUU",
+        "UUUUUUUUUURRUUUUUUUU",
+        "UUURUUUUUUUURUUUUUUU",
+        "UUUUUUUUUUUUUUUUUUUU",
+        "RRRUUUUUUUUUUUUUUUUU",
+    ]
     instance = inst(rows, [1, 2, 3, 4, 5], [None] * 5, 5, n_com=2, T_prog=2, T_data=1)
     schedule = sched([(1, [0, 2, 2, 1, 0])], ["", ".PPDD", ".PP..DD", "....PPD", ""], [15])
     return instance, schedule
@@ -64,12 +69,13 @@ def test_figure1_reconstruction():
 
 def test_figure1_cpsat_no_worse_than_the_paper():
     instance, _ = figure1()
-    schedule, makespan, bound, proven = solve_full_cpsat(instance, time_limit=60)
+    schedule, makespan, bound, proven = solve_full_cpsat(instance, **limits("coupled", "full", "cpsat"))
     assert proven and makespan <= 16 and bound == makespan
     assert check_claim(instance, schedule) == makespan
 
 
 # ---------------------------------------------------------------- hand-built scenarios
+
 
 def test_program_kept_while_reclaimed_lost_when_down():
     # One processor, one task, w = 1, T_prog = 2. "P.P": program slots 0 and 2.
@@ -81,12 +87,15 @@ def test_program_kept_while_reclaimed_lost_when_down():
     assert replay(inst(["UDUUU"], [1], [1], 1, T_prog=2), sched([(0, [1])], ["P.PP"])) == [4]
 
 
-@pytest.mark.parametrize("rows,expected", [
-    (["UUUUUUU", "UUUUUUU"], [2]),   # computes 0, 1, 2 (W = 3)
-    (["UUUUUUU", "UURUUUU"], [3]),   # 0, 1 then suspended at 2 (c kept), 3
-    (["UUUUUUU", "UUDUUUU"], [5]),   # 0, 1 lost at the DOWN of 2: new attempt at 3: 3, 4, 5
-    (["UUUUUUU", "UUUUUUU", "UDDDUUU"], [2]),  # a DOWN processor that is not enrolled changes nothing
-])
+@pytest.mark.parametrize(
+    "rows,expected",
+    [
+        (["UUUUUUU", "UUUUUUU"], [2]),  # computes 0, 1, 2 (W = 3)
+        (["UUUUUUU", "UURUUUU"], [3]),  # 0, 1 then suspended at 2 (c kept), 3
+        (["UUUUUUU", "UUDUUUU"], [5]),  # 0, 1 lost at the DOWN of 2: new attempt at 3: 3, 4, 5
+        (["UUUUUUU", "UUUUUUU", "UDDDUUU"], [2]),  # a DOWN processor that is not enrolled changes nothing
+    ],
+)
 def test_reclaimed_suspends_down_restarts(rows, expected):
     # m = 2 on mu = 1 processors 0 and 1, w = (3, 1): W = 3, no communication.
     p = len(rows)
@@ -168,13 +177,14 @@ def test_computation_is_forced_and_no_overlap():
 def test_communication_free_replay():
     instance = inst(["UUU", "URU"], [1, 1], [1, 1], 2, T_prog=3, T_data=1)
     schedule = sched([(0, [1, 1])])
-    assert replay(instance, schedule) == []                      # never receives anything
+    assert replay(instance, schedule) == []  # never receives anything
     assert replay(instance, schedule, communication=False) == [0]
     with pytest.raises(Infeasible, match=r"communication\[1\]\[0\]: no transfer"):
         replay(instance, sched([(0, [1, 1])], ["", "P"]), communication=False)
 
 
 # ---------------------------------------------------------------- broken schedules
+
 
 def valid():
     """Two processors, P1 RECLAIMED at 1 and DOWN at 3; mu = (2, 1), m = 2, T_prog = T_data = 1.
@@ -213,45 +223,93 @@ def setitem(path, value):
 
 BROKEN = [
     ("bandwidth", setitem(("communication",), ["P...D", "....PD"]), r"communication\[\*\]\[4\]: 2 transfers"),
-    ("reclaimed", setitem(("communication",), ["P.....D", ".P..PD"]),
-     r"communication\[1\]\[1\]: 'P' while processor 1 is RECLAIMED"),
-    ("down", setitem(("communication",), ["P.....D", "...PPD"]),
-     r"communication\[1\]\[3\]: 'P' while processor 1 is DOWN"),
-    ("unenrolled", setitem(("configurations", 0, "allocation"), [2, 0]),
-     r"communication\[1\]\[4\]: 'P' to processor 1, which is not enrolled at slot 4"),
-    ("not-enrolled-before-start", lambda s: s["configurations"][0].update(start=1),
-     r"communication\[0\]\[0\]: 'P' to processor 0, which is not enrolled"),
-    ("useless-program", setitem(("communication",), ["PP....D", "....PD"]),
-     r"communication\[0\]\[1\]: 'P' but processor 0 already has the program"),
-    ("useless-data", setitem(("communication",), ["P.....D", "....PDD"]),
-     r"communication\[1\]\[6\]: 'D' but processor 1 already has the data"),
-    ("over-mu", setitem(("configurations", 0, "allocation"), [0, 2]),
-     r"configurations\[0\]\.allocation\[1\]: 2 tasks exceed mu\[1\] = 1"),
-    ("sum", setitem(("configurations", 0, "allocation"), [1, 0]),
-     r"configurations\[0\]\.allocation: must be all zero \(idle\) or sum to m = 2, sums to 1"),
-    ("negative", setitem(("configurations", 0, "allocation"), [1, -1]),
-     r"configurations\[0\]\.allocation\[1\]: must be a non-negative integer"),
-    ("bool", setitem(("configurations", 0, "allocation"), [True, True]),
-     r"configurations\[0\]\.allocation\[0\]: must be a non-negative integer"),
-    ("float", setitem(("configurations", 0, "allocation"), [1.0, 1]),
-     r"configurations\[0\]\.allocation\[0\]: must be a non-negative integer"),
-    ("length", setitem(("configurations", 0, "allocation"), [1, 1, 0]),
-     r"configurations\[0\]\.allocation: must list one integer per processor \(2\)"),
+    (
+        "reclaimed",
+        setitem(("communication",), ["P.....D", ".P..PD"]),
+        r"communication\[1\]\[1\]: 'P' while processor 1 is RECLAIMED",
+    ),
+    (
+        "down",
+        setitem(("communication",), ["P.....D", "...PPD"]),
+        r"communication\[1\]\[3\]: 'P' while processor 1 is DOWN",
+    ),
+    (
+        "unenrolled",
+        setitem(("configurations", 0, "allocation"), [2, 0]),
+        r"communication\[1\]\[4\]: 'P' to processor 1, which is not enrolled at slot 4",
+    ),
+    (
+        "not-enrolled-before-start",
+        lambda s: s["configurations"][0].update(start=1),
+        r"communication\[0\]\[0\]: 'P' to processor 0, which is not enrolled",
+    ),
+    (
+        "useless-program",
+        setitem(("communication",), ["PP....D", "....PD"]),
+        r"communication\[0\]\[1\]: 'P' but processor 0 already has the program",
+    ),
+    (
+        "useless-data",
+        setitem(("communication",), ["P.....D", "....PDD"]),
+        r"communication\[1\]\[6\]: 'D' but processor 1 already has the data",
+    ),
+    (
+        "over-mu",
+        setitem(("configurations", 0, "allocation"), [0, 2]),
+        r"configurations\[0\]\.allocation\[1\]: 2 tasks exceed mu\[1\] = 1",
+    ),
+    (
+        "sum",
+        setitem(("configurations", 0, "allocation"), [1, 0]),
+        r"configurations\[0\]\.allocation: must be all zero \(idle\) or sum to m = 2, sums to 1",
+    ),
+    (
+        "negative",
+        setitem(("configurations", 0, "allocation"), [1, -1]),
+        r"configurations\[0\]\.allocation\[1\]: must be a non-negative integer",
+    ),
+    (
+        "bool",
+        setitem(("configurations", 0, "allocation"), [True, True]),
+        r"configurations\[0\]\.allocation\[0\]: must be a non-negative integer",
+    ),
+    (
+        "float",
+        setitem(("configurations", 0, "allocation"), [1.0, 1]),
+        r"configurations\[0\]\.allocation\[0\]: must be a non-negative integer",
+    ),
+    (
+        "length",
+        setitem(("configurations", 0, "allocation"), [1, 1, 0]),
+        r"configurations\[0\]\.allocation: must list one integer per processor \(2\)",
+    ),
     ("start-type", setitem(("configurations", 0, "start"), "0"), r"configurations\[0\]\.start: must be"),
     ("start-negative", setitem(("configurations", 0, "start"), -1), r"configurations\[0\]\.start: must be"),
     ("start-beyond", setitem(("configurations", 0, "start"), 8), r"configurations\[0\]\.start: must be"),
-    ("starts-equal", lambda s: s["configurations"].append({"start": 0, "allocation": [1, 1]}),
-     r"configurations\[1\]\.start: starts must be strictly increasing"),
-    ("starts-decreasing", lambda s: s["configurations"].insert(0, {"start": 3, "allocation": [2, 0]}),
-     r"configurations\[1\]\.start: starts must be strictly increasing, 0 follows 3"),
+    (
+        "starts-equal",
+        lambda s: s["configurations"].append({"start": 0, "allocation": [1, 1]}),
+        r"configurations\[1\]\.start: starts must be strictly increasing",
+    ),
+    (
+        "starts-decreasing",
+        lambda s: s["configurations"].insert(0, {"start": 3, "allocation": [2, 0]}),
+        r"configurations\[1\]\.start: starts must be strictly increasing, 0 follows 3",
+    ),
     ("entry-type", setitem(("configurations", 0), [0, [1, 1]]), r"configurations\[0\]: must be an object"),
     ("entry-key", setitem(("configurations", 0, "alloc"), [1, 1]), r"configurations\[0\]: unknown keys"),
-    ("entry-missing", lambda s: s["configurations"][0].pop("allocation"),
-     r"configurations\[0\]\.allocation: must list"),
+    (
+        "entry-missing",
+        lambda s: s["configurations"][0].pop("allocation"),
+        r"configurations\[0\]\.allocation: must list",
+    ),
     ("configurations-type", setitem(("configurations",), {"start": 0}), r"schedule\.configurations: must be"),
     ("configurations-missing", lambda s: s.pop("configurations"), r"schedule\.configurations: must be"),
-    ("strings-count", setitem(("communication",), ["P.....D"]),
-     r"schedule\.communication: must list one string per processor \(2\)"),
+    (
+        "strings-count",
+        setitem(("communication",), ["P.....D"]),
+        r"schedule\.communication: must list one string per processor \(2\)",
+    ),
     ("string-type", setitem(("communication", 1), 7), r"communication\[1\]: must be a string"),
     ("string-long", setitem(("communication", 1), "....PD..."), r"communication\[1\]: has 9 slots"),
     ("string-letter", setitem(("communication", 1), "....Pd"), r"communication\[1\]\[5\]: 'd' is not"),
@@ -297,11 +355,15 @@ def test_replay_does_not_mutate_the_schedule():
 
 # ---------------------------------------------------------------- CP-SAT against brute force
 
-@pytest.mark.parametrize("rows,T_prog,expected", [
-    (["URUU"], 2, 4),     # P at 0 and 2 (kept while RECLAIMED), compute at 3
-    (["UDUUU"], 2, 5),    # the program is lost at 1: P at 2, 3, compute at 4
-    (["UDUU"], 2, None),  # too short after the DOWN
-])
+
+@pytest.mark.parametrize(
+    "rows,T_prog,expected",
+    [
+        (["URUU"], 2, 4),  # P at 0 and 2 (kept while RECLAIMED), compute at 3
+        (["UDUUU"], 2, 5),  # the program is lost at 1: P at 2, 3, compute at 4
+        (["UDUU"], 2, None),  # too short after the DOWN
+    ],
+)
 def test_hand_optima(rows, T_prog, expected):
     instance = inst(rows, [1], [1], 1, T_prog=T_prog)
     assert brute_full(instance) == expected
@@ -339,7 +401,7 @@ def test_cpsat_without_communication_matches_the_attempt_oracle(seed):
     instance = random_tiny(np.random.default_rng([11, seed]), max_p=4, max_h=12, comm=False)
     expected = brute_nocomm(instance)
     if instance.p <= 3:
-        assert brute_full(instance) == expected   # the two oracles agree
+        assert brute_full(instance) == expected  # the two oracles agree
     schedule, makespan, _, proven = solve_full_cpsat(instance)
     assert proven and makespan == expected
     if schedule is not None:
@@ -353,6 +415,7 @@ def test_model_size_limit():
 
 
 # ---------------------------------------------------------------- greedy
+
 
 @pytest.mark.parametrize("seed", range(0, len(TINY), 2))
 def test_greedy_is_an_upper_bound(seed):
@@ -379,11 +442,11 @@ def test_greedy_on_figure1_and_a_paper_instance():
     instance, _ = figure1()
     schedule = greedy_full(instance)
     assert schedule is not None and check_claim(instance, schedule) <= 20
-    paper = generate_paper(3, scenarios=1, trials=1, slots=2000)[0]   # p = 20, m = 5, K = 10
+    paper = generate_paper(3, scenarios=1, trials=1, slots=2000)[0]  # p = 20, m = 5, K = 10
     schedule = greedy_full(paper)
     assert schedule is not None and len(schedule["completions"]) == 10
     assert check_claim(paper, schedule) == schedule["completions"][-1] + 1
-    assert greedy_full(paper) == schedule   # deterministic
+    assert greedy_full(paper) == schedule  # deterministic
 
 
 @pytest.mark.slow
@@ -472,12 +535,18 @@ def test_the_transfer_bound_never_exceeds_brute_force(seed):
 
 
 def test_the_repro_without_a_proof_is_proven_at_once():
-    path = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "repro" / \
-        "coupled-full-6x12-no-proof.json"
+    path = (
+        Path(__file__).resolve().parents[2].parent
+        / "shared"
+        / "data"
+        / "repro"
+        / "coupled-full-6x12-no-proof.json"
+    )
     if not path.exists():
         pytest.skip(f"{path} is absent")
     instance = CoupledInstance.from_json(json.loads(path.read_text()))
-    result = solve(instance, problem="full", time_limit=20)
+    method = PROBLEMS["full"].method_for(instance)
+    result = solve(instance, problem="full", method=method, **limits("coupled", "full", method))
     assert (result.status, result.objective, result.bound) == (SolveStatus.OPTIMAL, 9.0, 9.0)
     assert result.info["model"].startswith("not needed") and transfer_bound(instance) == 9
 
@@ -488,8 +557,11 @@ def test_huge_allocations_do_not_wrap_around_to_m():
     big = 2**62
     alloc = [big, big, big, big + 4, 1] + [0] * (instance.p - 5)
     assert np.asarray(alloc, dtype=np.uint64).astype(np.int64).sum() == 5  # the wrap the verifier must avoid
-    schedule = {"configurations": [{"start": 0, "allocation": alloc}], "communication": [],
-                "completions": [9]}
+    schedule = {
+        "configurations": [{"start": 0, "allocation": alloc}],
+        "communication": [],
+        "completions": [9],
+    }
     with pytest.raises(Infeasible, match=r"allocation\[0\]: .* exceed the m = 5"):
         check_claim(instance, schedule, communication=False)
 
@@ -500,8 +572,16 @@ def test_the_greedy_takes_fast_workers_that_stay_up():
     The fastest among those UP for 8 slots (P6, P7, P13, P17, P18: 6 transfer slots, then W = 3)
     meet the data chain's bound 9, which CP-SAT also proved optimal (47 s, session 24)."""
     instance = paper_realization(5, 5, 1, 0, 0)
-    instance = CoupledInstance(availability=instance.availability[:, :14], w=instance.w, mu=instance.mu, m=5,
-                               n_com=5, T_prog=instance.T_prog, T_data=instance.T_data, K=1)
+    instance = CoupledInstance(
+        availability=instance.availability[:, :14],
+        w=instance.w,
+        mu=instance.mu,
+        m=5,
+        n_com=5,
+        T_prog=instance.T_prog,
+        T_data=instance.T_data,
+        K=1,
+    )
     result = solve(instance, problem="full", method="greedy")
     assert result.status is SolveStatus.OPTIMAL and result.objective == 9
     first = result.solution["schedule"]["configurations"][0]["allocation"]

@@ -6,6 +6,7 @@ import dataclasses
 import time
 
 import pytest
+from registry_helpers import limits
 
 from volsched.families import FAMILIES
 from volsched.instances.coupled import generate_markov
@@ -30,7 +31,7 @@ def _short(seed: int):
 @pytest.mark.parametrize("seed", range(3))
 def test_the_answer_reads_beyond_the_stored_slots_and_verifies_on_the_original(problem, method, seed):
     instance = _short(seed)
-    result = FAMILY.solve(instance, problem=problem, method=method, time_limit=30)
+    result = FAMILY.solve(instance, problem=problem, method=method, **limits("coupled", problem, method))
     assert result.verified
     assert result.objective > instance.horizon
     assert result.info["slots_read"] >= result.objective
@@ -42,10 +43,10 @@ def test_the_answer_reads_beyond_the_stored_slots_and_verifies_on_the_original(p
 @pytest.mark.parametrize("seed", range(3))
 def test_reading_further_does_not_change_the_optimum(problem, method, seed):
     instance = _short(seed)
-    result = FAMILY.solve(instance, problem=problem, method=method, time_limit=30)
+    result = FAMILY.solve(instance, problem=problem, method=method, **limits("coupled", problem, method))
     assert result.status.value == "optimal"
     further = cut(instance, 2 * result.info["slots_read"])  # stored slots only, twice as many
-    again = FAMILY.solve(further, problem=problem, method=method, time_limit=30)
+    again = FAMILY.solve(further, problem=problem, method=method, **limits("coupled", problem, method))
     assert again.status.value == "optimal"
     assert again.objective == result.objective
 
@@ -54,23 +55,31 @@ def test_reading_further_does_not_change_the_optimum(problem, method, seed):
 @pytest.mark.parametrize("seed", range(3))
 def test_time_indexed_models_read_the_stored_slots_and_claim_no_infeasibility(problem, method, seed):
     instance = _short(seed)
-    result = FAMILY.solve(instance, problem=problem, method=method, time_limit=30)
+    result = FAMILY.solve(instance, problem=problem, method=method, **limits("coupled", problem, method))
     assert result.status.value == "unknown"  # not infeasible: the realization goes on
     assert result.bound == instance.horizon + 1
     assert result.info["slots_read"] == instance.horizon and "horizon" in result.info
     if problem == "iterations":  # on the prefix the chain read, stored, the model proves its optimum
         chain = FAMILY.solve(instance, problem=problem, method="chain")
-        exact = FAMILY.solve(cut(instance, chain.info["slots_read"]), problem=problem, method=method,
-                             time_limit=30)
+        exact = FAMILY.solve(
+            cut(instance, chain.info["slots_read"]),
+            problem=problem,
+            method=method,
+            **limits("coupled", problem, method),
+        )
         assert exact.status.value == "optimal" and exact.objective == chain.objective
 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_full_greedy_is_bracketed_by_the_exact_optimum(seed):
     instance = _short(seed)
-    greedy = FAMILY.solve(instance, problem="full", method="greedy", time_limit=30)
-    exact = FAMILY.solve(cut(instance, greedy.info["slots_read"]), problem="full", method="cpsat",
-                         time_limit=30)
+    greedy = FAMILY.solve(instance, problem="full", method="greedy", **limits("coupled", "full", "greedy"))
+    exact = FAMILY.solve(
+        cut(instance, greedy.info["slots_read"]),
+        problem="full",
+        method="cpsat",
+        **limits("coupled", "full", "cpsat"),
+    )
     assert exact.status.value == "optimal"
     assert greedy.bound <= exact.objective <= greedy.objective
 

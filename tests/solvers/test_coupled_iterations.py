@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from registry_helpers import limits
 
 from volsched.instances.coupled import CoupledInstance, generate_markov, parse_availability
 from volsched.instances.errors import InputError
@@ -76,7 +77,7 @@ def test_chain_matches_monolithic_cpsat():
     for _ in range(25):
         inst = random_instance(rng, max_p=6, max_h=60, max_k=3)
         chain = solve(inst, problem="iterations", method="chain")
-        model = solve(inst, problem="iterations", method="cpsat", time_limit=60)
+        model = solve(inst, problem="iterations", method="cpsat", **limits("coupled", "iterations", "cpsat"))
         assert model.status == chain.status
         assert model.objective == chain.objective
         statuses.add(chain.status)
