@@ -36,6 +36,7 @@ from scipy import integrate
 from slack_brute import brute_force
 
 import volsched.solvers.coupled
+from volsched.cli import main
 from volsched.experiments.config import parse_config
 from volsched.experiments.runner import run_sweep
 from volsched.experiments.store import Store
@@ -829,3 +830,14 @@ def test_the_parser_loads_no_solver_for_a_command_that_needs_none(argv):
     assert [m for m in loaded if m.endswith(".family")] == expected
     if argv[0] != "generate":
         assert not [m for m in loaded if m.split(".")[:3] in (["volsched", "solvers", f] for f in FAMILIES)]
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_every_generate_help_prints(capsys, family):
+    """``volsched generate FAMILY --help`` lists the generators and options (argparse %-formats help
+    texts: a literal "%" in a generator's description must not break it)."""
+    with pytest.raises(SystemExit) as stop:
+        main(["generate", family, "--help"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert all(o.cli in out for o in FAMILIES[family].options().values())

@@ -523,7 +523,8 @@ class Family:
                 "--preset",
                 choices=list(self.generators),
                 required=self.pick_generator is None,
-                help="; ".join(f"{n}: {g.help}" for n, g in self.generators.items()),
+                # argparse %-formats help texts; a paper's "20 % free" must stay literal
+                help="; ".join(f"{n}: {g.help}" for n, g in self.generators.items()).replace("%", "%%"),
             )
         for name, o in self.options().items():
             users = {g.name: opt for g in self.generators.values() for opt in g.options if opt.name == name}
@@ -538,7 +539,8 @@ class Family:
             )
             if o.flag:
                 parser.add_argument(
-                    o.cli, dest=o.name, action="store_const", const=True, default=None, help=o.help + where
+                    o.cli, dest=o.name, action="store_const", const=True, default=None,
+                    help=(o.help + where).replace("%", "%%"),
                 )
             else:
                 parser.add_argument(
@@ -547,7 +549,7 @@ class Family:
                     type=o.cli_type,
                     nargs=o.nargs,
                     default=None,
-                    help=o.help + default + where,
+                    help=(o.help + default + where).replace("%", "%%"),
                 )
 
     def generate_args(self, args: argparse.Namespace) -> Any:
