@@ -32,6 +32,7 @@ from cli_helpers import assert_input_error, one_json, run
 from coupled_full_oracle import brute_full, brute_nocomm, random_tiny
 from prescient_oracle import brute_force as prescient_brute_force
 from prescient_oracle import random_instance as prescient_random_instance
+from registry_helpers import limits, work_budget
 from scipy import integrate
 from slack_brute import brute_force
 
@@ -116,8 +117,9 @@ def oracle_waste(instance, a) -> float:
 
 def checkpoint_optimum(instance) -> float:
     """Minimum expected waste over every vector with ``a_n = 1`` (by quadrature)."""
-    return min(oracle_waste(instance, [*bits, 1])
-               for bits in itertools.product((0, 1), repeat=instance.n - 1))
+    return min(
+        oracle_waste(instance, [*bits, 1]) for bits in itertools.product((0, 1), repeat=instance.n - 1)
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -129,8 +131,16 @@ HAND_ROWS = ["UUURUUUUUUUU", "UURUUUUDUUUU", "DUUUUUURUUUU"]
 
 
 def hand_instance() -> CoupledInstance:
-    return CoupledInstance(availability=parse_availability(HAND_ROWS), w=[1, 2, 1], mu=[1, None, 2], m=2,
-                           n_com=1, T_prog=1, T_data=1, K=2)
+    return CoupledInstance(
+        availability=parse_availability(HAND_ROWS),
+        w=[1, 2, 1],
+        mu=[1, None, 2],
+        m=2,
+        n_com=1,
+        T_prog=1,
+        T_data=1,
+        K=2,
+    )
 
 
 @functools.cache
@@ -180,7 +190,9 @@ PROBLEMS = [(f.name, p) for f in FAMILIES.values() for p in f.problems]
 @functools.cache
 def solved(family: str, problem: str, method: str, index: int):
     instance = tiny_instances(family, problem)[index]
-    return instance, FAMILIES[family].solve(instance, problem=problem, method=method, time_limit=60, seed=0)
+    return instance, FAMILIES[family].solve(
+        instance, problem=problem, method=method, seed=0, **limits(family, problem, method)
+    )
 
 
 def pair_sharing_more_than_one(seed_range=range(50)):
@@ -234,14 +246,18 @@ def test_the_same_solution_under_verify_is_the_users_file(capsys, tmp_path):
     assert one_json(out)["objective"] == common_up(instance, [1, 4])
 
 
-@pytest.mark.parametrize("returned", [
-    ({"processors": [0, 1]}, 3, 3, True),
-    {"solution": {"processors": [0, 1]}, "objective": 3, "bound": 3, "proven": True},
-    None,
-])
+@pytest.mark.parametrize(
+    "returned",
+    [
+        ({"processors": [0, 1]}, 3, 3, True),
+        {"solution": {"processors": [0, 1]}, "objective": 3, "bound": 3, "proven": True},
+        None,
+    ],
+)
 def test_a_method_returning_something_else_is_an_internal_error(capsys, tmp_path, monkeypatch, returned):
-    monkeypatch.setitem(volsched.solvers.coupled.PROBLEMS[OFFLINE].methods, "odd",
-                        lambda instance, time_limit, seed: returned)
+    monkeypatch.setitem(
+        volsched.solvers.coupled.PROBLEMS[OFFLINE].methods, "odd", lambda instance, time_limit, seed: returned
+    )
     path = write_instance(tmp_path / "i.json", generate_markov(6, 30, 2, 3))
     code, out, err = run(capsys, "solve", path, "--method", "odd", "--json")
     assert code == 1
@@ -262,14 +278,19 @@ def test_up_is_code_zero():
     assert (np.asarray(instance.availability) == UP).tolist() == [[True, False, False]]
 
 
-@pytest.mark.parametrize("bound_kind, proven", [("none", True), ("none", False), ("optimum", True),
-                                                ("above", True), ("truth", True), ("truth", False)])
+@pytest.mark.parametrize(
+    "bound_kind, proven",
+    [("none", True), ("none", False), ("optimum", True), ("above", True), ("truth", True), ("truth", False)],
+)
 def test_a_wrong_claim_is_replaced_by_the_verified_value(monkeypatch, bound_kind, proven):
     instance, pair, truth, best = pair_sharing_more_than_one()
     claim = 1
     bound = {"none": None, "optimum": best, "above": truth + 1, "truth": truth}[bound_kind]
-    monkeypatch.setitem(volsched.solvers.coupled.PROBLEMS[OFFLINE].methods, "liar",
-                        lambda i, t, s: MethodOutcome({"processors": pair}, claim, bound, proven))
+    monkeypatch.setitem(
+        volsched.solvers.coupled.PROBLEMS[OFFLINE].methods,
+        "liar",
+        lambda i, t, s: MethodOutcome({"processors": pair}, claim, bound, proven),
+    )
     result = COUPLED.solve(instance, problem=OFFLINE, method="liar")
     assert result.objective == truth
     assert result.info["claimed_objective"] == claim
@@ -286,8 +307,9 @@ def test_a_wrong_claim_is_replaced_by_the_verified_value(monkeypatch, bound_kind
 def test_a_true_claim_with_a_proof_is_optimal_and_without_one_feasible(monkeypatch):
     instance, pair, truth, best = pair_sharing_more_than_one()
     methods = volsched.solvers.coupled.PROBLEMS[OFFLINE].methods
-    monkeypatch.setitem(methods, "honest", lambda i, t, s: MethodOutcome({"processors": pair}, truth,
-                                                                          best, False))
+    monkeypatch.setitem(
+        methods, "honest", lambda i, t, s: MethodOutcome({"processors": pair}, truth, best, False)
+    )
     result = COUPLED.solve(instance, problem=OFFLINE, method="honest")
     assert (result.status, result.objective, result.bound) == (SolveStatus.FEASIBLE, truth, best)
     assert "claimed_objective" not in result.info
@@ -297,24 +319,33 @@ def test_a_true_claim_with_a_proof_is_optimal_and_without_one_feasible(monkeypat
 def test_a_bound_beaten_by_its_own_solution_is_a_verification_error(monkeypatch):
     instance, pair, truth, _ = pair_sharing_more_than_one()
     # max problem: an upper bound below the verified value.
-    monkeypatch.setitem(volsched.solvers.coupled.PROBLEMS[OFFLINE].methods, "low",
-                        lambda i, t, s: MethodOutcome({"processors": pair}, truth, truth - 1, False))
+    monkeypatch.setitem(
+        volsched.solvers.coupled.PROBLEMS[OFFLINE].methods,
+        "low",
+        lambda i, t, s: MethodOutcome({"processors": pair}, truth, truth - 1, False),
+    )
     with pytest.raises(VerificationError):
         COUPLED.solve(instance, problem=OFFLINE, method="low")
     # min problem: a lower bound above the verified value.
     job = checkpoint_model.generate(6, 0)
     a = [1] * job.n
     value = oracle_waste(job, a)
-    monkeypatch.setitem(checkpoint_solvers.PROBLEMS["checkpoint"].methods, "high",
-                        lambda i, t, s: MethodOutcome({"a": a}, value, value * 1.5, True))
+    monkeypatch.setitem(
+        checkpoint_solvers.PROBLEMS["checkpoint"].methods,
+        "high",
+        lambda i, t, s: MethodOutcome({"a": a}, value, value * 1.5, True),
+    )
     with pytest.raises(VerificationError):
         CHECKPOINT.solve(job, method="high")
 
 
 @pytest.mark.parametrize("proven, status", [(True, SolveStatus.INFEASIBLE), (False, SolveStatus.UNKNOWN)])
 def test_no_solution_is_infeasible_only_with_a_proof(monkeypatch, proven, status):
-    monkeypatch.setitem(volsched.solvers.coupled.PROBLEMS[OFFLINE].methods, "none",
-                        lambda i, t, s: MethodOutcome(None, None, None, proven))
+    monkeypatch.setitem(
+        volsched.solvers.coupled.PROBLEMS[OFFLINE].methods,
+        "none",
+        lambda i, t, s: MethodOutcome(None, None, None, proven),
+    )
     result = COUPLED.solve(generate_markov(6, 30, 2, 0), method="none")
     assert result.status == status
     assert result.objective is None and result.verified is False
@@ -323,9 +354,11 @@ def test_no_solution_is_infeasible_only_with_a_proof(monkeypatch, proven, status
 
 def test_a_result_names_the_problem_solved_whatever_the_method_wrote(monkeypatch):
     instance, pair, truth, _ = pair_sharing_more_than_one()
-    monkeypatch.setitem(volsched.solvers.coupled.PROBLEMS[OFFLINE].methods, "mislabel",
-                        lambda i, t, s: MethodOutcome({"problem": "full", "processors": pair}, truth, None,
-                                                      False))
+    monkeypatch.setitem(
+        volsched.solvers.coupled.PROBLEMS[OFFLINE].methods,
+        "mislabel",
+        lambda i, t, s: MethodOutcome({"problem": "full", "processors": pair}, truth, None, False),
+    )
     result = COUPLED.solve(instance, problem=OFFLINE, method="mislabel")
     assert result.objective == truth
     assert result.solution["problem"] == OFFLINE
@@ -345,9 +378,11 @@ def recorded(monkeypatch):
     for family in FAMILIES.values():
         for problem in family.problems.values():
             for name in list(problem.methods):
+
                 def record(instance, time_limit, seed, budget=None, _name=name, _problem=problem.name):
-                    calls.append((_problem, _name, time_limit, seed))
+                    calls.append((_problem, _name, time_limit, seed, budget))
                     return MethodOutcome(None, None, None, False)
+
                 monkeypatch.setitem(problem.methods, name, record)
     return calls
 
@@ -364,11 +399,13 @@ def test_bad_time_limits_and_seeds_are_input_errors_for_every_method(recorded, f
             with pytest.raises(InputError, match="--seed"):
                 fam.solve(instance, problem=problem, method=method, seed=seed)
     assert recorded == []
-    # A good request reaches the method once, with the limit as a float and the seed as given.
-    default = fam.problems[problem].method_for(instance)   # the first method, or the size's choice
-    fam.solve(instance, problem=problem, time_limit=5, seed=2**31 - 1)
+    # A good request reaches the method once, with the limit as a float and the seed as given, and
+    # the budget only if the method has a work unit.
+    default = fam.problems[problem].method_for(instance)  # the first method, or the size's choice
+    fam.solve(instance, problem=problem, time_limit=5, seed=2**31 - 1, budget=2.5)
     fam.solve(instance, problem=problem)
-    assert recorded == [(problem, default, 5.0, 2**31 - 1), (problem, default, None, 0)]
+    budget = None if work_budget(family, problem, default) is None else 2.5
+    assert recorded == [(problem, default, 5.0, 2**31 - 1, budget), (problem, default, None, 0, None)]
     assert type(recorded[0][2]) is float
 
 
@@ -415,8 +452,9 @@ def test_every_registered_method_returns_a_verified_result(family, problem, meth
         if family == "checkpoint":
             assert result.objective == pytest.approx(oracle_waste(instance, result.solution["a"]), rel=1e-7)
         # Optimal only with bound == objective; and only at the brute-force optimum.
-        assert (result.status == SolveStatus.OPTIMAL) == (result.bound is not None
-                                                          and result.bound == result.objective)
+        assert (result.status == SolveStatus.OPTIMAL) == (
+            result.bound is not None and result.bound == result.objective
+        )
         assert truth is not None
         sense = fam.problems[problem].sense
         if result.status == SolveStatus.OPTIMAL:
@@ -441,8 +479,11 @@ def test_methods_of_one_problem_agree_on_the_proven_optimum(family, problem):
         values = list(optima.values())
         assert all(v == pytest.approx(values[0], rel=1e-9) for v in values), (index, optima)
     # Each problem's tiny instances get at least one proof, so the agreement above is not vacuous.
-    assert any(solved(family, problem, m, i)[1].status == SolveStatus.OPTIMAL
-               for m in methods for i in range(len(tiny_instances(family, problem))))
+    assert any(
+        solved(family, problem, m, i)[1].status == SolveStatus.OPTIMAL
+        for m in methods
+        for i in range(len(tiny_instances(family, problem)))
+    )
 
 
 def test_hand_instance_distinguishes_communication():
@@ -471,25 +512,70 @@ def bpplib_file(tmp_path: Path) -> Path:
 def non_default_values(family: str, spec: str, tmp_path: Path) -> dict:
     """Every option of the generator at a small, non-default value."""
     table = {
-        ("checkpoint", "paper"): {"slices": 5, "seed": 3, "alpha": 0.5, "law": "exponential",
-                                  "slice_hours": [0.1, 0.4]},
+        ("checkpoint", "paper"): {
+            "slices": 5,
+            "seed": 3,
+            "alpha": 0.5,
+            "law": "exponential",
+            "slice_hours": [0.1, 0.4],
+        },
         ("coupled", "markov"): {"processors": 6, "slots": 40, "tasks": 2, "seed": 3},
-        ("coupled", "planted"): {"processors": 6, "slots": 40, "tasks": 2, "block": 5, "density": 0.25,
-                                 "seed": 3},
+        ("coupled", "planted"): {
+            "processors": 6,
+            "slots": 40,
+            "tasks": 2,
+            "block": 5,
+            "density": 0.25,
+            "seed": 3,
+        },
         ("coupled", "edgelist"): {"file": str(bipartite_file(tmp_path)), "tasks": 2, "transpose": True},
         ("coupled", "encd"): {"file": str(bipartite_file(tmp_path)), "a": 2, "b": 2, "mu": "inf"},
-        ("coupled", "paper-realization"): {"tasks": 10, "n_com": 10, "w_min": 2, "scenario": 1, "trial": 1,
-                                           "slots": 60, "seed": 3},
-        ("prescient", "platform"): {"platform": "ucb", "hosts": 8, "tasks": 5, "task_minutes": 5.0, "seed": 3,
-                                    "days": 2, "calibrate": True},
-        ("prescient", "fta"): {"fta": str(Path(__file__).resolve().parents[1] / "data" / "prescient"
-                                          / "fta_header_tabs.tab"),
-                               "tasks": 3, "task_minutes": 5.0, "clock": 2000.0, "start": 1100001000.0,
-                               "calibrate": True},
-        ("slack", "paper"): {"machines": 6, "jobs": 20, "seed": 3, "free_fraction": 0.5, "horizon": 2.0,
-                             "beta": 0.5},
-        ("slack", "theorem2"): {"machines": 3, "jobs": 5, "seed": 3, "lam": 2, "p_max": 3, "a_min": 7,
-                                "a_max": 9, "u_max": 4, "horizon": 2.0, "beta": 0.3},
+        ("coupled", "paper-realization"): {
+            "tasks": 10,
+            "n_com": 10,
+            "w_min": 2,
+            "scenario": 1,
+            "trial": 1,
+            "slots": 60,
+            "seed": 3,
+        },
+        ("prescient", "platform"): {
+            "platform": "ucb",
+            "hosts": 8,
+            "tasks": 5,
+            "task_minutes": 5.0,
+            "seed": 3,
+            "days": 2,
+            "calibrate": True,
+        },
+        ("prescient", "fta"): {
+            "fta": str(Path(__file__).resolve().parents[1] / "data" / "prescient" / "fta_header_tabs.tab"),
+            "tasks": 3,
+            "task_minutes": 5.0,
+            "clock": 2000.0,
+            "start": 1100001000.0,
+            "calibrate": True,
+        },
+        ("slack", "paper"): {
+            "machines": 6,
+            "jobs": 20,
+            "seed": 3,
+            "free_fraction": 0.5,
+            "horizon": 2.0,
+            "beta": 0.5,
+        },
+        ("slack", "theorem2"): {
+            "machines": 3,
+            "jobs": 5,
+            "seed": 3,
+            "lam": 2,
+            "p_max": 3,
+            "a_min": 7,
+            "a_max": 9,
+            "u_max": 4,
+            "horizon": 2.0,
+            "beta": 0.3,
+        },
         ("slack", "three-partition"): {"file": str(bpplib_file(tmp_path)), "shift": 1, "u": 2, "beta": 0.9},
         ("slack", "planted"): {"groups": 2, "B": 13, "seed": 3, "answer": "no", "u": 2, "beta": 0.7},
     }
@@ -524,8 +610,9 @@ def test_generate_command_and_grid_point_make_the_same_instance(capsys, tmp_path
         assert values[o.name] != o.default, o.name
     preset = ["--preset", spec_name] if len(fam.generators) > 1 else []
     out_path = tmp_path / "out.json"
-    code, out, err = run(capsys, "generate", family, *preset, *cli_args(spec, values), "--out", out_path,
-                         "--json")
+    code, out, err = run(
+        capsys, "generate", family, *preset, *cli_args(spec, values), "--out", out_path, "--json"
+    )
     assert code == 0, err
     written = read_json(out_path)
     assert one_json(out)["params"] == written["params"]
@@ -541,8 +628,7 @@ def test_generate_command_and_grid_point_make_the_same_instance(capsys, tmp_path
     assert json.loads(json.dumps(fam.load(written).to_json())) == written
 
 
-@pytest.mark.parametrize("family, spec_name", [
-    (f, s) for f, s in SPECS])
+@pytest.mark.parametrize("family, spec_name", [(f, s) for f, s in SPECS])
 def test_stored_params_are_exactly_the_options_and_make_the_instance_again(tmp_path, family, spec_name):
     fam = FAMILIES[family]
     spec = fam.generators[spec_name]
@@ -555,20 +641,39 @@ def test_stored_params_are_exactly_the_options_and_make_the_instance_again(tmp_p
 
 def test_an_option_the_preset_does_not_use_exits_2(capsys, tmp_path):
     out_path = tmp_path / "out.json"
-    code, out, err = run(capsys, "generate", "coupled", "--preset", "markov", "--processors", 6, "--slots",
-                         40, "--tasks", 2, "--density", 0.3, "--out", out_path, "--json")
+    code, out, err = run(
+        capsys,
+        "generate",
+        "coupled",
+        "--preset",
+        "markov",
+        "--processors",
+        6,
+        "--slots",
+        40,
+        "--tasks",
+        2,
+        "--density",
+        0.3,
+        "--out",
+        out_path,
+        "--json",
+    )
     assert_input_error(code, err, "--density")
     assert out == "" and not out_path.exists()
 
 
-@pytest.mark.parametrize("grid, key", [
-    ({"preset": "paper"}, "grid.preset"),
-    ({"preset": ["markov", "paper"]}, "grid.preset"),
-    ({"preset": "markov", "block": 5}, "grid.block"),
-    ({"preset": "markov", "n_com": [5, 10]}, "grid.n_com"),
-    ({"processors": 6, "file": "x.txt"}, "grid.file"),  # the default generator (markov) has no file
-    ({"preset": "markov", "seed": [1, 2]}, "grid.seed"),
-])
+@pytest.mark.parametrize(
+    "grid, key",
+    [
+        ({"preset": "paper"}, "grid.preset"),
+        ({"preset": ["markov", "paper"]}, "grid.preset"),
+        ({"preset": "markov", "block": 5}, "grid.block"),
+        ({"preset": "markov", "n_com": [5, 10]}, "grid.n_com"),
+        ({"processors": 6, "file": "x.txt"}, "grid.file"),  # the default generator (markov) has no file
+        ({"preset": "markov", "seed": [1, 2]}, "grid.seed"),
+    ],
+)
 def test_grid_rejects_many_instance_generators_and_foreign_options(grid, key):
     with pytest.raises(InputError) as info:
         parse_config({"name": "g", "family": "coupled", "grid": grid, "exact": {"method": "bnb"}})
@@ -678,20 +783,32 @@ def test_report_on_a_declared_metric(capsys, two_stores):
     heuristic = [r for r in report["rows"] if r["kind"] == "heuristic"]
     assert {r["method"] for r in heuristic} == set(CHECKPOINT.heuristics)
     for r in heuristic:
-        mine = [x["metrics"]["monte_carlo_waste"] for x in rows
-                if x["kind"] == "heuristic" and x["method"] == r["method"] and x["status"] == "ok"]
+        mine = [
+            x["metrics"]["monte_carlo_waste"]
+            for x in rows
+            if x["kind"] == "heuristic" and x["method"] == r["method"] and x["status"] == "ok"
+        ]
         assert r["metric"] == "monte_carlo_waste"
         assert r["value_mean"] == pytest.approx(float(np.mean(mine)), rel=1e-12)
-        for column in ("ratio_mean", "ratio_median", "ratio_p90", "ratio_max", "within_1_1",
-                       "unproven_ratio_lo_mean", "unproven_ratio_hi_mean", "unproven_ratio_hi_max"):
+        for column in (
+            "ratio_mean",
+            "ratio_median",
+            "ratio_p90",
+            "ratio_max",
+            "within_1_1",
+            "unproven_ratio_lo_mean",
+            "unproven_ratio_hi_mean",
+            "unproven_ratio_hi_max",
+        ):
             assert r[column] is None, column
         assert r["proven"] == 0
 
 
 def test_report_on_a_declared_metric_still_knows_every_instance_has_an_exact_row(capsys, two_stores):
     rows = rows_of(two_stores[0])
-    assert {r["instance_key"] for r in rows if r["kind"] == "exact" and r["status"] == "optimal"} == \
-        {r["instance_key"] for r in rows if r["kind"] == "heuristic"}
+    assert {r["instance_key"] for r in rows if r["kind"] == "exact" and r["status"] == "optimal"} == {
+        r["instance_key"] for r in rows if r["kind"] == "heuristic"
+    }
     code, out, err = run(capsys, "report", two_stores[0], "--metric", "monte_carlo_waste", "--json")
     assert code == 0, err
     for r in (x for x in one_json(out)["rows"] if x["kind"] == "heuristic"):
@@ -773,8 +890,10 @@ def test_checkpoint_heuristics_use_only_the_rng_they_are_given(name):
     state = np.random.get_state()  # noqa: NPY002
     first = CHECKPOINT.simulate(instance, name, 0)
     after = np.random.get_state()  # noqa: NPY002
-    assert all(np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
-               for x, y in zip(state, after, strict=True)), "the global RNG was used"
+    assert all(
+        np.array_equal(x, y) if isinstance(x, np.ndarray) else x == y
+        for x, y in zip(state, after, strict=True)
+    ), "the global RNG was used"
     again = CHECKPOINT.simulate(instance, name, 0)
     other = CHECKPOINT.simulate(instance, name, 1)
     assert json.dumps(first, sort_keys=True) == json.dumps(again, sort_keys=True)
@@ -816,14 +935,24 @@ def test_the_light_run_option_declarations_are_the_familys_own(name):
     assert FAMILIES[name].run_options == declared
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["solve", "x.json"], ["evaluate", "x.json"],
-                                  ["verify", "x.json", "y.json"], ["generate", "checkpoint"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["solve", "x.json"],
+        ["evaluate", "x.json"],
+        ["verify", "x.json", "y.json"],
+        ["generate", "checkpoint"],
+    ],
+)
 def test_the_parser_loads_no_solver_for_a_command_that_needs_none(argv):
     """``volsched --help`` and the parser of a run command import no family and no solver: the
     instance's own family loads after the file is read (a fresh interpreter, so nothing is cached)."""
-    code = ("import sys; from volsched.cli import build_parser; build_parser(sys.argv[1:]); "
-            "print(sorted(m for m in sys.modules "
-            "if m.startswith(('volsched.solvers', 'volsched.heuristics')) or m.endswith('.family')))")
+    code = (
+        "import sys; from volsched.cli import build_parser; build_parser(sys.argv[1:]); "
+        "print(sorted(m for m in sys.modules "
+        "if m.startswith(('volsched.solvers', 'volsched.heuristics')) or m.endswith('.family')))"
+    )
     out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, check=True)
     loaded = ast.literal_eval(out.stdout)
     expected = ["volsched.families.checkpoint.family"] if argv[0] == "generate" else []
