@@ -12,6 +12,11 @@ class InputError(ValueError):
     """
 
 
+class VolschedWarning(UserWarning):
+    """Something the user should know that does not stop the command (the CLI prints it as
+    ``volsched: warning: <message>``)."""
+
+
 class MissingData(InputError):
     """The instance lacks what one method needs (Markov chains, a history window): bad input for that method.
 

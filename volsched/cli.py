@@ -19,11 +19,12 @@ import os
 import signal
 import sys
 import traceback
+import warnings
 from pathlib import Path
 from typing import Any
 
 from volsched import __version__
-from volsched.instances.errors import InputError, check_int, require
+from volsched.instances.errors import InputError, VolschedWarning, check_int, require
 from volsched.instances.io import read_json, write_json
 
 from .families import FAMILIES, check_fields, exports, family_of, run_option_owners, run_options, with_fields
@@ -796,13 +797,26 @@ def console() -> int:
     return main()
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """volsched's own warnings as one ``volsched: warning: ...`` line; others as Python shows them."""
+    if issubclass(category, VolschedWarning):
+        print(f"volsched: warning: {_one_line(str(message))}", file=sys.stderr)
+    else:
+        _SHOW_WARNING(message, category, filename, lineno, file, line)
+
+
+_SHOW_WARNING = warnings.showwarning
+
+
 def main(argv: list[str] | None = None) -> int:
     given = sys.argv[1:] if argv is None else argv
     parser = build_parser(given)
     _WARNINGS.clear()
     try:
         args = parser.parse_args(argv)
-        code = args.func(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            code = args.func(args)
         for line in _WARNINGS:
             print(line, file=sys.stderr)
         return code

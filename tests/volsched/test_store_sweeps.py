@@ -271,3 +271,15 @@ def test_the_default_heuristic_table_fits_120_columns_and_columns_shows_the_rest
     assert header == "| family | heuristic | %wins30 | stdv |"
     code, out, err = run(capsys, "report", tmp_path / "w.db", "--columns", "nope")
     assert_input_error(code, err, "--columns: 'nope'")
+
+
+def test_the_command_line_prints_a_sweep_warning_as_one_volsched_line(capsys, tmp_path):
+    store = tmp_path / "s.db"
+    (tmp_path / "a.toml").write_text(config("a", [0]))
+    (tmp_path / "b.toml").write_text(config("b", [1]))
+    assert run(capsys, "sweep", tmp_path / "a.toml", "--store", store, "--workers", 1, "--quiet")[0] == 0
+    code, _, err = run(capsys, "sweep", tmp_path / "b.toml", "--store", store, "--workers", 1, "--quiet")
+    assert code == 0
+    lines = [line for line in err.splitlines() if "warning" in line.lower()]
+    assert len(lines) == 1 and lines[0].startswith("volsched: warning: ")
+    assert "recorded apart as 'b'" in lines[0]

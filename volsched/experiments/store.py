@@ -36,7 +36,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from volsched.instances.errors import InputError
+from volsched.instances.errors import InputError, VolschedWarning
 from volsched.ratios import RATIO_RTOL
 
 if TYPE_CHECKING:
@@ -215,7 +215,7 @@ def _has_layout(columns: dict[str, list[str]], version: int) -> bool:
     )
 
 
-class SweepWarning(UserWarning):
+class SweepWarning(VolschedWarning):
     """A sweep goes into a store that holds another sweep: it is recorded apart (see :class:`Store`)."""
 
 
