@@ -21,6 +21,7 @@ from tqdm import tqdm
 
 from volsched.instances.errors import InputError, require
 
+from ..compile import compile_all
 from .config import Sweep
 from .store import Store
 from .tasks import build_tasks, run_task
@@ -94,8 +95,6 @@ def _dask_client(address: str):
 
 
 def _compile_quietly() -> dict:
-    from ..compile import compile_all
-
     return compile_all(quiet=True)
 
 

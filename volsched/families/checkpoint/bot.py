@@ -100,6 +100,7 @@ def reproduce(
     policies: Sequence[str] = BOT_POLICIES,
 ) -> dict:
     """Figures 1-3: every (clients, jobs, policy) cell, a markdown table and PNGs in ``out``."""
+    # matplotlib loads when a figure is drawn, not when the family is (start-up time)
     from volsched.plots import bot_figure
 
     for p in policies:
