@@ -308,14 +308,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     family, instance = _load(args.instance)
     require(
-        args.format in family.exports,
+        args.format in family.extras.exports,
         "FORMAT",
-        f"the {family.name} family exports {sorted(family.exports) or 'nothing'}, not {args.format!r}",
+        f"the {family.name} family exports {sorted(family.extras.exports) or 'nothing'}, not {args.format!r}",
     )
     folder = _folder(args)
     require(folder is not None, "--dir", "export writes a folder: give --dir FOLDER")
     require(not _is(Path.is_file, folder, "--dir"), "--dir", f"{folder} is a file; export writes a folder")
-    paths = family.exports[args.format](instance, Path(folder))
+    paths = family.extras.exports[args.format](instance, Path(folder))
     emit(
         args,
         {
@@ -484,7 +484,7 @@ def cmd_report(args: argparse.Namespace) -> int:
                 for name in built["papers"]:
                     written += [
                         str(p)
-                        for p in FAMILIES[name].plots(
+                        for p in FAMILIES[name].extras.plots(
                             [r for r in rows if r["family"] == name], Path(args.plot), args.reference
                         )
                     ]

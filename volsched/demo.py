@@ -1,6 +1,6 @@
 """``volsched demo``: every registered family end to end on seeded instances.
 
-Each family contributes its own part (``Family.demo``): it generates
+Each family contributes its own part (``Family.extras.demo``): it generates
 instances, solves them exactly (verified), cross-checks the exact methods,
 scores its heuristics against the optimum, and writes instances, results and
 plots under the output folder. This module only asks each family in turn.
@@ -52,9 +52,9 @@ def run_demo(out: Path, full: bool = False, quiet: bool = False, seed: int = 0) 
         raise InputError(f"--out: cannot create {out} ({exc.strerror or exc})") from None
     results, lines = {}, []
     for name, family in FAMILIES.items():
-        if family.demo is None:
+        if family.extras.demo is None:
             continue
-        part = family.demo(out, quiet=quiet, full=full, seed=seed)
+        part = family.extras.demo(out, quiet=quiet, full=full, seed=seed)
         results[name] = part.results
         lines += ([""] if lines else []) + part.lines
     timings: dict = {}

@@ -51,7 +51,7 @@ def evaluate(
     coupled one without Markov chains, a prescient one without a history
     window) is left out, with its reason in ``skipped``; named ones must run.
     Where the family diagnoses runs against the proven optimum's schedule
-    (``Family.diagnose``: prescient's lagger causes), each policy gets those
+    (``Family.extras.diagnose``: prescient's lagger causes), each policy gets those
     fields too.
 
     Raises
@@ -114,8 +114,8 @@ def evaluate(
         score = ref.interval(value)
         diagnosis = (
             {}
-            if family.diagnose is None or not ref.proven or run["solution"] is None
-            else family.diagnose(instance, run["solution"], references[run["problem"]]["solution"])
+            if family.extras.diagnose is None or not ref.proven or run["solution"] is None
+            else family.extras.diagnose(instance, run["solution"], references[run["problem"]]["solution"])
         )
         # The metrics at the policy's top level too, beside "value" and "ratio" (prescient's "waste").
         policies[name] = {

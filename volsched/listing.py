@@ -91,7 +91,7 @@ def describe(family: Family) -> dict[str, Any]:
             "instances": sum(_instances(family, t) for t in tables),
             "heuristics": sorted({h for t in tables for h in t.get("heuristics", family.heuristics)}),
         }
-        for name, tables in family.presets.items()
+        for name, tables in family.extras.presets.items()
     ]
     generators = [
         {
@@ -120,7 +120,7 @@ def describe(family: Family) -> dict[str, Any]:
         "platforms": choices.get("platform", []),
         "choices": choices,
         "run_options": [o.option.name for o in family.run_options],
-        "exports": sorted(family.exports),
+        "exports": sorted(family.extras.exports),
     }
 
 

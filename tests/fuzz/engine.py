@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from registry_helpers import budget_argv, work_budget
+
 from volsched.cli import main
 from volsched.families import FAMILIES
 
@@ -81,25 +83,44 @@ class DataChooser(Chooser):
 
 #: Small generator options per family (a family missing here is seeded with its defaults).
 SMALL_INSTANCES: dict[str, list[list[str]]] = {
-    "checkpoint": [["--slices", "6"], ["--slices", "5", "--law", "empirical", "--seed", "1"],
-                   ["--slices", "4", "--law", "hyperexponential", "--slice-hours", "0.05", "0.5"],
-                   ["--slices", "3", "--law", "lognormal", "--alpha", "0.5"],
-                   ["--slices", "4", "--law", "exponential"]],
-    "coupled": [["--preset", "markov", "--processors", "5", "--slots", "30", "--tasks", "2"],
-                ["--preset", "paper-realization", "--slots", "60"],
-                ["--preset", "paper-realization", "--slots", "14", "--w-min", "2", "--seed", "3"],
-                ["--preset", "planted", "--processors", "6", "--slots", "20", "--tasks", "3",
-                 "--block", "4"],
-                ["--preset", "edgelist", "--file", "{graph}", "--tasks", "2"],
-                ["--preset", "encd", "--file", "{graph}", "--a", "2", "--b", "2"]],
-    "prescient": [["--platform", "sdsc", "--hosts", "6", "--tasks", "4", "--task-minutes", "5",
-                   "--days", "2"],
-                  ["--platform", "ucb", "--hosts", "5", "--tasks", "3", "--task-minutes", "5", "--days", "2",
-                   "--seed", "1"],
-                  ["--preset", "fta", "--fta", "{fta}", "--tasks", "3", "--task-minutes", "5"]],
-    "slack": [["--preset", "theorem2", "--machines", "3", "--jobs", "6"],
-              ["--preset", "paper", "--machines", "5", "--jobs", "12", "--horizon", "2", "--beta", "0.5"],
-              ["--preset", "planted", "--groups", "2", "--B", "13", "--answer", "no"]],
+    "checkpoint": [
+        ["--slices", "6"],
+        ["--slices", "5", "--law", "empirical", "--seed", "1"],
+        ["--slices", "4", "--law", "hyperexponential", "--slice-hours", "0.05", "0.5"],
+        ["--slices", "3", "--law", "lognormal", "--alpha", "0.5"],
+        ["--slices", "4", "--law", "exponential"],
+    ],
+    "coupled": [
+        ["--preset", "markov", "--processors", "5", "--slots", "30", "--tasks", "2"],
+        ["--preset", "paper-realization", "--slots", "60"],
+        ["--preset", "paper-realization", "--slots", "14", "--w-min", "2", "--seed", "3"],
+        ["--preset", "planted", "--processors", "6", "--slots", "20", "--tasks", "3", "--block", "4"],
+        ["--preset", "edgelist", "--file", "{graph}", "--tasks", "2"],
+        ["--preset", "encd", "--file", "{graph}", "--a", "2", "--b", "2"],
+    ],
+    "prescient": [
+        ["--platform", "sdsc", "--hosts", "6", "--tasks", "4", "--task-minutes", "5", "--days", "2"],
+        [
+            "--platform",
+            "ucb",
+            "--hosts",
+            "5",
+            "--tasks",
+            "3",
+            "--task-minutes",
+            "5",
+            "--days",
+            "2",
+            "--seed",
+            "1",
+        ],
+        ["--preset", "fta", "--fta", "{fta}", "--tasks", "3", "--task-minutes", "5"],
+    ],
+    "slack": [
+        ["--preset", "theorem2", "--machines", "3", "--jobs", "6"],
+        ["--preset", "paper", "--machines", "5", "--jobs", "12", "--horizon", "2", "--beta", "0.5"],
+        ["--preset", "planted", "--groups", "2", "--B", "13", "--answer", "no"],
+    ],
 }
 
 #: An input file a generator reads (``{graph}`` in :data:`SMALL_INSTANCES`): a bipartite edge list.
@@ -122,6 +143,28 @@ SEED_METHODS: dict[tuple[str, str], tuple[str, ...]] = {("coupled", "full"): ("g
 
 #: Methods a mutated instance is solved with (fast on a seed-sized instance).
 FAST_METHODS: dict[tuple[str, str], str] = {("coupled", "full"): "greedy"}
+
+#: Seconds a mutant's exact solve may run (``--time-limit``): a safety net well inside the
+#: contract's timeout; the method's work budget (``--budget``) is what stops a seed-sized search.
+MUTANT_TIME_LIMIT = 10
+
+
+def budget_options(family: str, problem: str, method: str) -> list[str]:
+    """``--budget`` (the method's test budget, if it has a work unit) and :data:`MUTANT_TIME_LIMIT`."""
+    budget = work_budget(family, problem, method)
+    return [*(() if budget is None else ("--budget", repr(budget))), "--time-limit", str(MUTANT_TIME_LIMIT)]
+
+
+def evaluate_options(family: str, instance: Path) -> list[str]:
+    """:func:`budget_options` of ``evaluate`` on the valid ``instance``: its one ``--budget`` is the test
+    budget of the method each problem of the family's heuristics runs there by default."""
+    fam = FAMILIES[family]
+    loaded = fam.load(json.loads(Path(instance).read_text()))
+    chosen = {(p, fam.problems[p].method_for(loaded)) for p in {h.problem for h in fam.heuristics.values()}}
+    budgets = {work_budget(family, p, m) for p, m in chosen} - {None}
+    assert len(budgets) <= 1, f"evaluate takes one --budget, the methods {sorted(chosen)} need {budgets}"
+    budget = next(iter(budgets), None)
+    return [*(() if budget is None else ("--budget", repr(budget))), "--time-limit", str(MUTANT_TIME_LIMIT)]
 
 
 def cli(argv: Sequence[Any]) -> tuple[int, str, str]:
@@ -161,13 +204,17 @@ def _instance_argv(name: str) -> list[list[str]]:
 def small_sweeps(family) -> list[dict]:
     """The family's ``*-smoke`` sweep presets cut to one grid point and one seed."""
     out = []
-    for preset, tables in family.presets.items():
+    for preset, tables in family.extras.presets.items():
         if not preset.endswith("-smoke"):
             continue
         cut = []
         for table in copy.deepcopy(tables):
-            table["grid"] = {k: (v[0] if isinstance(v, list) and k != "slice_hours" else v[:1] if
-                                 k == "slice_hours" else v) for k, v in table.get("grid", {}).items()}
+            table["grid"] = {
+                k: (
+                    v[0] if isinstance(v, list) and k != "slice_hours" else v[:1] if k == "slice_hours" else v
+                )
+                for k, v in table.get("grid", {}).items()
+            }
             table["seeds"] = 1
             if len(table.get("heuristics", ())) > 3:  # the coupled presets run 17 heuristics per point
                 table["heuristics"] = table["heuristics"][:3]
@@ -179,8 +226,12 @@ def small_sweeps(family) -> list[dict]:
 #: How each family's simulator is kept short in a mutant: the checkpoint Monte-Carlo's samples, the
 #: coupled runs' cap (a mutated platform, w = 10^4 say, makes every run fail, at the 10^6-slot cap
 #: by default); the contract under test is the handling of the input, not the run's length.
-SIMULATOR_ARGS = {"prescient": (), "checkpoint": ("--samples", "200"), "coupled": ("--cap", "3000"),
-                  "slack": ("--disturbance", "sampled")}
+SIMULATOR_ARGS = {
+    "prescient": (),
+    "checkpoint": ("--samples", "200"),
+    "coupled": ("--cap", "3000"),
+    "slack": ("--disturbance", "sampled"),
+}
 EVALUATE_ARGS = {"coupled": ("--cap", "3000")}
 
 
@@ -215,8 +266,20 @@ def make_seeds(folder: Path) -> list[Seed]:
                 methods = SEED_METHODS.get((name, problem.name), (problem.default_method,))
                 for method in methods:
                     out = folder / f"{name}-{i}-{problem.name}-{method}.json"
-                    code, _, _ = cli(["solve", path, "--problem", problem.name, "--method", method,
-                                      "--time-limit", 20, "--out", out, "--json"])
+                    code, _, _ = cli(
+                        [
+                            "solve",
+                            path,
+                            "--problem",
+                            problem.name,
+                            "--method",
+                            method,
+                            *budget_argv(name, problem.name, method),
+                            "--out",
+                            out,
+                            "--json",
+                        ]
+                    )
                     if code == 2:  # the problem does not take this instance (e.g. m > p)
                         continue
                     if code != 0:
@@ -228,13 +291,26 @@ def make_seeds(folder: Path) -> list[Seed]:
                         continue  # a witness without its status is no solution
                     bare = folder / f"{name}-{i}-{problem.name}-{method}-solution.json"
                     bare.write_text(json.dumps(obj["solution"]))
-                    seeds.append(Seed(name, "solution", bare, obj["solution"], instance=path,
-                                      problem=problem.name))
+                    seeds.append(
+                        Seed(name, "solution", bare, obj["solution"], instance=path, problem=problem.name)
+                    )
             # A heuristic's run (simulate --out) is a result verify reads too: one per instance.
             for h in list(family.heuristics)[:2] if name == "coupled" else ():
                 out = folder / f"{name}-{i}-run-{h}.json"
-                code, _, _ = cli(["simulate", path, "--heuristic", h, "--seed", 1, *SIMULATOR_ARGS[name],
-                                  "--out", out, "--json"])
+                code, _, _ = cli(
+                    [
+                        "simulate",
+                        path,
+                        "--heuristic",
+                        h,
+                        "--seed",
+                        1,
+                        *SIMULATOR_ARGS[name],
+                        "--out",
+                        out,
+                        "--json",
+                    ]
+                )
                 if code == 2:  # the heuristic does not take this instance (no chains)
                     continue
                 if code != 0:
@@ -249,9 +325,39 @@ def make_seeds(folder: Path) -> list[Seed]:
 
 NAN, INF = float("nan"), float("inf")
 HUGE = (10**30, 2**63, -(2**63), 2**64, 2**1030, -(2**1030), 10**9 + 1, 2**31)
-STRANGE: tuple = (None, True, False, 0, -1, 1, 2, 0.0, -0.0, 0.5, 1.5, -2.5, 1e-300, 1e300, NAN, INF, -INF,
-                  "", "x", "0", "1", "NaN", "U", "optimal", "two\nlines", [], {}, [0], [[]], {"": None},
-                  *HUGE)
+STRANGE: tuple = (
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1,
+    2,
+    0.0,
+    -0.0,
+    0.5,
+    1.5,
+    -2.5,
+    1e-300,
+    1e300,
+    NAN,
+    INF,
+    -INF,
+    "",
+    "x",
+    "0",
+    "1",
+    "NaN",
+    "U",
+    "optimal",
+    "two\nlines",
+    [],
+    {},
+    [0],
+    [[]],
+    {"": None},
+    *HUGE,
+)
 STATUSES = ("optimal", "feasible", "infeasible", "unknown", "solved", "OPTIMAL", "")
 TEXT_EDITS = ("U", "R", "D", ".", "P", "u", "x", " ", "é", "\x00", "\n", "UU", "DDDD")
 
@@ -303,7 +409,7 @@ def _string_variants(ch: Chooser, s: str) -> list[str]:
     if s:
         i = ch.integer(0, len(s) - 1)
         c = ch.choice(TEXT_EDITS)
-        out += [s[:i] + c + s[i + 1:], s[:i] + s[i + 1:], s[:i] + c + s[i:], s[:-1], s + c]
+        out += [s[:i] + c + s[i + 1 :], s[:i] + s[i + 1 :], s[:i] + c + s[i:], s[:-1], s + c]
         if len(s) > 1:
             j = ch.integer(0, len(s) - 1)
             t = list(s)
@@ -316,7 +422,7 @@ def _list_variants(ch: Chooser, v: list) -> list[list]:
     out: list[list] = [[], v[::-1], v + [ch.choice(STRANGE)], [v]]
     if v:
         i = ch.integer(0, len(v) - 1)
-        out += [v[:i], v[:i] + v[i + 1:], v[:i + 1] + [copy.deepcopy(v[i])] + v[i + 1:], v * 2]
+        out += [v[:i], v[:i] + v[i + 1 :], v[: i + 1] + [copy.deepcopy(v[i])] + v[i + 1 :], v * 2]
         ints = [k for k, x in enumerate(v) if isinstance(x, int) and not isinstance(x, bool)]
         if len(ints) >= 2:  # move one unit between two entries: keeps the sum (an allocation stays m)
             a, b = ch.choice(ints), ch.choice(ints)
@@ -337,8 +443,24 @@ def plausible() -> list:
     """Values a valid file could hold: small counts, fractions, the names the families know."""
     from volsched.instances.checkpoint import LAW_CHOICES
 
-    return [0, 1, 2, 3, 4, 5, 6, 12, 0.25, 0.5, 1.0, [1, 2], [0.05, 0.5], *LAW_CHOICES, *_known_names(),
-            *FAMILIES]
+    return [
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        12,
+        0.25,
+        0.5,
+        1.0,
+        [1, 2],
+        [0.05, 0.5],
+        *LAW_CHOICES,
+        *_known_names(),
+        *FAMILIES,
+    ]
 
 
 def mutate_value(ch: Chooser, v: Any) -> Any:
@@ -351,22 +473,43 @@ def mutate_value(ch: Chooser, v: Any) -> Any:
         pools.append(_list_variants(ch, v))
     if isinstance(v, dict):
         pools.append([{}, {**v, "extra": ch.choice(STRANGE)}, [v], list(v.values()), list(v)])
-    pools.append([[v], {"value": v}, _deep(v, 40),
-                  str(v) if not isinstance(v, (dict, list)) else json.dumps(v)])
+    pools.append(
+        [[v], {"value": v}, _deep(v, 40), str(v) if not isinstance(v, (dict, list)) else json.dumps(v)]
+    )
     return copy.deepcopy(ch.choice(ch.choice(pools)))
 
 
 #: Keys a mutant may gain: the schema's own names in the wrong place, and unknown ones.
-EXTRA_KEYS = ("extra", "problem", "schedule", "solution", "objective", "status", "transitions", "completions",
-              "communication", "configurations", "start", "allocation", "a", "processors", "law", "kind",
-              "__proto__", "")
+EXTRA_KEYS = (
+    "extra",
+    "problem",
+    "schedule",
+    "solution",
+    "objective",
+    "status",
+    "transitions",
+    "completions",
+    "communication",
+    "configurations",
+    "start",
+    "allocation",
+    "a",
+    "processors",
+    "law",
+    "kind",
+    "__proto__",
+    "",
+)
 
 
 def mutate_json(ch: Chooser, obj: Any, claims: Sequence[Path_] = ()) -> tuple[Any, str]:
     """One structural mutation of ``obj`` (a deep copy); returns it and a description."""
     obj = copy.deepcopy(obj)
-    op = ch.choice(("replace", "replace", "replace", "delete", "add", "claim") if claims else
-                   ("replace", "replace", "replace", "delete", "add"))
+    op = ch.choice(
+        ("replace", "replace", "replace", "delete", "add", "claim")
+        if claims
+        else ("replace", "replace", "replace", "delete", "add")
+    )
     if op == "claim":
         present = [p for p in claims if _has(obj, p) and isinstance(get(obj, p[:-1]), (dict, list))]
         if present:
@@ -440,12 +583,28 @@ def _short(v: Any) -> str:
 
 #: Claims of a result file, by path (``completions`` entries are added per file).
 CLAIMS: tuple[Path_, ...] = (
-    ("objective",), ("bound",), ("status",), ("verified",), ("family",), ("instance",), ("gap",),
-    ("solution", "problem"), ("solution", "checkpoints"), ("solution", "a"), ("solution", "decision"),
-    ("solution", "decision", "iteration_fits"), ("solution", "decision", "w"), ("solution", "k"),
-    ("solution", "tasks_per_processor"), ("solution", "workload"), ("solution", "completion_slots"),
-    ("solution", "makespan"), ("solution", "completed_iterations"), ("solution", "processors"),
-    ("solution", "schedule", "completions"), ("solution", "schedule", "configurations"),
+    ("objective",),
+    ("bound",),
+    ("status",),
+    ("verified",),
+    ("family",),
+    ("instance",),
+    ("gap",),
+    ("solution", "problem"),
+    ("solution", "checkpoints"),
+    ("solution", "a"),
+    ("solution", "decision"),
+    ("solution", "decision", "iteration_fits"),
+    ("solution", "decision", "w"),
+    ("solution", "k"),
+    ("solution", "tasks_per_processor"),
+    ("solution", "workload"),
+    ("solution", "completion_slots"),
+    ("solution", "makespan"),
+    ("solution", "completed_iterations"),
+    ("solution", "processors"),
+    ("solution", "schedule", "completions"),
+    ("solution", "schedule", "configurations"),
     ("solution", "schedule", "communication"),
 )
 
@@ -481,7 +640,7 @@ def mutate_text(ch: Chooser, text: str) -> tuple[bytes, str]:
     if op == "truncate":
         return data[:i], f"truncate at {i}"
     if op == "byte":
-        b = ch.choice((b"\xff", b"\x00", b"\xc3", b"}", b",", b"\"", b"1e999", b"NaN"))
+        b = ch.choice((b"\xff", b"\x00", b"\xc3", b"}", b",", b'"', b"1e999", b"NaN"))
         return data[:i] + b + data[i:], f"insert {b!r} at {i}"
     if op == "bom":
         return b"\xef\xbb\xbf" + data, "utf-8 BOM"
@@ -497,8 +656,22 @@ def mutate_text(ch: Chooser, text: str) -> tuple[bytes, str]:
     return text.encode("utf-16"), "utf-16"
 
 
-ODD_TOKENS = ("-1", "\u00b2", "\u0661", "1e3", "0x1", "1.5", str(10**12), "9" * 30, "", "a", "#", "0 0 0",
-              str(10**8), "99999999")
+ODD_TOKENS = (
+    "-1",
+    "\u00b2",
+    "\u0661",
+    "1e3",
+    "0x1",
+    "1.5",
+    str(10**12),
+    "9" * 30,
+    "",
+    "a",
+    "#",
+    "0 0 0",
+    str(10**8),
+    "99999999",
+)
 
 
 def mutate_lines(ch: Chooser, text: str) -> tuple[str, str]:
@@ -531,7 +704,7 @@ def mutate_bytes(ch: Chooser, data: bytes) -> tuple[bytes, str]:
         return data[:cut], f"truncate at {cut}"
     if op == "zero-page":
         k = ch.integer(0, max(0, len(data) // page - 1))
-        return data[:k * page] + bytes(page) + data[(k + 1) * page:], f"zero page {k}"
+        return data[: k * page] + bytes(page) + data[(k + 1) * page :], f"zero page {k}"
     if op == "append":
         return data + b"garbage", "trailing bytes"
     out = bytearray(data)
@@ -615,11 +788,54 @@ def toml_dumps(obj: Any, prefix: str = "") -> str:
 
 # --- command lines ---------------------------------------------------------------------------------------
 
-STRANGE_ARGS = ("", " ", "-1", "0", "1", "2", "-0", "0.0", "0.5", "1e-300", "1e400", "-1e400", "nan", "NaN",
-                "inf", "-inf", "Infinity", "1.5", "3.0", str(10**30), str(2**63), str(2**64), str(-(2**63)),
-                "0x10", "1_0", "\u0661\u0662", "abc", "\u00e9", "--json", "-", "--", "a" * 300, "None",
-                "null", "true", "10**9", "1000000001", "two\nlines", "x\r", "x\u2028y", "[1, 2]", "{}", "%s",
-                "../", "/", ".")
+STRANGE_ARGS = (
+    "",
+    " ",
+    "-1",
+    "0",
+    "1",
+    "2",
+    "-0",
+    "0.0",
+    "0.5",
+    "1e-300",
+    "1e400",
+    "-1e400",
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "Infinity",
+    "1.5",
+    "3.0",
+    str(10**30),
+    str(2**63),
+    str(2**64),
+    str(-(2**63)),
+    "0x10",
+    "1_0",
+    "\u0661\u0662",
+    "abc",
+    "\u00e9",
+    "--json",
+    "-",
+    "--",
+    "a" * 300,
+    "None",
+    "null",
+    "true",
+    "10**9",
+    "1000000001",
+    "two\nlines",
+    "x\r",
+    "x\u2028y",
+    "[1, 2]",
+    "{}",
+    "%s",
+    "../",
+    "/",
+    ".",
+)
 
 
 def argv_templates(seeds: list[Seed], tmp: Path) -> list[tuple[str, list[str]]]:
@@ -632,33 +848,110 @@ def argv_templates(seeds: list[Seed], tmp: Path) -> list[tuple[str, list[str]]]:
             out.append((name, ["generate", name, *options, "--out", str(tmp / "g.json"), "--json"]))
         for s in seeds:
             if s.family == name and s.kind == "config":
-                out.append((name, ["sweep", str(s.path), "--store", str(tmp / "s.db"), "--workers", "1",
-                                   "--quiet", "--json"]))
+                out.append(
+                    (
+                        name,
+                        [
+                            "sweep",
+                            str(s.path),
+                            "--store",
+                            str(tmp / "s.db"),
+                            "--workers",
+                            "1",
+                            "--quiet",
+                            "--json",
+                        ],
+                    )
+                )
             if s.family == name and s.kind == "store":
                 metric = next(iter(family.problems.values())).objective_metric
                 out.append((name, ["report", str(s.path), "--json"]))
-                out.append((name, ["report", str(s.path), "--metric", metric, "--csv", str(tmp / "csv"),
-                                   "--json"]))
+                out.append(
+                    (name, ["report", str(s.path), "--metric", metric, "--csv", str(tmp / "csv"), "--json"])
+                )
                 if family.heuristics:
-                    out.append((name, ["report", str(s.path), "--reference", next(iter(family.heuristics)),
-                                       "--json"]))
+                    out.append(
+                        (
+                            name,
+                            ["report", str(s.path), "--reference", next(iter(family.heuristics)), "--json"],
+                        )
+                    )
         if "coupled" == name:
-            out.append((name, ["generate", name, "--preset", "paper", "--scenarios", "1", "--trials", "1",
-                               "--slots", "5", "--out", str(tmp / "folder")]))
+            out.append(
+                (
+                    name,
+                    [
+                        "generate",
+                        name,
+                        "--preset",
+                        "paper",
+                        "--scenarios",
+                        "1",
+                        "--trials",
+                        "1",
+                        "--slots",
+                        "5",
+                        "--out",
+                        str(tmp / "folder"),
+                    ],
+                )
+            )
         insts = [s for s in seeds if s.family == name and s.kind == "instance"]
         for s in insts:
             for problem in family.problems.values():
                 method = FAST_METHODS.get((name, problem.name), problem.default_method)
-                out.append((name, ["solve", str(s.path), "--problem", problem.name, "--method", method,
-                                   "--time-limit", "10", "--seed", "0", "--out", str(tmp / "r.json"),
-                                   "--json"]))
+                out.append(
+                    (
+                        name,
+                        [
+                            "solve",
+                            str(s.path),
+                            "--problem",
+                            problem.name,
+                            "--method",
+                            method,
+                            *budget_options(name, problem.name, method),
+                            "--seed",
+                            "0",
+                            "--out",
+                            str(tmp / "r.json"),
+                            "--json",
+                        ],
+                    )
+                )
             for h in family.heuristics:
-                out.append((name, ["simulate", str(s.path), "--heuristic", h, "--seed", "1",
-                                   *SIMULATOR_ARGS[name], "--json"]))
+                out.append(
+                    (
+                        name,
+                        [
+                            "simulate",
+                            str(s.path),
+                            "--heuristic",
+                            h,
+                            "--seed",
+                            "1",
+                            *SIMULATOR_ARGS[name],
+                            "--json",
+                        ],
+                    )
+                )
             if family.heuristics:
-                out.append((name, ["evaluate", str(s.path), "--heuristics", ",".join(family.heuristics),
-                                   "--time-limit", "10", "--seed", "0", *EVALUATE_ARGS.get(name, ()),
-                                   "--json"]))
+                out.append(
+                    (
+                        name,
+                        [
+                            "evaluate",
+                            str(s.path),
+                            "--heuristics",
+                            ",".join(family.heuristics),
+                            *evaluate_options(name, s.path),
+                            "--seed",
+                            "0",
+                            *EVALUATE_ARGS.get(name, ()),
+                            "--json",
+                        ],
+                    )
+                )
             for r in s.results:
                 out.append((name, ["verify", str(s.path), str(r), "--json"]))
     return out
@@ -666,8 +959,13 @@ def argv_templates(seeds: list[Seed], tmp: Path) -> list[tuple[str, list[str]]]:
 
 def _other_paths(seeds: list[Seed], tmp: Path) -> list[str]:
     files = [str(s.path) for s in seeds]
-    return [*files[:: max(1, len(files) // 6)], str(tmp), str(tmp / "missing.json"), "/dev/null",
-            str(tmp / "sub" / "deeper" / "x.json")]
+    return [
+        *files[:: max(1, len(files) // 6)],
+        str(tmp),
+        str(tmp / "missing.json"),
+        "/dev/null",
+        str(tmp / "sub" / "deeper" / "x.json"),
+    ]
 
 
 def mutate_argv(ch: Chooser, argv: list[str], seeds: list[Seed], tmp: Path) -> tuple[list[str], str]:
@@ -683,16 +981,27 @@ def mutate_argv(ch: Chooser, argv: list[str], seeds: list[Seed], tmp: Path) -> t
     if op == "drop" and options:
         i = ch.choice(options)
         takes = i + 1 < len(argv) and not argv[i + 1].startswith("--")
-        del argv[i:i + 1 + takes]
+        del argv[i : i + 1 + takes]
         return argv, "drop option"
     if op == "double" and options:
         i = ch.choice(options)
         argv += [argv[i], ch.choice(STRANGE_ARGS)]
         return argv, f"repeat {argv[i]}"
     if op == "add":
-        pool = sorted({o for f in FAMILIES.values() for o in (x.cli for x in f.options().values())}
-                      | {"--problem", "--method", "--time-limit", "--seed", "--samples", "--heuristic",
-                         "--preset", "--out"})
+        pool = sorted(
+            {o for f in FAMILIES.values() for o in (x.cli for x in f.options().values())}
+            | {
+                "--problem",
+                "--method",
+                "--time-limit",
+                "--budget",
+                "--seed",
+                "--samples",
+                "--heuristic",
+                "--preset",
+                "--out",
+            }
+        )
         opt = ch.choice(pool)
         argv += [opt, ch.choice(STRANGE_ARGS + _known_names())]
         return argv, f"add {opt}"
@@ -776,15 +1085,26 @@ def _subprocess(argv: list[str], cwd: Path, timeout: float | None) -> tuple[int,
     import sys
 
     try:
-        done = subprocess.run([sys.executable, "-m", "volsched", *argv], cwd=cwd, capture_output=True,
-                              text=True, timeout=timeout, env={**os.environ, "PYTHONPATH": ""})
+        done = subprocess.run(
+            [sys.executable, "-m", "volsched", *argv],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, "PYTHONPATH": ""},
+        )
     except subprocess.TimeoutExpired:
         raise FuzzTimeout(f"more than {timeout} s") from None
     return done.returncode, done.stdout, done.stderr
 
 
-def run_contract(argv: Sequence[Any], watch: Path, timeout: float | None = 60.0,
-                 oracle: Callable[[dict], list[str]] | None = None, isolated: bool = False) -> Outcome:
+def run_contract(
+    argv: Sequence[Any],
+    watch: Path,
+    timeout: float | None = 60.0,
+    oracle: Callable[[dict], list[str]] | None = None,
+    isolated: bool = False,
+) -> Outcome:
     """Run ``volsched ARGV`` and check the CLI contract; ``oracle(report)`` judges an accepted verify.
 
     ``isolated`` runs it as a separate process (a sweep that starts worker processes: in-process,
@@ -862,8 +1182,9 @@ class Trial:
     family: str = ""
 
 
-def try_file_mutant(ch: Chooser, seeds: list[Seed], work: Path, kind: str | None = None,
-                    timeout: float | None = 60.0) -> Trial:
+def try_file_mutant(
+    ch: Chooser, seeds: list[Seed], work: Path, kind: str | None = None, timeout: float | None = 60.0
+) -> Trial:
     """Mutate an instance or a result file and run the command that reads it."""
     pool = [s for s in seeds if kind is None or s.kind == kind or (kind == "result" and s.kind == "solution")]
     seed = ch.choice(pool)
@@ -902,24 +1223,46 @@ def try_file_mutant(ch: Chooser, seeds: list[Seed], work: Path, kind: str | None
         cmd = ch.choice(commands)
         if cmd[0] == "solve":
             method = FAST_METHODS.get((seed.family, cmd[1]), family.problems[cmd[1]].default_method)
-            argv = ["solve", path, "--problem", cmd[1], "--method", method, "--time-limit", 10,
-                    "--out", work / "out" / "r.json", *flag]
+            argv = [
+                "solve",
+                path,
+                "--problem",
+                cmd[1],
+                "--method",
+                method,
+                *budget_options(seed.family, cmd[1], method),
+                "--out",
+                work / "out" / "r.json",
+                *flag,
+            ]
         elif cmd[0] == "verify":
             argv = ["verify", path, cmd[1], *flag]
         elif cmd[0] == "simulate":
             argv = ["simulate", path, "--heuristic", cmd[1], *SIMULATOR_ARGS[seed.family], *flag]
         else:
-            argv = ["evaluate", path, "--time-limit", 10, *EVALUATE_ARGS.get(seed.family, ()), *flag]
-        outcome = run_contract(argv, work, timeout,
-                               oracle=(lambda rep: check_accepted(path, cmd[1], rep)) if cmd[0] == "verify"
-                               else None)
+            # the budget of the methods the seed's own instance chooses: the mutant may not load
+            argv = [
+                "evaluate",
+                path,
+                *evaluate_options(seed.family, seed.path),
+                *EVALUATE_ARGS.get(seed.family, ()),
+                *flag,
+            ]
+        outcome = run_contract(
+            argv,
+            work,
+            timeout,
+            oracle=(lambda rep: check_accepted(path, cmd[1], rep)) if cmd[0] == "verify" else None,
+        )
     else:
         argv = ["verify", seed.instance, path, *flag]
-        outcome = run_contract(argv, work, timeout,
-                               oracle=lambda rep: check_accepted(seed.instance, path, rep))
+        outcome = run_contract(
+            argv, work, timeout, oracle=lambda rep: check_accepted(seed.instance, path, rep)
+        )
         if outcome.accepted and not flag:  # the text form: judge the same file through --json
-            again = run_contract([*argv, "--json"], work, timeout,
-                                 oracle=lambda rep: check_accepted(seed.instance, path, rep))
+            again = run_contract(
+                [*argv, "--json"], work, timeout, oracle=lambda rep: check_accepted(seed.instance, path, rep)
+            )
             outcome.defects += again.defects
             outcome.judged = again.judged
     return Trial(seed.kind, [seed.path.name, *what], outcome, seed.family)
@@ -950,13 +1293,18 @@ def refused_values_stored(config: Path, store: Path) -> list[str]:
     from volsched.experiments.config import read_config, star_points
     from volsched.experiments.store import Store
 
-    checked = [{**point, "seed": sweep.seeds[0]} for sweep in read_config(config)
-               for _, _, point in star_points(sweep.grid)]
+    checked = [
+        {**point, "seed": sweep.seeds[0]}
+        for sweep in read_config(config)
+        for _, _, point in star_points(sweep.grid)
+    ]
     with Store(store, create=False) as st:
         rows = st.rows()
-    return [f"grid value refused only at run time, stored as an error row: {r['params']}: {r['error']}"
-            for r in rows if r["status"] == "error" and str(r["error"]).startswith("InputError")
-            and r["params"] in checked]
+    return [
+        f"grid value refused only at run time, stored as an error row: {r['params']}: {r['error']}"
+        for r in rows
+        if r["status"] == "error" and str(r["error"]).startswith("InputError") and r["params"] in checked
+    ]
 
 
 def try_argv_mutant(ch: Chooser, seeds: list[Seed], work: Path, timeout: float | None = 60.0) -> Trial:
@@ -992,8 +1340,13 @@ class Tally:
     defects: int = 0
 
 
-def run_campaign(mutants: int, seed: int, folder: Path, timeout: float | None = 60.0,
-                 progress: Callable[[int, dict], None] | None = None) -> dict:
+def run_campaign(
+    mutants: int,
+    seed: int,
+    folder: Path,
+    timeout: float | None = 60.0,
+    progress: Callable[[int, dict], None] | None = None,
+) -> dict:
     """``mutants`` mutants drawn with ``random.Random(seed)``: counts per (family, kind) and every defect.
 
     Returns ``{"tally": {(family, kind): Tally}, "defects": [(kind, mutations, argv, exit, defects)],
@@ -1004,8 +1357,12 @@ def run_campaign(mutants: int, seed: int, folder: Path, timeout: float | None = 
 
     rnd = random.Random(seed)
     seeds = make_seeds(folder / "seeds")
-    kinds = [k for k, w in CAMPAIGN_MIX for _ in range(w)
-             if k == "argv" or any(s.kind == k or (k == "result" and s.kind == "solution") for s in seeds)]
+    kinds = [
+        k
+        for k, w in CAMPAIGN_MIX
+        for _ in range(w)
+        if k == "argv" or any(s.kind == k or (k == "result" and s.kind == "solution") for s in seeds)
+    ]
     tally: dict[tuple[str, str], Tally] = {}
     found = []
     for i in range(mutants):
@@ -1013,8 +1370,11 @@ def run_campaign(mutants: int, seed: int, folder: Path, timeout: float | None = 
         work.mkdir()
         ch = RandomChooser(rnd)
         kind = ch.choice(kinds)
-        trial = (try_argv_mutant(ch, seeds, work, timeout) if kind == "argv"
-                 else try_file_mutant(ch, seeds, work, kind=kind, timeout=timeout))
+        trial = (
+            try_argv_mutant(ch, seeds, work, timeout)
+            if kind == "argv"
+            else try_file_mutant(ch, seeds, work, kind=kind, timeout=timeout)
+        )
         shutil.rmtree(work, ignore_errors=True)
         t = tally.setdefault((trial.family, kind), Tally())
         o = trial.outcome

@@ -261,7 +261,7 @@ def test_a_wrong_vector_says_what_is_wrong_in_it(tmp_path):
         with pytest.raises(InputError, match="heuristic v.py:V: plan") as info:
             fam.simulate(instance, fam.heuristic("v.py:V", base=tmp_path), 0)
         assert fragment in str(info.value)
-        fam_cache = importlib.import_module("volsched.families")._FILE_MODULES
+        fam_cache = importlib.import_module("volsched.families.plugins")._FILE_MODULES
         fam_cache.clear()  # the next body is written within the file system's mtime resolution
 
 
@@ -356,7 +356,7 @@ def test_evaluate_takes_a_repeated_heuristic_and_the_old_comma_list_with_one_war
 
 
 def test_an_installed_package_registers_heuristics_by_entry_point(tmp_path, monkeypatch):
-    families = importlib.import_module("volsched.families")
+    plugins = importlib.import_module("volsched.families.plugins")
     package = tmp_path / "site"
     (package / "userpkg").mkdir(parents=True)
     (package / "userpkg" / "__init__.py").write_text(textwrap.dedent(POLICIES["checkpoint"][1]))
@@ -367,7 +367,7 @@ def test_an_installed_package_registers_heuristics_by_entry_point(tmp_path, monk
         "[volsched.heuristics]\ncheckpoint.every-other = userpkg:EveryOther\n"
     )
     monkeypatch.syspath_prepend(str(package))
-    families._entry_points.cache_clear()
+    plugins._entry_points.cache_clear()
     try:
         fam = FAMILIES["checkpoint"]
         h = fam.heuristic("Every-Other")
@@ -381,7 +381,7 @@ def test_an_installed_package_registers_heuristics_by_entry_point(tmp_path, monk
         assert listed["every-other"]["problem"] == "checkpoint"
         assert "userpkg:EveryOther" in listed["every-other"]["source"]
     finally:
-        families._entry_points.cache_clear()
+        plugins._entry_points.cache_clear()
 
 
 @pytest.mark.parametrize("family", sorted(POLICIES))

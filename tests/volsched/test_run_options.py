@@ -40,7 +40,9 @@ OPTIONS = (
 @pytest.fixture
 def with_options(monkeypatch):
     """The checkpoint family with three run options and an export (the real families' come with them)."""
-    fam = dataclasses.replace(FAMILIES["checkpoint"], run_options=OPTIONS, exports={"text": _export})
+    checkpoint = FAMILIES["checkpoint"]
+    extras = dataclasses.replace(checkpoint.extras, exports={"text": _export})
+    fam = dataclasses.replace(checkpoint, run_options=OPTIONS, extras=extras)
     monkeypatch.setitem(families.FAMILIES, "checkpoint", fam)
     return fam
 

@@ -17,7 +17,7 @@ import pytest
 from cli_helpers import run
 
 import volsched.families
-from volsched.families import Family, GeneratorSpec, Heuristic, Option
+from volsched.families import Extras, Family, GeneratorSpec, Heuristic, Option
 from volsched.heuristics.base import OnlinePolicy, past
 from volsched.instances.errors import check_int, require
 from volsched.instances.io import envelope, unwrap
@@ -111,7 +111,8 @@ TOY = Family(
                                   (Metric("makespan", "min"), Metric("idle_slots", None)))},
     heuristics={"greedy": Heuristic("greedy", "makespan", Coin("greedy", 1.0), SIM),
                 "coin": Heuristic("coin", "makespan", Coin("coin", 0.5), SIM)},
-    presets={"toy-smoke": [{"name": "toy-smoke", "family": "toy", "seeds": 3, "grid": {"slots": [20, 40]}}]},
+    extras=Extras(presets={"toy-smoke": [{"name": "toy-smoke", "family": "toy", "seeds": 3,
+                                          "grid": {"slots": [20, 40]}}]}),
 )
 
 

@@ -11,7 +11,7 @@ def presets() -> dict[str, list[dict]]:
     """Name -> list of sweep tables. ``smoke`` joins every family's ``*-smoke`` preset."""
     out: dict[str, list[dict]] = {}
     for family in FAMILIES.values():
-        out.update(family.presets)
+        out.update(family.extras.presets)
     out["smoke"] = [table for name, tables in out.items() if name.endswith("-smoke") for table in tables]
     return out
 

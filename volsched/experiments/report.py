@@ -676,8 +676,8 @@ def build_report(
     present = {r["family"] for r in rows}
     for name in [n for n in FAMILIES if n in present]:  # registry order
         family = FAMILIES[name]
-        if family.report is not None:
-            part = family.report([r for r in rows if r["family"] == name], reference)
+        if family.extras.report is not None:
+            part = family.extras.report([r for r in rows if r["family"] == name], reference)
             if part:
                 parts[name] = part
     text = "\n\n".join([to_markdown(summary, columns), *(part["markdown"] for part in parts.values())])

@@ -11,7 +11,7 @@ from volsched.instances import checkpoint as model
 from volsched.instances.errors import check_choice, check_int, check_number, require
 from volsched.solvers.checkpoint import PROBLEMS
 
-from .. import Family, GeneratorSpec, Heuristic, Option
+from .. import Extras, Family, GeneratorSpec, Heuristic, Option
 
 #: Longest slice, in hours on a mean client: its quanta (x 600 on the slowest client) stay far below
 #: the instance's 10^9 (a longer one overflowed the conversion to integer quanta).
@@ -75,6 +75,8 @@ FAMILY = Family(
     problems=PROBLEMS,
     heuristics={name: Heuristic(name, "checkpoint", policy, SIMULATOR)
                 for name, policy in POLICY_OBJECTS.items()},
-    presets=PRESETS,
-    demo=demo,
+    extras=Extras(
+        presets=PRESETS,
+        demo=demo,
+    ),
 )

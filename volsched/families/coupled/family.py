@@ -12,7 +12,7 @@ from volsched.instances import coupled as model
 from volsched.instances.errors import check_choice, check_flag, check_int, check_number, check_path
 from volsched.solvers.coupled import PROBLEMS
 
-from .. import Family, GeneratorSpec, Heuristic, Option
+from .. import Extras, Family, GeneratorSpec, Heuristic, Option
 from . import tables
 
 
@@ -142,8 +142,10 @@ FAMILY = Family(
     problems=PROBLEMS,
     heuristics={name: Heuristic(name, "full", policy(name), CoupledSimulator(), DESCRIPTIONS[name[:1]])
                 for name in (*NAMES, *CONDITIONAL)},
-    presets=PRESETS,
-    demo=demo,
-    report=tables.report,
-    plots=tables.plots,
+    extras=Extras(
+        presets=PRESETS,
+        demo=demo,
+        report=tables.report,
+        plots=tables.plots,
+    ),
 )

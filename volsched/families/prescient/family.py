@@ -12,7 +12,7 @@ from volsched.instances.prescient import PrescientInstance
 from volsched.solvers.prescient import PROBLEMS
 from volsched.solvers.prescient.simgrid import export_simgrid
 
-from .. import Family, Heuristic
+from .. import Extras, Family, Heuristic
 from .generators import GENERATORS, pick_generator
 
 SIMULATOR = PrescientSimulator()
@@ -63,9 +63,11 @@ FAMILY = Family(
     generators=GENERATORS,
     problems=PROBLEMS,
     heuristics={name: Heuristic(name, "makespan", policy, SIMULATOR) for name, policy in HEURISTICS.items()},
-    presets=PRESETS,
-    exports={"simgrid": lambda instance, folder: export_simgrid(instance, folder)},
     pick_generator=pick_generator,
-    demo=demo,
-    diagnose=diagnose,
+    extras=Extras(
+        presets=PRESETS,
+        exports={"simgrid": lambda instance, folder: export_simgrid(instance, folder)},
+        demo=demo,
+        diagnose=diagnose,
+    ),
 )

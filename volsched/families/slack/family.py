@@ -12,7 +12,7 @@ from volsched.instances.errors import check_choice, check_int, check_number, che
 from volsched.instances.slack import generators as gen
 from volsched.solvers.slack import PROBLEMS
 
-from .. import Family, GeneratorSpec, Heuristic, Option
+from .. import Extras, Family, GeneratorSpec, Heuristic, Option
 from . import figure4
 from .options import RUN_OPTIONS
 
@@ -136,9 +136,11 @@ FAMILY = Family(
     problems=PROBLEMS,
     heuristics={name: Heuristic(name, policy.problem, policy, SIMULATOR, DESCRIPTIONS.get(name, ""))
                 for name, policy in POLICIES.items()},
-    presets=PRESETS,
-    report=figure4.report,
-    plots=figure4.plots,
     run_options=RUN_OPTIONS,
-    demo=demo,
+    extras=Extras(
+        presets=PRESETS,
+        report=figure4.report,
+        plots=figure4.plots,
+        demo=demo,
+    ),
 )
