@@ -34,7 +34,16 @@ from collections.abc import Callable
 from volsched.instances.slack import SlackInstance
 
 from ..deadline import HardStop
-from ..problem import STOPPED_BUDGET, STOPPED_CLOCK, Effort, MethodOutcome, Metric, Problem, backend
+from ..problem import (
+    STOPPED_BUDGET,
+    STOPPED_CLOCK,
+    Allowance,
+    Effort,
+    MethodOutcome,
+    Metric,
+    Problem,
+    backend,
+)
 from .verify import verify_plain, verify_slack
 
 #: The two problems; ``slack`` is the family's default.
@@ -42,6 +51,7 @@ NAMES = ("slack", "plain")
 
 
 # --- schedules from bin contents ------------------------------------------------------------------
+
 
 def schedule_of(instance: SlackInstance, contents: dict) -> list[list[int]]:
     """The verifier's ``schedule`` (``[[machine, start], ...]`` in job order) from bin contents.
@@ -51,8 +61,9 @@ def schedule_of(instance: SlackInstance, contents: dict) -> list[list[int]]:
     """
     table = instance.table
     sched: list = [None] * instance.n
-    segments = [(int(table["machine"][r]), int(table["start"][r]), jobs)
-                for r, jobs in contents["intervals"].items()]
+    segments = [
+        (int(table["machine"][r]), int(table["start"][r]), jobs) for r, jobs in contents["intervals"].items()
+    ]
     segments += [(i, start, jobs) for (i, start), jobs in contents["open"].items()]
     for i, start, jobs in segments:
         clock = start
@@ -70,6 +81,7 @@ def makespan_of(instance: SlackInstance, contents: dict) -> int:
 
 
 # --- greedy upper bounds and simple lower bounds ------------------------------------------------
+
 
 def greedy(instance: SlackInstance, problem: str) -> dict | None:
     """A feasible schedule's bin contents (``None`` for slack with ``lambda = 0``).
@@ -89,8 +101,9 @@ def greedy(instance: SlackInstance, problem: str) -> dict | None:
         return alone
     table = instance.table
     bins = [[int(table["start"][r]), int(table["a"][r]), 0, ("r", r)] for r in range(len(table["a"]))]
-    bins += [[int(row[-1, 1]) if len(row) else 0, None, 0, ("o", i)]
-             for i, row in enumerate(instance.machines)]
+    bins += [
+        [int(row[-1, 1]) if len(row) else 0, None, 0, ("o", i)] for i, row in enumerate(instance.machines)
+    ]
     bins.sort(key=lambda b: b[0])
     contents: dict = {"intervals": {}, "open": {}}
     for j in order:
@@ -223,21 +236,27 @@ def infeasible_reason(instance: SlackInstance, problem: str) -> str | None:
     """Why ``problem`` has no schedule on ``instance`` (``None`` if it has one)."""
     if problem != "slack" or instance.lam > 0:
         return None
-    reason = ("no free machine (lambda = 0): the job ending at C_max lies in an interval whose "
-              "unavailability ends after C_max, so the last-period rule fails at every beta "
-              "(Section 4 after Theorem 1; slack.md 2.4)")
+    reason = (
+        "no free machine (lambda = 0): the job ending at C_max lies in an interval whose "
+        "unavailability ends after C_max, so the last-period rule fails at every beta "
+        "(Section 4 after Theorem 1; slack.md 2.4)"
+    )
     a = instance.table["a"]
     longest = int(instance.p.max())
     if not len(a) or longest > int(a.max()):
-        reason += (f"; moreover job {int(instance.p.argmax())} (p = {longest}) is longer than every "
-                   "availability period")
+        reason += (
+            f"; moreover job {int(instance.p.argmax())} (p = {longest}) is longer than every "
+            "availability period"
+        )
     return reason
 
 
 # --- methods ----------------------------------------------------------------------------------------
 
-def _outcome(instance: SlackInstance, problem: str, contents: dict | None, value, bound, proven: bool,
-             info: dict) -> MethodOutcome:
+
+def _outcome(
+    instance: SlackInstance, problem: str, contents: dict | None, value, bound, proven: bool, info: dict
+) -> MethodOutcome:
     info = {**info, "combinatorial_bound": combinatorial_bound(instance)}
     if contents is None:
         return MethodOutcome(None, None, bound, proven, info)
@@ -250,8 +269,9 @@ def _outcome(instance: SlackInstance, problem: str, contents: dict | None, value
 
 
 def _method(problem: str, run: Callable) -> Callable:
-    def method(instance: SlackInstance, time_limit: float | None, seed: int,
-               budget: float | None = None) -> MethodOutcome:
+    def method(
+        instance: SlackInstance, time_limit: float | None, seed: int, budget: float | None = None
+    ) -> MethodOutcome:
         reason = infeasible_reason(instance, problem)
         if reason is not None:
             return _outcome(instance, problem, None, None, None, True, {"reason": reason})
@@ -260,8 +280,66 @@ def _method(problem: str, run: Callable) -> Callable:
     return method
 
 
-def _galloping(instance: SlackInstance, problem: str, time_limit: float | None, seed: int,
-               budget: float | None = None, workers: int = 2) -> MethodOutcome:
+#: Share of the budget the slack problem's bound phases (primal heuristic, column generation) may
+#: spend before CP-SAT gets the rest; without a budget they stop at their own limits.
+BOUND_SHARE = 0.5
+#: Primal heuristic steps (job look-ups, LPT placements) per work unit: about a second here.
+PRIMAL_STEPS_PER_UNIT = 2e5
+
+
+def _beta_phases(
+    instance: SlackInstance,
+    best: dict,
+    hi: int,
+    lo: int,
+    time_limit: float | None,
+    started: float,
+    budget: float | None,
+    effort: Effort,
+    info: dict,
+) -> tuple[dict, int, int]:
+    """The slack problem's beta-aware phases: the cut, the primal heuristic, column generation.
+
+    Returns the (possibly better) ``best``, ``hi`` and ``lo``. Their work is booked on ``effort``
+    in budget units (:data:`PRIMAL_STEPS_PER_UNIT`, :data:`.colgen.TICKS_PER_UNIT`): deterministic.
+    """
+    from .bound import lower_bound
+    from .colgen import TICKS_PER_UNIT, lp_bound
+    from .primal import best_fill
+
+    cut = lower_bound(instance, "slack", beta=instance.beta_ratio)
+    lo = max(lo, int(cut))
+    info["beta_cut"] = int(cut)
+    share = None if budget is None else BOUND_SHARE * budget
+    if lo < hi:
+        steps = None if share is None else int(share / 2 * PRIMAL_STEPS_PER_UNIT)
+        contents, value, used = best_fill(instance, lo, hi, steps)
+        effort.add(used / PRIMAL_STEPS_PER_UNIT)
+        info["primal_makespan"] = value if contents is not None else None
+        if contents is not None and value < hi:
+            best, hi = contents, value
+    if lo < hi:
+        deadline = None if time_limit is None else started + time_limit / 2
+        allowance = Allowance(None if share is None else share - effort.work, deadline)
+        if allowance.budget is None or allowance.budget > 0:
+            lp = lp_bound(instance, lo, hi, allowance)
+            effort.add(lp.ticks / TICKS_PER_UNIT)
+            info["lp_bound"] = lp.bound
+            info["lp_rounds"] = lp.rounds
+            info["lp_converged"] = lp.converged
+            lo = max(lo, lp.bound)
+    return best, hi, lo
+
+
+def _galloping(
+    instance: SlackInstance,
+    problem: str,
+    time_limit: float | None,
+    seed: int,
+    budget: float | None = None,
+    workers: int = 2,
+    beta_phases: bool = True,
+) -> MethodOutcome:
     """CP-SAT at targets ``lo, lo + d, lo + 3d, ...`` up to ``hi - 1`` (:mod:`.cpsat`).
 
     ``lo`` is the larger of :func:`simple_lower_bound` and :mod:`.bound`'s bound
@@ -271,7 +349,14 @@ def _galloping(instance: SlackInstance, problem: str, time_limit: float | None, 
     when it has none, ``lo = T + 1``. A small target keeps the pattern pruning
     strong (forced jobs fill the free machines, little room is left).
 
-    ``budget`` is CP-SAT deterministic time over all the targets' models.
+    For the slack problem (``beta_phases``), before CP-SAT: ``lo`` takes the beta-aware cut of
+    :mod:`.bound` and the column-generation bound of :mod:`.colgen`, ``hi`` the primal heuristic
+    of :mod:`.primal` when it beats the greedy (:func:`_beta_phases`, at most
+    :data:`BOUND_SHARE` of the budget).
+
+    ``budget`` is in work units: CP-SAT deterministic time over all the targets' models, plus the
+    bound phases' deterministic work converted at fixed rates. ``beta_phases=False`` is the
+    search without them (kept for before/after measurements).
     """
     solve_at = backend(f"{__package__}.cpsat", "solve_at", "ortools")
     started = time.perf_counter()
@@ -281,14 +366,18 @@ def _galloping(instance: SlackInstance, problem: str, time_limit: float | None, 
     own = combinatorial_bound(instance, problem)
     lo = lo if own is None else max(lo, int(own))
     info: dict = {"lower_bound": lo, "greedy_makespan": hi, "phases": []}
+    effort = Effort()
+    if problem == "slack" and beta_phases and instance.lam > 0:
+        best, hi, lo = _beta_phases(instance, best, hi, lo, time_limit, started, budget, effort, info)
+        info["lower_bound"] = lo
     step = int(instance.p.min())
     target = lo
-    effort = Effort()
 
     def done(*args) -> MethodOutcome:
         outcome = _outcome(instance, problem, *args, info)
-        return dataclasses.replace(outcome, stopped=None if outcome.proven else effort.stopped,
-                                   work=effort.work)
+        return dataclasses.replace(
+            outcome, stopped=None if outcome.proven else effort.stopped, work=effort.work
+        )
 
     try:
         while lo < hi:
@@ -296,8 +385,9 @@ def _galloping(instance: SlackInstance, problem: str, time_limit: float | None, 
             if budget is not None and effort.left(budget) <= 0:
                 effort.stopped = STOPPED_BUDGET
                 return done(best, hi, lo, False)
-            status, contents, value, bound, phase = solve_at(instance, problem, lo, target, time_limit, seed,
-                                                             workers, started, effort.left(budget), effort)
+            status, contents, value, bound, phase = solve_at(
+                instance, problem, lo, target, time_limit, seed, workers, started, effort.left(budget), effort
+            )
             info["phases"].append(phase)
             if status == "unknown":
                 return done(best, hi, lo, False)
@@ -313,14 +403,16 @@ def _galloping(instance: SlackInstance, problem: str, time_limit: float | None, 
     return done(best, hi, hi, True)
 
 
-def _milp(instance: SlackInstance, problem: str, time_limit: float | None, seed: int,
-          budget: float | None = None) -> MethodOutcome:
+def _milp(
+    instance: SlackInstance, problem: str, time_limit: float | None, seed: int, budget: float | None = None
+) -> MethodOutcome:
     solve_milp = backend(f"{__package__}.milp", "solve_milp", "pulp")
     best = greedy(instance, problem)
     hi = makespan_of(instance, best)
     effort = Effort()
-    contents, value, bound, proven, info = solve_milp(instance, problem, hi, time_limit, effort=effort,
-                                                      max_nodes=None if budget is None else int(budget))
+    contents, value, bound, proven, info = solve_milp(
+        instance, problem, hi, time_limit, effort=effort, max_nodes=None if budget is None else int(budget)
+    )
     if contents is None:
         contents = best
     value = makespan_of(instance, contents)
@@ -338,17 +430,27 @@ def _verify_plain(instance: SlackInstance, solution: dict) -> int:
 
 #: Both problems declare the stability metrics: the heuristics scored against ``plain`` (LPT, list)
 #: are run disturbed too (Section 3.2).
-_METRICS = (Metric("makespan", "min", "reference makespan C_max = max_j C_j (Section 3.3)"),
-            Metric("stability", "min", "disturbed makespan / the schedule's own reference makespan (3.3)"),
-            Metric("disturbed_makespan", None, "makespan of the disturbed execution (Section 3.2)"))
+_METRICS = (
+    Metric("makespan", "min", "reference makespan C_max = max_j C_j (Section 3.3)"),
+    Metric("stability", "min", "disturbed makespan / the schedule's own reference makespan (3.3)"),
+    Metric("disturbed_makespan", None, "makespan of the disturbed execution (Section 3.2)"),
+)
 
 PROBLEMS: dict[str, Problem] = {
-    "slack": Problem(name="slack", sense="min",
-                     methods={"cpsat": _method("slack", _galloping), "milp": _method("slack", _milp)},
-                     verify=_verify_slack, metrics=_METRICS,
-                     budgets={"cpsat": "cpsat", "milp": "cbc-nodes"}),
-    "plain": Problem(name="plain", sense="min",
-                     methods={"cpsat": _method("plain", _galloping), "milp": _method("plain", _milp)},
-                     verify=_verify_plain, metrics=_METRICS,
-                     budgets={"cpsat": "cpsat", "milp": "cbc-nodes"}),
+    "slack": Problem(
+        name="slack",
+        sense="min",
+        methods={"cpsat": _method("slack", _galloping), "milp": _method("slack", _milp)},
+        verify=_verify_slack,
+        metrics=_METRICS,
+        budgets={"cpsat": "cpsat", "milp": "cbc-nodes"},
+    ),
+    "plain": Problem(
+        name="plain",
+        sense="min",
+        methods={"cpsat": _method("plain", _galloping), "milp": _method("plain", _milp)},
+        verify=_verify_plain,
+        metrics=_METRICS,
+        budgets={"cpsat": "cpsat", "milp": "cbc-nodes"},
+    ),
 }
