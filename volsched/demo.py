@@ -1,6 +1,6 @@
 """``volsched demo``: every registered family end to end on seeded instances.
 
-Each family contributes its own part (``Family.extras.demo``): it generates
+Each family contributes its own part (:mod:`volsched.demos`): it generates
 instances, solves them exactly (verified), cross-checks the exact methods,
 scores its heuristics against the optimum, and writes instances, results and
 plots under the output folder. This module only asks each family in turn.
@@ -8,12 +8,15 @@ plots under the output folder. This module only asks each family in turn.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import time
 from pathlib import Path
 
 from volsched.instances.errors import InputError
 from volsched.instances.io import write_json
 
+from . import demos
 from .families import FAMILIES
 
 #: Result fields measured in seconds: they vary from run to run, so ``results.json`` (byte-identical
@@ -51,10 +54,11 @@ def run_demo(out: Path, full: bool = False, quiet: bool = False, seed: int = 0) 
     except OSError as exc:
         raise InputError(f"--out: cannot create {out} ({exc.strerror or exc})") from None
     results, lines = {}, []
-    for name, family in FAMILIES.items():
-        if family.extras.demo is None:
+    for name in FAMILIES:
+        module = f"{demos.__name__}.{name}"
+        if importlib.util.find_spec(module) is None:
             continue
-        part = family.extras.demo(out, quiet=quiet, full=full, seed=seed)
+        part = importlib.import_module(module).demo(out, quiet=quiet, full=full, seed=seed)
         results[name] = part.results
         lines += ([""] if lines else []) + part.lines
     timings: dict = {}

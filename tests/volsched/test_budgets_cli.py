@@ -93,7 +93,7 @@ def test_every_preset_decides_its_exact_tasks_by_budget_or_by_finishing():
 def test_the_coupled_demo_prints_the_status_of_a_method_with_no_value(tmp_path, monkeypatch):
     import importlib
 
-    coupled_demo = importlib.import_module("volsched.families.coupled.demo")
+    coupled_demo = importlib.import_module("volsched.demos.coupled")
 
     monkeypatch.setitem(coupled_demo.BUDGETS, "greedy", 1)  # the greedy's passes stop with no schedule
     monkeypatch.setitem(coupled_demo.BUDGETS, "cpsat", 1e-9)  # CP-SAT stops before its first solution

@@ -2,7 +2,7 @@
 
 A :class:`Family` is what every family has: its instance reader, generators,
 exact problems, heuristics and run options. What a family may add (presets,
-its part of the demo, paper tables and figures, exports, diagnostics) is one
+paper tables and figures, exports, diagnostics) is one
 :class:`Extras` object. The registry of families is :mod:`volsched.families`.
 """
 
@@ -213,8 +213,6 @@ class Extras:
     presets : dict
         Name -> list of sweep tables (:mod:`volsched.experiments.config`);
         each family registers ``<paper>`` and ``<paper>-smoke``.
-    demo : callable, optional
-        ``demo(out, quiet, full, seed) -> DemoPart``.
     report : callable, optional
         ``report(rows, reference) -> {"json": ..., "markdown": ...} or None``:
         the family's paper tables from a store's rows (``volsched report``).
@@ -233,7 +231,6 @@ class Extras:
     """
 
     presets: dict[str, list[dict]] = field(default_factory=dict)
-    demo: Callable[..., DemoPart] | None = None
     report: Callable[..., dict | None] | None = None
     plots: Callable[..., list] | None = None
     exports: dict[str, Callable[..., list]] = field(default_factory=dict)
@@ -264,7 +261,7 @@ class Family:
         given when ``--preset`` is absent (prescient: ``--fta`` or
         ``--platform``); without it ``--preset`` is required.
     extras : Extras
-        What a family may add: presets, demo, paper tables and figures, exports,
+        What a family may add: presets, paper tables and figures, exports,
         diagnostics.
     """
 

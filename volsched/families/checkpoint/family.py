@@ -60,13 +60,6 @@ PRESETS = {
 SIMULATOR = SingleJobSimulator()
 
 
-def demo(*args, **kwargs):
-    """This family's part of ``volsched demo`` (:func:`.demo.demo`)."""
-    # Imported on use: the demo's experiment code is not needed to solve or simulate one instance.
-    from .demo import demo as run
-
-    return run(*args, **kwargs)
-
 
 FAMILY = Family(
     name=model.FAMILY,
@@ -77,6 +70,5 @@ FAMILY = Family(
                 for name, policy in POLICY_OBJECTS.items()},
     extras=Extras(
         presets=PRESETS,
-        demo=demo,
     ),
 )

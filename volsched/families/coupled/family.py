@@ -127,13 +127,6 @@ PRESETS = {
 
 
 
-def demo(*args, **kwargs):
-    """This family's part of ``volsched demo`` (:func:`.demo.demo`)."""
-    # Imported on use: the demo's experiment code is not needed to solve or simulate one instance.
-    from .demo import demo as run
-
-    return run(*args, **kwargs)
-
 
 FAMILY = Family(
     name=model.FAMILY,
@@ -144,7 +137,6 @@ FAMILY = Family(
                 for name in (*NAMES, *CONDITIONAL)},
     extras=Extras(
         presets=PRESETS,
-        demo=demo,
         report=tables.report,
         plots=tables.plots,
     ),

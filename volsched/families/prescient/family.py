@@ -49,13 +49,6 @@ def diagnose(instance: PrescientInstance, solution: dict, optimum: dict) -> dict
 
 
 
-def demo(*args, **kwargs):
-    """This family's part of ``volsched demo`` (:func:`.demo.demo`)."""
-    # Imported on use: the demo's experiment code is not needed to solve or simulate one instance.
-    from .demo import demo as run
-
-    return run(*args, **kwargs)
-
 
 FAMILY = Family(
     name=NAME,
@@ -67,7 +60,6 @@ FAMILY = Family(
     extras=Extras(
         presets=PRESETS,
         exports={"simgrid": lambda instance, folder: export_simgrid(instance, folder)},
-        demo=demo,
         diagnose=diagnose,
     ),
 )

@@ -121,13 +121,6 @@ SIMULATOR = SlackSimulator()
 
 
 
-def demo(*args, **kwargs):
-    """This family's part of ``volsched demo`` (:func:`.demo.demo`)."""
-    # Imported on use: the demo's experiment code is not needed to solve or simulate one instance.
-    from .demo import demo as run
-
-    return run(*args, **kwargs)
-
 
 FAMILY = Family(
     name=model.FAMILY,
@@ -141,6 +134,5 @@ FAMILY = Family(
         presets=PRESETS,
         report=figure4.report,
         plots=figure4.plots,
-        demo=demo,
     ),
 )

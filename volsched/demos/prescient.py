@@ -7,11 +7,10 @@ from pathlib import Path
 from tqdm import tqdm
 
 from volsched.evaluate import evaluate
+from volsched.families import DemoPart
+from volsched.families.prescient.family import FAMILY
 from volsched.instances.io import write_json
 from volsched.instances.prescient.platforms import generate_platform
-
-from .. import DemoPart
-from .family import FAMILY
 
 CASES = (("sdsc", 100, 15.0), ("lri-wisc", 200, 5.0))
 

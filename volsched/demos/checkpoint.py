@@ -7,13 +7,12 @@ from pathlib import Path
 from tqdm import tqdm
 
 from volsched.evaluate import evaluate
+from volsched.families import DemoPart
+from volsched.families.checkpoint.bot import PAPER_CLIENTS, PAPER_JOBS, reproduce
+from volsched.families.checkpoint.family import FAMILY
 from volsched.instances.checkpoint import LAW_CHOICES, generate
 from volsched.instances.io import write_json
 from volsched.plots import ratio_bars
-
-from .. import DemoPart
-from .bot import PAPER_CLIENTS, PAPER_JOBS, reproduce
-from .family import FAMILY
 
 #: Slices of the paper's length (1-5 h, where checkpointing every slice is hard
 #: to beat) and short ones (3-30 min, where the placement matters).

@@ -6,11 +6,10 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from volsched.families import DemoPart
+from volsched.families.coupled.family import FAMILY
 from volsched.instances.coupled import generate_markov, generate_planted, paper_realization
 from volsched.instances.io import write_json
-
-from .. import DemoPart
-from .family import FAMILY
 
 #: The demo's work budgets, in each method's unit: its results are the same on every machine.
 BUDGETS = {"bnb": 1_000_000, "cpsat": 10.0, "greedy": 100_000}

@@ -7,11 +7,10 @@ from pathlib import Path
 from tqdm import tqdm
 
 from volsched.evaluate import evaluate
+from volsched.families import DemoPart
+from volsched.families.slack.family import FAMILY
 from volsched.instances.io import write_json
 from volsched.instances.slack.generators import generate_planted, generate_theorem2
-
-from .. import DemoPart
-from .family import FAMILY
 
 BETAS = (0.0, 0.5, 1.0)
 
