@@ -367,7 +367,12 @@ def lp_bound(instance: SlackInstance, lo: int, hi: int, allowance: Allowance | N
     seen: list[set] = [set() for _ in d.a]
     out.columns = _initial_columns(d, cols, seen)
     T = lo
+    # a pricing pass costs about jobs x table cells: not started when the allowance cannot pay it
+    estimate = int(d.n.sum()) * min(int((d.v // d.delta * d.n).sum()), MAX_CELLS) / TICKS_PER_UNIT
     for rounds in range(1, MAX_ROUNDS + 1):
+        if allowance is not None and allowance.budget is not None:
+            if allowance.budget - allowance.effort.work < estimate:
+                break
         out.rounds = rounds
         z, pi_f, mu, lp_ticks = _solve_master(d, cols, T)
         if z <= d.lam * T * (1 - 1e-12):
