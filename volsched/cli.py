@@ -17,6 +17,7 @@ import json
 import math
 import os
 import signal
+import sqlite3
 import sys
 import traceback
 import warnings
@@ -25,7 +26,7 @@ from typing import Any
 
 from volsched import __version__
 from volsched.instances.errors import InputError, VolschedWarning, check_int, require
-from volsched.instances.io import read_json, write_json
+from volsched.instances.io import file_kind, read_json, write_json
 
 from .families import FAMILIES, check_fields, exports, family_of, run_option_owners, run_options, with_fields
 
@@ -102,6 +103,9 @@ def _fmt(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.6g}"
 
 
+# The commands import the modules only they use (verify, evaluate, hunt, list, compile, demo, the sweep
+# engine and the report) inside their functions: `volsched --help` and every other command start
+# without paying for them (start-up, README "Set up").
 def cmd_generate(args: argparse.Namespace) -> int:
     made = FAMILIES[args.family].generate_args(args)
     if isinstance(made, list):
@@ -397,10 +401,6 @@ def _damaged_store(path: str):
     A file of another kind (an instance, a TOML sweep file, an image) is named with the command that
     reads it. ``path`` is one path, or several joined by ``", "``.
     """
-    import sqlite3
-
-    from volsched.instances.io import file_kind
-
     def other_kind() -> None:
         for one in [path] if _is(Path.exists, path, "STORE") else path.split(", "):
             kind = file_kind(one)

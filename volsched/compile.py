@@ -18,11 +18,13 @@ from tqdm import tqdm
 from volsched.instances.errors import MissingData
 from volsched.solvers.problem import warm_up
 
-from .families import FAMILIES
+from .families import FAMILIES, with_fields
 
 
 def _tiny() -> dict[str, Callable[[], Any]]:
     """A tiny instance of each family, with what its heuristics need (chains, a history window)."""
+    # Imported here: the generators (scipy, the prescient platforms) load when kernels are compiled,
+    # not whenever the sweep runner, which imports this module, starts.
     from volsched.instances.checkpoint import generate
     from volsched.instances.coupled import paper_realization
     from volsched.instances.prescient.platforms import generate_platform
@@ -41,8 +43,6 @@ TINY_CAP = 3000
 
 
 def _simulator(family, name: str):
-    from .families import with_fields
-
     sim = family.heuristics[name].simulator
     return with_fields(sim, {"cap": TINY_CAP}, family.name) if family.name == "coupled" else sim
 

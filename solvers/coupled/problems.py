@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 
-from volsched.instances.coupled import CoupledInstance
+from volsched.instances.coupled import CoupledInstance, generate_markov, paper_realization
 from volsched.instances.errors import require
 
 from ..problem import Effort, MethodOutcome, Metric, Problem, backend
@@ -277,8 +277,6 @@ def warm(problem: str, method: str) -> None:
     run = _COMPILED.get(problem, {}).get(method)
     if run is None:
         return
-    from volsched.instances.coupled import generate_markov, paper_realization
-
     if problem.startswith("offline"):
         instance = cut(generate_markov(8, 64, 3, 0), 64)
     else:
