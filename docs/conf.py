@@ -6,8 +6,8 @@ MyST notebooks executed at every build (myst-nb), so an example that no longer r
 
 import datetime
 import os
-from pathlib import Path
 from importlib.metadata import version as _version
+from pathlib import Path
 
 project = "volsched"
 author = "the volsched authors"
@@ -27,6 +27,8 @@ source_suffix = {".rst": "restructuredtext", ".md": "myst-nb"}
 
 # -- API reference: autodoc + numpydoc
 add_module_names = False
+# Options such as --out must not become en dashes.
+smartquotes = False
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
 numpydoc_show_class_members = False
