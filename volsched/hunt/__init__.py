@@ -23,6 +23,8 @@ from .driver import OBJECTIVES, SOLVE_BUDGET, STRATEGIES, Hunt, Scorer, random_w
 from .families import SPACES
 from .spaces import Space
 
+#: The archive's journal of every scored candidate, which a killed hunt resumes from.
+JOURNAL = "candidates.jsonl"
 #: Most candidates one hunt may take.
 MAX_BUDGET = 10**7
 
@@ -128,6 +130,7 @@ def hunt(
         require(not out.is_file(), "--out", f"{out} is a file; the archive is a folder")
     # Compilation and the back ends' first loading stay outside the clock: candidate 0, scored here,
     # is the first of every strategy's random stream and is scored once.
+    resumed = scorer.attach(out / JOURNAL) if out is not None else 0
     warm = Hunt(space, scorer, seed, 1, None)
     warm.score(warm.random_candidate(0))
     begin = time.perf_counter()
@@ -135,6 +138,8 @@ def hunt(
     elapsed = time.perf_counter() - begin
     rest = None if time_limit is None else max(1e-3, time_limit - elapsed)
     base = random_worst(space, scorer, budget, seed, h, rest) if baseline else None
+    if scorer.journal is not None:
+        scorer.journal.close()
     base_best = base.best() if base else []
     best = h.best(keep)
     key = "ratio" if objective == "ratio" else "work"
@@ -155,6 +160,7 @@ def hunt(
         "evaluated": len(h.seen),
         "invalid": scorer.invalid,
         "screened": scorer.screened,
+        "resumed": resumed,
         "elapsed_s": elapsed,
         "candidates_per_s": len(h.order) / elapsed if elapsed > 0 else None,
         "stopped": h.stopped or (base.stopped if base else None),

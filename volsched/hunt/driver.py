@@ -34,6 +34,7 @@ restarts share draws, and a candidate met twice is scored once.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -118,6 +119,62 @@ class Scorer:
         self.method = method or HUNT_METHOD.get(family.name, {}).get(self.problem)
         self.invalid = 0
         self.screened = 0
+        #: Scores by candidate key, and the journal they are appended to (:meth:`attach`).
+        self.memory: dict[bytes, tuple[float | None, dict]] | None = None
+        self.journal = None
+
+    def settings(self) -> dict:
+        """What a score depends on: a journal written under other settings cannot be reused."""
+        return {
+            "family": self.family.name,
+            "heuristic": self.heuristic,
+            "objective": self.objective,
+            "problem": self.problem,
+            "method": self.method,
+            "solve_budget": self.solve_budget,
+            "bounds": self.space.describe(),
+        }
+
+    def attach(self, path) -> int:
+        """Read the scores journaled at ``path`` (a hunt killed before it ended) and append new ones.
+
+        The same seed then replays the same path, every journaled candidate costing no evaluation:
+        the hunt resumes where it was killed. Returns the number of scores read.
+        """
+        from pathlib import Path
+
+        path = Path(path)
+        self.memory = {}
+        header = {"volsched-hunt-journal": 1, "settings": self.settings()}
+        if path.is_file():
+            lines = path.read_text().splitlines()
+            head = json.loads(lines[0]) if lines else None
+            require(
+                head == json.loads(json.dumps(header)),
+                "--out",
+                f"{path} journals a hunt with other settings (family, heuristic, objective, method, "
+                "solve budget or bounds); use another folder",
+            )
+            fields = {f.name: f for f in self.space.fields()}
+            kept = lines[:1]
+            for text in lines[1:]:
+                try:
+                    row = json.loads(text)
+                except json.JSONDecodeError:
+                    break  # the line a kill cut short: dropped, the journal goes on after the last whole one
+                kept.append(text)
+                cand = {
+                    k: np.asarray(v, dtype=np.int64 if fields[k].integer else float).reshape(fields[k].shape)
+                    for k, v in row["cand"].items()
+                }
+                self.memory[key_of(cand)] = (row["score"], row["detail"])
+            path.write_text("".join(line + "\n" for line in kept))
+            self.journal = path.open("a")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.journal = path.open("w")
+            self.journal.write(json.dumps(header) + "\n")
+        return len(self.memory)
 
     def instance(self, cand: Candidate, name: str):
         return self.space.build(cand, name)
@@ -145,6 +202,23 @@ class Scorer:
         solved exactly: its score is ``None`` with ``{"screened": ceiling}`` (it could change
         nothing in the search).
         """
+        key = key_of(cand) if self.memory is not None else None
+        if key is not None and key in self.memory:
+            score, detail = self.memory[key]
+            if "screened" not in detail or (
+                threshold is not None and detail["screened"] < threshold * (1 - SCREEN_RTOL)
+            ):
+                return score, detail
+        score, detail = self._score(cand, name, threshold)
+        if key is not None:
+            self.memory[key] = (score, detail)
+            if self.journal is not None:
+                line = {"cand": {k: v.tolist() for k, v in cand.items()}, "score": score, "detail": detail}
+                self.journal.write(json.dumps(line) + "\n")
+                self.journal.flush()
+        return score, detail
+
+    def _score(self, cand: Candidate, name: str, threshold: float | None) -> tuple[float | None, dict]:
         from volsched.evaluate import evaluate
 
         try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from cli_helpers import assert_input_error, one_json, run
 
@@ -122,3 +124,36 @@ def test_screening_changes_nothing_but_the_solves(monkeypatch):
     assert screened["screened"] > 0 and plain["screened"] == 0
     for key in ("progress", "random_progress", "best_ratio", "random_worst_ratio"):
         assert screened[key] == plain[key]
+
+
+def test_a_killed_hunt_resumes_from_its_journal(tmp_path, monkeypatch):
+    """A journal's first half (a kill) is replayed without evaluation; the result is the whole run's."""
+    from volsched.hunt import JOURNAL
+    from volsched.hunt.driver import Scorer
+
+    args = dict(budget=80, seed=5, bounds={"machines": 3, "jobs": 7})
+    whole = hunt("slack", "list", out=tmp_path / "whole", **args)
+    lines = (tmp_path / "whole" / JOURNAL).read_text().splitlines()
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    half = len(lines) // 2
+    (killed / JOURNAL).write_text("\n".join(lines[:half]) + "\n" + lines[half][:10])  # a line cut short
+    calls = []
+    original = Scorer._score
+    monkeypatch.setattr(Scorer, "_score", lambda self, *a: calls.append(1) or original(self, *a))
+    resumed = hunt("slack", "list", out=killed, **args)
+    assert resumed["resumed"] == half - 1
+    assert len(calls) == len(lines) - 1 - (half - 1)
+    for key in ("progress", "random_progress", "best_ratio", "random_worst_ratio"):
+        assert resumed[key] == whole[key]
+    journal = (killed / JOURNAL).read_text().splitlines()  # whole again: the cut line was dropped
+    assert len(journal) == len(lines) and all(json.loads(line) for line in journal)
+
+
+def test_a_journal_of_other_settings_is_refused(tmp_path, capsys):
+    out = tmp_path / "a"
+    assert run(capsys, "hunt", "slack", "--heuristic", "lpt", "--budget", 5, "--out", out)[0] == 0
+    before = (out / "candidates.jsonl").read_bytes()
+    code, _, err = run(capsys, "hunt", "slack", "--heuristic", "list", "--budget", 5, "--out", out)
+    assert_input_error(code, err, "other settings")
+    assert (out / "candidates.jsonl").read_bytes() == before
