@@ -1,7 +1,7 @@
-"""The prescient reproduction (issue 16, "The experiment"): the paper's claims beside a store's figures.
+"""The prescient reproduction: the paper's claims beside a store's figures.
 
 Kondo, Chien, Casanova (2007), Sections 4-6 and Tables II-III. Reads a store
-filled by ``volsched sweep benchmarks/prescient-reproduction.toml`` and prints,
+filled by ``volsched sweep --preset kondo2007`` and prints,
 as Markdown, per platform the normalised makespan of every heuristic (mean
 makespan over mean optimum per T x task size, as the paper's figures do,
 Section 3.4 / reading 5.1), the mean waste, and the table of claims; it writes
@@ -54,15 +54,29 @@ PLATFORMS = ["sdsc", "deug", "lri", "ucb", "gimps", "lri-wisc"]
 UCB_LRI = [f"ucb-lri-{t}" for t in ("n33", "n15", "n06", "p06", "p15", "p33")]
 TS = [100, 200, 400]
 MINUTES = [5.0, 15.0, 35.0]
-ORDER = ["FCFS", "PRI-CR", "PRI-CR-WAIT", "PRI-HISTORY", "EXCL-S1.5", "EXCL-S1", "EXCL-S.5", "EXCL-S.25",
-         "EXCL-PRED", "EXCL-PRED-DUP", "EXCL-PRED-TO", "REP-PROB"]
+ORDER = [
+    "FCFS",
+    "PRI-CR",
+    "PRI-CR-WAIT",
+    "PRI-HISTORY",
+    "EXCL-S1.5",
+    "EXCL-S1",
+    "EXCL-S.5",
+    "EXCL-S.25",
+    "EXCL-PRED",
+    "EXCL-PRED-DUP",
+    "EXCL-PRED-TO",
+    "REP-PROB",
+]
 #: The paper's figures: (file stem, platforms, heuristics).
 FIGURES = [
     ("prioritization-sdsc", ["sdsc"], ["FCFS", "PRI-CR", "PRI-CR-WAIT", "PRI-HISTORY"]),  # Figure 4
     ("exclusion-sdsc", ["sdsc"], ["PRI-CR", "EXCL-S1.5", "EXCL-S1", "EXCL-S.5", "EXCL-S.25"]),  # Figure 8
     *[(f"prediction-{p}", [p], ["PRI-CR", "EXCL-S.5", "EXCL-PRED"]) for p in ("sdsc", "gimps", "lri-wisc")],
-    *[(f"replication-{p}", [p], ["EXCL-PRED", "EXCL-PRED-DUP", "EXCL-PRED-TO", "REP-PROB"])
-      for p in ("sdsc", "deug", "lri", "ucb")],  # Figure 14 and Tables II-III
+    *[
+        (f"replication-{p}", [p], ["EXCL-PRED", "EXCL-PRED-DUP", "EXCL-PRED-TO", "REP-PROB"])
+        for p in ("sdsc", "deug", "lri", "ucb")
+    ],  # Figure 14 and Tables II-III
     ("all-platforms", PLATFORMS, ORDER),
 ]
 
@@ -109,8 +123,11 @@ def normalised(cells: dict) -> dict:
             continue
         mean_opt = np.mean([opt[s][0] for s in seeds])
         for m in methods:
-            out[(*cell, m)] = (float(np.mean([by[m][s][0] for s in seeds]) / mean_opt),
-                               float(np.mean([by[m][s][1] for s in seeds])), len(seeds))
+            out[(*cell, m)] = (
+                float(np.mean([by[m][s][0] for s in seeds]) / mean_opt),
+                float(np.mean([by[m][s][1] for s in seeds])),
+                len(seeds),
+            )
     return out
 
 
@@ -127,8 +144,12 @@ def _pct_better(norm: dict, plat: str, a: str, b: str, T: int | None = None) -> 
 
 def _waste_less(norm: dict, plat: str, a: str, b: str) -> list[float]:
     """Per cell, ``b``'s waste minus ``a``'s (points; positive: ``a`` wastes less)."""
-    return [norm[(plat, t, m, b)][1] - norm[(plat, t, m, a)][1] for t in TS for m in MINUTES
-            if (plat, t, m, a) in norm and (plat, t, m, b) in norm]
+    return [
+        norm[(plat, t, m, b)][1] - norm[(plat, t, m, a)][1]
+        for t in TS
+        for m in MINUTES
+        if (plat, t, m, a) in norm and (plat, t, m, b) in norm
+    ]
 
 
 def _f(x: float, spec: str = ".2f") -> str:
@@ -138,9 +159,12 @@ def _f(x: float, spec: str = ".2f") -> str:
 def platform_table(norm: dict, plat: str, methods: list[str]) -> list[str]:
     cols = [(t, m) for t in TS for m in MINUTES]
     runs = {norm[k][2] for k in norm if k[0] == plat}
-    lines = [f"**{plat}** (mean makespan / mean optimum; runs per cell: {sorted(runs)})", "",
-             "| heuristic | " + " | ".join(f"T={t} {m:g}m" for t, m in cols) + " | mean waste % |",
-             "|---|" + "---:|" * (len(cols) + 1)]
+    lines = [
+        f"**{plat}** (mean makespan / mean optimum; runs per cell: {sorted(runs)})",
+        "",
+        "| heuristic | " + " | ".join(f"T={t} {m:g}m" for t, m in cols) + " | mean waste % |",
+        "|---|" + "---:|" * (len(cols) + 1),
+    ]
     for h in methods:
         vals = [norm.get((plat, t, m, h)) for t, m in cols]
         if all(v is None for v in vals):
@@ -152,107 +176,168 @@ def platform_table(norm: dict, plat: str, methods: list[str]) -> list[str]:
 
 def _direction(d: float, paper_d: float, w: float, paper_w: float, tie: float = 3.0) -> str:
     """Whether a makespan and a waste difference go the paper's way (within ``tie`` % counts as a tie)."""
+
     def same(a, b):
         return abs(a) < tie if abs(b) < tie else ((a > 0) == (b > 0) and abs(a) >= tie / 2)
+
     ok_d, ok_w = same(d, paper_d), same(w, paper_w)
     return "yes" if ok_d and ok_w else "makespan only" if ok_d else "waste only" if ok_w else "no"
 
 
 def claims(norm: dict) -> list[str]:
-    """The claims of the issue's "The experiment" beside the measured figures."""
+    """The paper's claims beside the measured figures."""
     rows = []
 
     def row(claim: str, paper: str, measured: str, verdict: str) -> None:
         rows.append(f"| {claim} | {paper} | {measured} | {verdict} |")
 
-    to = [(p, t, m, norm[(p, t, m, "EXCL-PRED-TO")][0]) for p in ("sdsc", "deug", "lri", "ucb") for t in TS
-          for m in MINUTES if (p, t, m, "EXCL-PRED-TO") in norm]
+    to = [
+        (p, t, m, norm[(p, t, m, "EXCL-PRED-TO")][0])
+        for p in ("sdsc", "deug", "lri", "ucb")
+        for t in TS
+        for m in MINUTES
+        if (p, t, m, "EXCL-PRED-TO") in norm
+    ]
     worst = max(to, key=lambda x: x[3]) if to else None
     n_ok = sum(v <= 1.7 for *_, v in to)
-    per = ", ".join(f"{p.upper()} {max(v for q, *_, v in to if q == p):.2f}"
-                    for p in ("sdsc", "deug", "lri", "ucb") if any(q == p for q, *_ in to))
-    row("EXCL-PRED-TO within ~1.7 of optimal (SDSC, DEUG, LRI, UCB; every T x size)", "<= 1.7",
+    per = ", ".join(
+        f"{p.upper()} {max(v for q, *_, v in to if q == p):.2f}"
+        for p in ("sdsc", "deug", "lri", "ucb")
+        if any(q == p for q, *_ in to)
+    )
+    row(
+        "EXCL-PRED-TO within ~1.7 of optimal (SDSC, DEUG, LRI, UCB; every T x size)",
+        "<= 1.7",
         f"{n_ok}/{len(to)} cells <= 1.7; worst per platform: {per}"
         + (f"; worst cell {worst[0]} T={worst[1]} {worst[2]:g} min {worst[3]:.2f}" if worst else ""),
-        "yes" if to and n_ok == len(to) else "no")
+        "yes" if to and n_ok == len(to) else "no",
+    )
     for plat in ("sdsc", *[p for p in PLATFORMS if p != "sdsc"]):
         d = _pct_better(norm, plat, "PRI-CR", "FCFS")
         if d:
-            row(f"PRI-CR ahead of FCFS ({plat.upper()})", "consistently (Section 4, SDSC)",
+            row(
+                f"PRI-CR ahead of FCFS ({plat.upper()})",
+                "consistently (Section 4, SDSC)",
                 f"PRI-CR better in {sum(x > 0 for x in d)}/{len(d)} cells, mean {np.mean(d):+.1f} %, "
                 f"range {min(d):+.1f} .. {max(d):+.1f} %",
-                "tie (one clock rate)" if all(x == 0 for x in d) else
-                "yes" if all(x > 0 for x in d) else "mostly" if np.mean(d) > 0 else "no")
+                "tie (one clock rate)"
+                if all(x == 0 for x in d)
+                else "yes"
+                if all(x > 0 for x in d)
+                else "mostly"
+                if np.mean(d) > 0
+                else "no",
+            )
     for plat in ("sdsc", *[p for p in PLATFORMS if p != "sdsc"]):
         d = _pct_better(norm, plat, "PRI-CR-WAIT", "PRI-CR")
         if d:
             ahead = sum(x > 0.5 for x in d)
-            row(f"PRI-CR-WAIT never ahead of PRI-CR ({plat.upper()})", "never surpasses (Section 4)",
+            row(
+                f"PRI-CR-WAIT never ahead of PRI-CR ({plat.upper()})",
+                "never surpasses (Section 4)",
                 f"WAIT ahead by > 0.5 % in {ahead}/{len(d)} cells (best {max(d):+.1f} %)",
-                "yes" if ahead == 0 else "no")
+                "yes" if ahead == 0 else "no",
+            )
     d = _pct_better(norm, "sdsc", "PRI-HISTORY", "PRI-CR")
     if d:
-        row("PRI-HISTORY poor compared to PRI-CR (SDSC)", "performs poorly (Section 4)",
+        row(
+            "PRI-HISTORY poor compared to PRI-CR (SDSC)",
+            "performs poorly (Section 4)",
             f"PRI-HISTORY better in {sum(x > 0 for x in d)}/{len(d)} cells, mean {np.mean(d):+.1f} %",
-            "yes" if np.mean(d) < 0 else "no")
+            "yes" if np.mean(d) < 0 else "no",
+        )
     v = norm.get(("sdsc", 100, 5.0, "PRI-CR"))
     if v:
-        row("PRI-CR > 4x optimal for 100 x 5 min (SDSC)", "more than a factor of 4 (Section 4)",
-            f"{v[0]:.2f}", "yes" if v[0] > 4 else "no")
+        row(
+            "PRI-CR > 4x optimal for 100 x 5 min (SDSC)",
+            "more than a factor of 4 (Section 4)",
+            f"{v[0]:.2f}",
+            "yes" if v[0] > 4 else "no",
+        )
     paper = {100: 8, 200: 30, 400: 6}
     for T in TS:
-        best = {h: np.mean([norm[("sdsc", T, m, h)][0] for m in MINUTES if ("sdsc", T, m, h) in norm])
-                for h in ("EXCL-S1.5", "EXCL-S1", "EXCL-S.5", "EXCL-S.25")}
+        best = {
+            h: np.mean([norm[("sdsc", T, m, h)][0] for m in MINUTES if ("sdsc", T, m, h) in norm])
+            for h in ("EXCL-S1.5", "EXCL-S1", "EXCL-S.5", "EXCL-S.25")
+        }
         d = _pct_better(norm, "sdsc", "EXCL-S.5", "PRI-CR", T)
         if d:
             ranked = sorted(best, key=best.get)
-            row(f"EXCL-S.5 best fixed threshold, SDSC T={T}", f"best; {paper[T]} % better than PRI-CR",
+            row(
+                f"EXCL-S.5 best fixed threshold, SDSC T={T}",
+                f"best; {paper[T]} % better than PRI-CR",
                 f"best: {ranked[0]} ({', '.join(f'{h} {best[h]:.2f}' for h in ranked)}); "
                 f"EXCL-S.5 vs PRI-CR {np.mean(d):+.1f} % (sizes {', '.join(f'{x:+.0f}' for x in d)})",
-                "yes" if ranked[0] == "EXCL-S.5" else "no")
+                "yes" if ranked[0] == "EXCL-S.5" else "no",
+            )
     for plat in ("sdsc", "gimps"):
         for T in TS:
             d = _pct_better(norm, plat, "EXCL-S.5", "EXCL-PRED", T)
             if d:
-                row(f"EXCL-S.5 beats EXCL-PRED, {plat.upper()} T={T}", "yes (Section 5.2.1)",
+                row(
+                    f"EXCL-S.5 beats EXCL-PRED, {plat.upper()} T={T}",
+                    "yes (Section 5.2.1)",
                     f"{np.mean(d):+.1f} % (sizes {', '.join(f'{x:+.0f}' for x in d)})",
-                    "yes" if np.mean(d) > 0 else "no")
+                    "yes" if np.mean(d) > 0 else "no",
+                )
     for T in TS:
         d = _pct_better(norm, "lri-wisc", "EXCL-PRED", "EXCL-S.5", T)
         e = _pct_better(norm, "lri-wisc", "EXCL-PRED", "PRI-CR", T)
         if d:
-            row(f"LRI-WISC T={T}: EXCL-PRED >= EXCL-S.5, tied with PRI-CR",
+            row(
+                f"LRI-WISC T={T}: EXCL-PRED >= EXCL-S.5, tied with PRI-CR",
                 "same or better" + (", 17 % better" if T == 400 else "") + "; tied with PRI-CR",
                 f"vs EXCL-S.5 {np.mean(d):+.1f} % (sizes {', '.join(f'{x:+.0f}' for x in d)}); "
                 f"vs PRI-CR {np.mean(e):+.1f} %",
-                ("yes" if abs(np.mean(e)) < 5 else "partly") if np.mean(d) >= -3 else "no")
+                ("yes" if abs(np.mean(e)) < 5 else "partly") if np.mean(d) >= -3 else "no",
+            )
+
     def paired(table: str, a: str, b: str, short: str, paper: dict, spec: str, cells: bool) -> None:
         """Table II / III rows: ``a`` against ``b``, makespan and waste, beside the paper's figures."""
         for plat, (pm, pw) in paper.items():
             d = _pct_better(norm, plat, a, b)
             w = _waste_less(norm, plat, a, b)
             if d:
-                detail = (f" (better in {sum(x > 0 for x in d)}/{len(d)} cells, best {max(d):+.1f} %)"
-                          if cells else "")
-                row(f"{table}, {plat.upper()}: {a} vs {b} (+: {short} better)",
+                detail = (
+                    f" (better in {sum(x > 0 for x in d)}/{len(d)} cells, best {max(d):+.1f} %)"
+                    if cells
+                    else ""
+                )
+                row(
+                    f"{table}, {plat.upper()}: {a} vs {b} (+: {short} better)",
                     f"makespan {pm:{spec}} %, waste {pw:+.1f}",
                     f"makespan {np.mean(d):+.1f} %{detail}, waste {np.mean(w):+.1f}",
-                    _direction(np.mean(d), pm, np.mean(w), pw))
+                    _direction(np.mean(d), pm, np.mean(w), pw),
+                )
 
-    paired("Table III", "REP-PROB", "EXCL-PRED-TO", "REP-PROB",
-           {"sdsc": (-4.0, -140.0), "deug": (-11.1, -37.5), "lri": (1.7, 3.3), "ucb": (13.1, -19.2)},
-           "+.1f", True)
+    paired(
+        "Table III",
+        "REP-PROB",
+        "EXCL-PRED-TO",
+        "REP-PROB",
+        {"sdsc": (-4.0, -140.0), "deug": (-11.1, -37.5), "lri": (1.7, 3.3), "ucb": (13.1, -19.2)},
+        "+.1f",
+        True,
+    )
     for plat in UCB_LRI:
         d = _pct_better(norm, plat, "REP-PROB", "EXCL-PRED-TO")
         if d:
-            row(f"Figure 16, {plat.upper()}: REP-PROB vs EXCL-PRED-TO",
+            row(
+                f"Figure 16, {plat.upper()}: REP-PROB vs EXCL-PRED-TO",
                 "REP-PROB ahead by ~13 % or less, only near -15 % / -6 %",
                 f"makespan {np.mean(d):+.1f} % (better in {sum(x > 0 for x in d)}/{len(d)}, "
                 f"best {max(d):+.1f} %)",
-                "yes" if np.mean(d) <= 13.1 else "no")
-    paired("Table II", "EXCL-PRED-TO", "EXCL-PRED-DUP", "TO",
-           {"sdsc": (0.06, 86.2), "deug": (-8.7, 39.0), "lri": (-10.8, 71.4), "ucb": (-17.5, 26.1)},
-           "+.2f", False)
+                "yes" if np.mean(d) <= 13.1 else "no",
+            )
+    paired(
+        "Table II",
+        "EXCL-PRED-TO",
+        "EXCL-PRED-DUP",
+        "TO",
+        {"sdsc": (0.06, 86.2), "deug": (-8.7, 39.0), "lri": (-10.8, 71.4), "ucb": (-17.5, 26.1)},
+        "+.2f",
+        False,
+    )
     return ["| claim | paper | measured | reproduced |", "|---|---|---|---|", *rows, ""]
 
 
@@ -265,8 +350,9 @@ def figure(norm: dict, stem: str, plats: list[str], methods: list[str], folder: 
 
     if not any((p, t, m, h) in norm for p in plats for t in TS for m in MINUTES for h in methods):
         return None
-    fig, axes = plt.subplots(len(plats), len(TS), figsize=(4.2 * len(TS), 2.8 * len(plats)), squeeze=False,
-                             sharey="row")
+    fig, axes = plt.subplots(
+        len(plats), len(TS), figsize=(4.2 * len(TS), 2.8 * len(plats)), squeeze=False, sharey="row"
+    )
     width = 0.8 / len(methods)
     colors = plt.get_cmap("tab20" if len(methods) > 10 else "tab10")
     for i, p in enumerate(plats):
@@ -274,8 +360,13 @@ def figure(norm: dict, stem: str, plats: list[str], methods: list[str], folder: 
             ax = axes[i][j]
             for k, h in enumerate(methods):
                 ys = [norm.get((p, t, m, h), (np.nan,))[0] for m in MINUTES]
-                ax.bar(np.arange(len(MINUTES)) + (k - (len(methods) - 1) / 2) * width, ys, width, label=h,
-                       color=colors(k))
+                ax.bar(
+                    np.arange(len(MINUTES)) + (k - (len(methods) - 1) / 2) * width,
+                    ys,
+                    width,
+                    label=h,
+                    color=colors(k),
+                )
             ax.axhline(1.0, color="black", lw=0.6)
             if "replication" in stem:
                 ax.axhline(1.7, color="grey", lw=0.6, ls="--")
@@ -313,25 +404,30 @@ def predictor(seeds) -> None:
     from volsched.heuristics.prescient import History
     from volsched.instances.prescient import TraceWindow, WorkProfile
 
-    print("| platform | T | min | mu(prev. weekday)/opt - 1 | mu(start day's window)/opt - 1 | "
-          "r(prev)/r(today) |")
+    print(
+        "| platform | T | min | mu(prev. weekday)/opt - 1 | mu(start day's window)/opt - 1 | "
+        "r(prev)/r(today) |"
+    )
     print("|---|---:|---:|---:|---:|---:|")
     for p, t, m, _, group in _grouped(["sdsc", "deug", "lri", "ucb"], seeds):
         e_prev, e_today, ratio = [], [], []
         for inst in group:
             s = float(inst.task_ops.mean())
             r_prev = History.of(inst, s).r
-            w0, w1 = (x + 86400.0 for x in inst.history)   # the start's own weekday window (the next day's)
+            w0, w1 = (x + 86400.0 for x in inst.history)  # the start's own weekday window (the next day's)
             today = WorkProfile(TraceWindow.cut(inst, w0, w1))
             r_today = History.of_profile(today, inst.n_hosts, (w0, w1), s).r
             opt = _optimum(inst)
             e_prev.append(math.ceil(t / 200) * s / r_prev / opt - 1)
             e_today.append(math.ceil(t / 200) * s / r_today / opt - 1)
             ratio.append(r_prev / r_today)
-        print(f"| {p} | {t} | {m:g} | {100 * np.mean(e_prev):+.1f} % "
-              f"(|err| {100 * np.mean(np.abs(e_prev)):.1f}) | "
-              f"{100 * np.mean(e_today):+.1f} % (|err| {100 * np.mean(np.abs(e_today)):.1f}) | "
-              f"{np.mean(ratio):.2f} ({min(ratio):.2f}-{max(ratio):.2f}) |", flush=True)
+        print(
+            f"| {p} | {t} | {m:g} | {100 * np.mean(e_prev):+.1f} % "
+            f"(|err| {100 * np.mean(np.abs(e_prev)):.1f}) | "
+            f"{100 * np.mean(e_today):+.1f} % (|err| {100 * np.mean(np.abs(e_today)):.1f}) | "
+            f"{np.mean(ratio):.2f} ({min(ratio):.2f}-{max(ratio):.2f}) |",
+            flush=True,
+        )
 
 
 def _grouped(plats, seeds):
@@ -365,8 +461,12 @@ def oracle_theta(seeds, plats=("sdsc", "gimps", "lri-wisc")) -> None:
                 sums[h].append(_run(inst, h, seed)[0] / opt)
             sums["oracle-PRED"].append(_run(inst, "EXCL-PRED", seed, oracle)[0] / opt)
             sums["oracle-TO"].append(_run(inst, "EXCL-PRED-TO", seed, oracle)[0] / opt)
-        print(f"| {p} | {t} | {m:g} | " + " | ".join(f"{np.mean(sums[h]):.2f}" for h in
-                                                    [*names, "oracle-PRED", "oracle-TO"]) + " |", flush=True)
+        print(
+            f"| {p} | {t} | {m:g} | "
+            + " | ".join(f"{np.mean(sums[h]):.2f}" for h in [*names, "oracle-PRED", "oracle-TO"])
+            + " |",
+            flush=True,
+        )
 
 
 def heartbeat(seeds, plats=("sdsc", "ucb")) -> None:
@@ -388,8 +488,12 @@ def heartbeat(seeds, plats=("sdsc", "ucb")) -> None:
                     res[h][1].append(_run(inst, h, seed)[0] / opt)
                 finally:
                     simulator.detection_time = rule
-        print(f"| {p} | {t} | {m:g} | " + " | ".join(f"{np.mean(res[h][0]):.2f} / {np.mean(res[h][1]):.2f}"
-                                                    for h in names) + " |", flush=True)
+        print(
+            f"| {p} | {t} | {m:g} | "
+            + " | ".join(f"{np.mean(res[h][0]):.2f} / {np.mean(res[h][1]):.2f}" for h in names)
+            + " |",
+            flush=True,
+        )
 
 
 def last_host(seeds, plats=("sdsc", "gimps", "lri-wisc")) -> None:
@@ -450,8 +554,11 @@ def rep_prob(seeds, plats=("sdsc", "deug", "lri", "ucb")) -> None:
             return [a for a in out if not a.replica or not next(zero)], wake
 
     variants = {"REP-PROB": Counted(), "useful": Useful(), "EXCL-PRED-TO": HEURISTICS["EXCL-PRED-TO"]}
-    print("| platform | T | min | " + " | ".join(f"{v}: ratio, waste %" for v in variants)
-          + " | REP-PROB replicas with P = 0 |")
+    print(
+        "| platform | T | min | "
+        + " | ".join(f"{v}: ratio, waste %" for v in variants)
+        + " | REP-PROB replicas with P = 0 |"
+    )
     print("|---|---:|---:|" + "---:|" * (len(variants) + 1))
     for p, t, m, _, group in _grouped(list(plats), seeds):
         counts.update(replicas=0, zero=0)
@@ -463,14 +570,23 @@ def rep_prob(seeds, plats=("sdsc", "deug", "lri", "ucb")) -> None:
                 run = simulate(inst, policy, np.random.default_rng(seed))
                 res[v][0].append(math.inf if run.makespan is None else run.makespan)
                 res[v][1].append(run.waste)
-        cells = " | ".join(f"{np.mean(res[v][0]) / np.mean(opts):.2f}, {np.mean(res[v][1]):.0f}"
-                           for v in variants)
+        cells = " | ".join(
+            f"{np.mean(res[v][0]) / np.mean(opts):.2f}, {np.mean(res[v][1]):.0f}" for v in variants
+        )
         share = 100 * counts["zero"] / counts["replicas"] if counts["replicas"] else 0.0
         print(f"| {p} | {t} | {m:g} | {cells} | {share:.0f} % of {counts['replicas']} |", flush=True)
 
 
-LAGGER_HEURISTICS = ["FCFS", "PRI-CR", "EXCL-S1.5", "EXCL-S1", "EXCL-S.5", "EXCL-S.25", "EXCL-PRED",
-                     "EXCL-PRED-TO"]
+LAGGER_HEURISTICS = [
+    "FCFS",
+    "PRI-CR",
+    "EXCL-S1.5",
+    "EXCL-S1",
+    "EXCL-S.5",
+    "EXCL-S.25",
+    "EXCL-PRED",
+    "EXCL-PRED-TO",
+]
 
 
 def lagger_analysis(seeds, plats=("sdsc",)) -> None:
@@ -489,16 +605,18 @@ def lagger_analysis(seeds, plats=("sdsc",)) -> None:
     family = FAMILIES["prescient"]
     keys = ("laggers", "laggers_failure", "laggers_slow_host", "laggers_explained")
     for p in plats:
-        pooled = defaultdict(lambda: np.zeros(5))   # (plat, T, h) -> runs, then the four counts
-        cells = defaultdict(lambda: np.zeros(4))    # (T, m, h) -> the four counts
+        pooled = defaultdict(lambda: np.zeros(5))  # (plat, T, h) -> runs, then the four counts
+        cells = defaultdict(lambda: np.zeros(4))  # (T, m, h) -> the four counts
         for _, t, m, seed, inst in _instances([p], seeds):
             report = evaluate(family, inst, heuristics=LAGGER_HEURISTICS, seed=seed)
             for h, pol in report["policies"].items():
                 counts = np.array([pol[k] for k in keys], dtype=float)
                 pooled[t, h] += np.concatenate([[1.0], counts])
                 cells[t, m, h] += counts
-        print(f"\n{p}: laggers per run; % of laggers with a failure after Q3 / on a host slower than the "
-              f"optimum's slowest / either ({len(seeds)} seeds x 3 task sizes per T)\n")
+        print(
+            f"\n{p}: laggers per run; % of laggers with a failure after Q3 / on a host slower than the "
+            f"optimum's slowest / either ({len(seeds)} seeds x 3 task sizes per T)\n"
+        )
         print("| heuristic | " + " | ".join(f"T = {t}: per run, fail / slow / either %" for t in TS) + " |")
         print("|---|" + "---:|" * len(TS))
         for h in LAGGER_HEURISTICS:
@@ -512,13 +630,16 @@ def lagger_analysis(seeds, plats=("sdsc",)) -> None:
         print("|---:|---:|---:|---:|---:|---|")
         for t in TS:
             for m in MINUTES:
-                share = {h: (100 * cells[t, m, h][2] / cells[t, m, h][0] if cells[t, m, h][0] else 0.0)
-                         for h in LAGGER_HEURISTICS}
+                share = {
+                    h: (100 * cells[t, m, h][2] / cells[t, m, h][0] if cells[t, m, h][0] else 0.0)
+                    for h in LAGGER_HEURISTICS
+                }
                 low = min(share, key=lambda h: (share[h], LAGGER_HEURISTICS.index(h)))
                 base, s5 = share["PRI-CR"], share["EXCL-S.5"]
                 red = f"{100 * (base - s5) / base:.0f} %" if base else "-"
-                print(f"| {t} | {m:g} | {base:.0f} | {s5:.0f} | {red} | {low} ({share[low]:.0f}) |",
-                      flush=True)
+                print(
+                    f"| {t} | {m:g} | {base:.0f} | {s5:.0f} | {red} | {low} ({share[low]:.0f}) |", flush=True
+                )
 
 
 def tail(seeds, floor: float, plats=("sdsc",)) -> None:
@@ -546,8 +667,10 @@ def trace(plat: str, T: int, minutes: float, seed: int, names: list[str]) -> Non
     inst = generate_platform(plat, 200, T, minutes, seed)
     p = Platform.of(inst)
     theta = math.ceil(T / p.N) * p.s / p.history.r
-    print(f"{plat} T={T} {minutes:g} min seed {seed}: optimum {_optimum(inst):.0f} s, theta {theta:.0f} s, "
-          f"revert at {theta - 0.95 * p.s / p.mean_speed:.0f} s")
+    print(
+        f"{plat} T={T} {minutes:g} min seed {seed}: optimum {_optimum(inst):.0f} s, theta {theta:.0f} s, "
+        f"revert at {theta - 0.95 * p.s / p.mean_speed:.0f} s"
+    )
     from volsched.heuristics.prescient import HEURISTICS, simulate
 
     for h in names:
@@ -556,22 +679,27 @@ def trace(plat: str, T: int, minutes: float, seed: int, names: list[str]) -> Non
         task = max(done, key=lambda a: a["end"])["task"]
         print(f"  {h}: makespan {run.makespan:.0f} s, waste {run.waste:.0f}; last task {task}:")
         for a in (a for a in run.attempts if a["task"] == task):
-            print(f"    host {a['host']} ({inst.clock_mhz[a['host']]:.0f} MHz) {a['start'] - inst.start:.0f}-"
-                  f"{a['end'] - inst.start:.0f} s {a['outcome']}{' (replica)' if a['replica'] else ''}")
+            print(
+                f"    host {a['host']} ({inst.clock_mhz[a['host']]:.0f} MHz) {a['start'] - inst.start:.0f}-"
+                f"{a['end'] - inst.start:.0f} s {a['outcome']}{' (replica)' if a['replica'] else ''}"
+            )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("store", nargs="*", help="stores filled by benchmarks/prescient-reproduction.toml "
-                                             "or the kondo2007 preset (several: read as one)")
+    ap.add_argument("store", nargs="*", help="stores filled by the kondo2007 preset (several: read as one)")
     ap.add_argument("--figures", default=str(Path(__file__).parent / "figures"), help="folder of the figures")
     ap.add_argument("--predictor", action="store_true", help="the predictor's error against the optimum")
     ap.add_argument("--oracle-theta", action="store_true", help="EXCL-PRED(-TO) with a prescient r")
     ap.add_argument("--heartbeat", action="store_true", help="next-tick against constant 60 s detection")
     ap.add_argument("--last-host", action="store_true", help="the clock of the host of each run's last task")
     ap.add_argument("--tail", type=float, metavar="MHZ", help="SDSC with every clock below MHZ raised to it")
-    ap.add_argument("--trace", nargs=5, metavar=("PLATFORM", "T", "MIN", "SEED", "HEURISTICS"),
-                    help="the last task's attempts of each run (HEURISTICS comma-separated)")
+    ap.add_argument(
+        "--trace",
+        nargs=5,
+        metavar=("PLATFORM", "T", "MIN", "SEED", "HEURISTICS"),
+        help="the last task's attempts of each run (HEURISTICS comma-separated)",
+    )
     ap.add_argument("--laggers", metavar="PLATFORM", help="Section 3.4's lagger causes per heuristic")
     ap.add_argument("--rep-prob", action="store_true", help="REP-PROB's zero-probability replicas")
     ap.add_argument("--seeds", type=int, default=4, help="seeds per cell of the diagnostics")

@@ -1,6 +1,6 @@
 """Benchmarks that assert published or recorded optima (``python -m pytest benchmarks``).
 
-Not part of the default suite. The biclique proof takes about 150 s on 2 cores and is marked
+Not part of the default suite. The biclique proof takes about 70-150 s on 2 cores and is marked
 ``slow`` (add ``--runslow``); the rest takes seconds. Figures: ``benchmarks/RESULTS.md``.
 """
 
@@ -10,21 +10,23 @@ import numpy as np
 import pytest
 
 from volsched.instances.coupled import generate_markov, read_edgelist
+from volsched.instances.slack.generators import three_partition_from_file
 from volsched.solvers.coupled.bnb import solve_bnb
+from volsched.solvers.slack import solve
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 BICLIQUE = SHARED / "data" / "biclique" / "random.m_100_n_100_r_0.2_p_0.8.txt"
 
 # Published maximum edge biclique, 24 x 19 = 456 edges (../shared/data/biclique/README.md).
-BICLIQUE_I = [3, 4, 5, 10, 14, 15, 17, 24, 34, 35, 36, 40, 42, 49, 54, 58, 61, 64, 65, 68, 69, 73,
-              90, 91]
+BICLIQUE_I = [3, 4, 5, 10, 14, 15, 17, 24, 34, 35, 36, 40, 42, 49, 54, 58, 61, 64, 65, 68, 69, 73, 90, 91]
 BICLIQUE_J = [8, 10, 11, 30, 37, 41, 43, 45, 56, 67, 71, 72, 77, 80, 87, 89, 92, 98, 99]
 
 # OFF-LINE-COUPLED (mu = 1) optima of generate_markov(200, 5000, 10, seed), RESULTS.md.
 MARKOV_OPTIMA = {1: 324, 2: 322, 3: 354}
 
 needs_biclique = pytest.mark.skipif(
-    not BICLIQUE.exists(), reason=f"shared data not found: {BICLIQUE} (../shared beside the checkout)")
+    not BICLIQUE.exists(), reason=f"shared data not found: {BICLIQUE} (../shared beside the checkout)"
+)
 
 
 def common_up(up: np.ndarray, rows) -> int:
@@ -87,7 +89,21 @@ def test_markov_optimum_is_proven(seed, optimum):
     assert common_up(up, rows) == optimum
 
 
-@pytest.mark.skip(reason="slack family not built yet: Falkenauer t (3-PARTITION) optima in "
-                         "../shared/data/falkenauer_t await it")
-def test_falkenauer_optima():
-    """Placeholder until the slack family exists."""
+FALKENAUER_T = SHARED / "data" / "falkenauer_t"
+
+
+@pytest.mark.parametrize("name", ["t60_00", "t60_01", "t60_02", "t120_00"])
+def test_falkenauer_t_optimum_is_theorem_1s_target(name):
+    """Falkenauer's t instances are perfect triplet packings (every bin holds three items of sum
+    exactly the capacity), so each is a YES instance of 3-PARTITION with ``B`` = the capacity, and
+    Theorem 1's reduction (``shift = 1``: ``B + 3``; ``u = 1``) has the optimum ``3 B' + 2 + u``
+    at ``beta = 1`` (Canon et al. 2011, Theorem 1, as completed in ``instances/slack/generators.py``)."""
+    path = FALKENAUER_T / f"Falkenauer_{name}.txt"
+    if not path.exists():
+        pytest.skip(f"shared data not found: {path} (../shared beside the checkout)")
+    n, capacity, *weights = (int(x) for x in path.read_text().split())
+    assert len(weights) == n and n % 3 == 0 and sum(weights) == n // 3 * capacity
+    target = 3 * (capacity + 3) + 2 + 1
+    result = solve(three_partition_from_file(path, shift=1), method="cpsat", problem="slack", time_limit=60)
+    assert result.status.value == "optimal"
+    assert int(result.objective) == int(result.bound) == target

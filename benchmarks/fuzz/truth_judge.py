@@ -11,7 +11,7 @@ times per limit; then the shared slack input on which ``milp`` claimed a false o
 ``--repro-runs`` times under each limit. Prints the counts per (family, problem, method),
 the totals (runs, wrong ``optimal``, bounds on the wrong side of the optimum, wrong
 ``infeasible``, errors) and the repro's outcomes; exits 1 when anything is wrong. The figures go
-to ``benchmarks/RESULTS.md`` ("Fuzz campaign", "Truth-judged campaign").
+to ``benchmarks/RESULTS.md`` ("Fuzz campaign and truth judge").
 """
 
 from __future__ import annotations
