@@ -16,7 +16,7 @@ import numpy as np
 from volsched.instances.errors import MissingData
 
 from .estimates import FORMULAS, MarkovEstimates
-from .simulator import UP, Configuration, Observation, Platform
+from .simulator import UP, Configuration, Observation, Platform, PolicyDefaults
 
 
 def candidates(observation: Observation) -> np.ndarray | None:
@@ -28,7 +28,7 @@ def candidates(observation: Observation) -> np.ndarray | None:
     return up
 
 
-class Random:
+class Random(PolicyDefaults):
     """RANDOM: "allocates tasks to UP processors randomly using a uniform distribution" (VI-C).
 
     Each of the ``m`` tasks goes to a worker drawn uniformly among the UP
@@ -350,7 +350,7 @@ def assign(observation: Observation, criterion: Criterion, fresh: bool = False) 
     return Configuration(tuple(order))
 
 
-class Passive:
+class Passive(PolicyDefaults):
     """IP, IE, IY or IAY (Section VI-A): a configuration at an iteration's start and after a DOWN."""
 
     proactive = False

@@ -52,7 +52,7 @@ import numpy as np
 from ._constants_kernel import MONOTONE_T, TINY
 from .estimates import MarkovEstimates
 from .passive import Criterion, assign, estimates_for
-from .simulator import UP, Configuration, Hold, Observation, Platform
+from .simulator import UP, Configuration, Hold, Observation, Platform, PolicyDefaults
 
 MEASURES = ("P", "E", "Y")
 #: Fresh configurations a policy keeps (the memo is emptied when full), in Python and in the rule.
@@ -121,7 +121,7 @@ def _better(name: str, fresh: float, current: float) -> bool:
     return fresh < current if name == "E" else fresh > current
 
 
-class Proactive:
+class Proactive(PolicyDefaults):
     """C-H: H builds the configurations; C decides, at every slot, whether a fresh one replaces it."""
 
     proactive = True

@@ -129,8 +129,9 @@ class CheckedCoupledPolicy(CheckedPolicy):
     built-in heuristics'). ``proactive`` defaults to ``False``.
     """
 
-    #: The simulator's compiled rules are for the built-in policies only.
-    compiled = None
+    def compiled(self) -> tuple | None:
+        """``None``: the simulator's compiled rules are for the built-in policies only."""
+        return None
 
     @property
     def proactive(self) -> bool:

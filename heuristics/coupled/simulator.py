@@ -160,12 +160,35 @@ class CoupledPolicy(Protocol):
     nothing is in force (an iteration start, after a DOWN) it means "wait".
     ``proactive`` policies are asked at every slot; one that has just kept its configuration
     at a slot may leave a :class:`Hold` in its attribute ``hold`` (``None`` otherwise).
+    The simulator calls ``begin(platform)`` once before the run, and ``compiled()`` for the
+    compiled form of the policy's rules (``None``: ``decide`` is asked in Python).
+    :class:`PolicyDefaults` gives the hooks a policy does not need.
     """
 
     name: str
     proactive: bool
+    hold: Hold | None
+
+    def begin(self, platform: Platform) -> None: ...
+
+    def compiled(self) -> tuple | None: ...
 
     def decide(self, observation: Observation, rng: np.random.Generator) -> Configuration | None: ...
+
+
+class PolicyDefaults:
+    """The hooks of :class:`CoupledPolicy` that a policy may leave out: passive, no promise,
+    nothing to prepare, and no compiled rules."""
+
+    proactive: bool = False
+    hold: Hold | None = None
+
+    def begin(self, platform: Platform) -> None:
+        """Nothing to prepare before the run."""
+
+    def compiled(self) -> tuple | None:
+        """No compiled form: the simulator asks :meth:`decide` in Python."""
+        return None
 
 
 @dataclass
@@ -267,11 +290,8 @@ def simulate(
     # The realization is read in growing prefixes: most runs end long before the cap.
     states = instance.realization(min(cap, max(instance.horizon, _FIRST_READ)))
     comm = np.zeros((p, states.shape[1]), dtype=np.int8)
-    begin = getattr(policy, "begin", None)
-    if begin is not None:
-        begin(platform)
+    policy.begin(platform)
     proactive = bool(policy.proactive)
-    compiled = getattr(policy, "compiled", None)
     rules = dk.arguments(
         p,
         instance.m,
@@ -279,7 +299,7 @@ def simulate(
         instance.w,
         instance.n_com,
         proactive,
-        compiled() if compiled is not None else None,
+        policy.compiled(),
     )
 
     g, d, x, needs, new = (np.zeros(p, dtype=np.int64) for _ in range(5))
@@ -366,9 +386,8 @@ def simulate(
                     per_iter[st[kernel.DONE]] += 1
             elif ask == dk.R_SLOT:
                 st[kernel.HOLD] = kernel.NO_HOLD
-                promise = getattr(policy, "hold", None)
-                if promise is not None:
-                    _promise(promise, hold, st)
+                if policy.hold is not None:
+                    _promise(policy.hold, hold, st)
             else:
                 dk.wait(x, g, d, needs, st, log_start, log_alloc)
     t = int(st[kernel.T])

@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 
 from volsched.heuristics.coupled.passive import Random
-from volsched.heuristics.coupled.simulator import Configuration, check_cap, simulate
+from volsched.heuristics.coupled.simulator import Configuration, PolicyDefaults, check_cap, simulate
 from volsched.instances.coupled import CoupledInstance, paper_realization, parse_availability
 from volsched.instances.errors import InputError
 from volsched.solvers.coupled.replay import check_claim, replay
 
 
-class Fixed:
+class Fixed(PolicyDefaults):
     """A given configuration from a given slot on (re-issued after a DOWN or a new iteration)."""
 
     proactive = False

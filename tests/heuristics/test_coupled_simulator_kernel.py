@@ -14,13 +14,13 @@ from volsched.heuristics.coupled import NAMES, policy, simulate
 from volsched.heuristics.coupled.estimates import FORMULAS
 from volsched.heuristics.coupled.passive import CRITERIA, Criterion, Random, assign, estimates_for
 from volsched.heuristics.coupled.proactive import components
-from volsched.heuristics.coupled.simulator import Configuration, Observation, Platform
+from volsched.heuristics.coupled.simulator import Configuration, Observation, Platform, PolicyDefaults
 from volsched.instances.coupled import CoupledInstance, paper_realization, parse_availability
 
 FIGURE1 = ["DDDDDDDDDDDDDDDD", "UUUUUUUUUURRUUUU", "UUUUURUUUUUURUUU", "UUUUUUUUUUUUUUUU", "RRRRRRRRRRRRRRRR"]
 
 
-class Fixed:
+class Fixed(PolicyDefaults):
     """A given configuration from a given slot on (``test_coupled_simulator.py``)."""
 
     proactive = False
