@@ -105,13 +105,15 @@ class Scorer:
         self.family, self.space, self.heuristic, self.objective = family, space, heuristic, objective
         self.solve_budget = solve_budget
         if objective == "ratio":
-            self.problem = family.heuristic(heuristic).problem
+            found = family.heuristic(heuristic)
+            self.heuristic = heuristic = found.name  # a built-in name in its own case, or the import path
+            self.problem = found.problem
             require(
                 problem in (None, self.problem),
                 "--problem",
                 f"heuristic {heuristic} is scored against {self.problem}, not {problem}",
             )
-            sim = family.heuristics[heuristic].simulator
+            sim = found.simulator
             fast = {k: v for k, v in FAST_SIMULATOR.get(family.name, {}).items() if hasattr(sim, k)}
             self.simulators = {heuristic: dataclasses.replace(sim, **fast) if fast else sim}
         else:

@@ -157,3 +157,21 @@ def test_a_journal_of_other_settings_is_refused(tmp_path, capsys):
     code, _, err = run(capsys, "hunt", "slack", "--heuristic", "list", "--budget", 5, "--out", out)
     assert_input_error(code, err, "other settings")
     assert (out / "candidates.jsonl").read_bytes() == before
+
+
+def test_a_heuristic_is_named_as_everywhere_else(tmp_path, capsys, monkeypatch):
+    """Any case of a built-in name, and an outside heuristic by ``file.py:Class``, hunt the same way
+    as ``simulate`` and ``evaluate`` take them; the archive keys the heuristic by its own name."""
+    args = dict(budget=8, bounds={"slices": 6})
+    upper = hunt("checkpoint", "DALY", seed=1, **args)
+    lower = hunt("checkpoint", "daly", seed=1, **args)
+    assert upper["progress"] == lower["progress"]
+    (tmp_path / "mine.py").write_text(
+        "class EveryOther:\n"
+        "    def plan(self, instance, rng):\n"
+        "        return [1 if i % 2 == 1 or i == instance.n - 1 else 0 for i in range(instance.n)]\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "hunt", "checkpoint", "--heuristic", "mine.py:EveryOther", "--budget", 6,
+                       "--bound", "slices=6", "--seed", 0, "--out", tmp_path / "archive", "--json")
+    assert code == 0 and one_json(out)["best_ratio"] >= 1.0
