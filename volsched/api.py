@@ -332,13 +332,15 @@ def evaluate(
     family, inst = _instance(instance)
     setup = _setup("evaluate", family, inst, options)
     names = [heuristics] if isinstance(heuristics, str) else None if heuristics is None else list(heuristics)
+    chosen = None if names is None else [family.heuristic(n) for n in names]
     simulators = {
-        name: _with_cap(family, setup.simulator(h.simulator), cap) for name, h in family.heuristics.items()
+        h.name: _with_cap(family, setup.simulator(h.simulator), cap)
+        for h in (chosen or family.heuristics.values())
     }
     report = run_evaluate(
         family,
         setup.instance,
-        names,
+        chosen,
         method=method,
         time_limit=time_limit,
         seed=seed,

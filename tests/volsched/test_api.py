@@ -281,3 +281,25 @@ def test_import_volsched_and_help_stay_light():
         heavy = loaded_after(code) & set(HEAVY)
         assert not heavy, (code, heavy)
     assert "volsched.api" in loaded_after("import volsched\nvolsched.solve")
+
+
+def test_evaluate_applies_the_run_options_to_an_outside_heuristic(capsys, files, tmp_path, monkeypatch):
+    """``disturbance`` (a slack run option) reaches a heuristic named by import path exactly as on
+    the command line, and changes what a schedule meeting unavailabilities scores."""
+    (tmp_path / "mine.py").write_text(
+        "from volsched.heuristics.slack import POLICIES\n\n"
+        "class Lpt:\n"
+        "    problem = 'plain'\n\n"
+        "    def plan(self, instance, rng):\n"
+        "        return POLICIES['lpt'].plan(instance, rng)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    scores = {}
+    for disturbance in ("none", "worst"):
+        printed = cli_json(capsys, "evaluate", files["slack"], "--heuristic", "mine.py:Lpt",
+                           "--disturbance", disturbance, "--budget", "5")
+        ev = volsched.evaluate(files["slack"], ["mine.py:Lpt"], budget=5, disturbance=disturbance)
+        got = ev.to_dict()["policies"]["mine.py:Lpt"]
+        assert got["metrics"] == printed["policies"]["mine.py:Lpt"]["metrics"]
+        scores[disturbance] = got["metrics"]
+    assert scores["none"] != scores["worst"]
