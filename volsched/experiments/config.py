@@ -20,6 +20,16 @@ the heuristics::
     slices = [10, 20]
     law = ["weibull", "exponential"]
 
+A sweep of instance files gives ``instances`` in place of ``[grid]``: a glob
+or a folder (its ``*.json`` files), relative to the sweep file::
+
+    family = "checkpoint"
+    instances = "jobs/*.json"     # each file read as `volsched solve FILE` reads it
+    seeds = 3                     # the heuristics' RNG seeds; the exact method runs once per file
+
+Each file is read, checked to be an instance of ``family`` and hashed
+(SHA-256 of its bytes) before any task runs (:func:`instance_files`).
+
 Several sweeps go in one file as ``[[sweep]]`` tables. Every problem is an
 ``InputError`` naming the key (exit 2 on the command line), found before any
 task runs: besides each option's own check, every grid value goes through
@@ -29,10 +39,13 @@ its generator's, as ``volsched generate`` would run it (:func:`check_grid_values
 from __future__ import annotations
 
 import contextlib
+import glob
+import hashlib
 import io
 import itertools
 import json
 import math
+import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,12 +55,37 @@ from volsched.instances.errors import InputError, is_int, require
 from volsched.instances.io import json_kind, read_text
 from volsched.solvers.problem import check_budget, check_time_limit
 
-from ..families import FAMILIES, Family
+from ..families import FAMILIES, Family, family_of
 
-SWEEP_KEYS = {"name", "family", "seeds", "heuristics", "exact", "grid"}
+SWEEP_KEYS = {"name", "family", "seeds", "heuristics", "exact", "grid", "instances"}
 #: Most instances (grid points x seeds) of one sweep; its tasks are listed in memory before they run.
 MAX_INSTANCES = 1_000_000
 EXACT_KEYS = {"method", "time_limit", "problem", "budget"}
+
+
+@dataclass(frozen=True)
+class InstanceFile:
+    """One instance file of a sweep, read once when the sweep is validated.
+
+    Attributes
+    ----------
+    name : str
+        Its path relative to the sweep file's folder (as the glob matched it, ``/``-separated).
+    sha256 : str
+        The SHA-256 of its bytes: with ``name``, the instance's parameters, so a changed file
+        makes new task keys.
+    text : str
+        Its contents, which the tasks carry to the workers (no shared file system needed).
+    """
+
+    name: str
+    sha256: str
+    text: str
+
+    @property
+    def params(self) -> dict:
+        """The instance's parameters in the store: ``{"file": name, "sha256": hash}``."""
+        return {"file": self.name, "sha256": self.sha256}
 
 
 @dataclass(frozen=True)
@@ -65,6 +103,8 @@ class Sweep:
     budgets: tuple[tuple[str, float], ...] = ()
     #: Folder of the heuristics' relative file paths (the sweep file's); ``None``: the working directory.
     base: str | None = None
+    #: The instance files of a sweep over files (``instances``; its ``grid`` is then empty).
+    files: tuple[InstanceFile, ...] = ()
 
     def budget(self, problem: str) -> float | None:
         """The work budget of ``problem``'s exact task (``None``: none)."""
@@ -109,15 +149,31 @@ def parse_sweep(obj: Any, where: str = "config", base: str | None = None) -> Swe
         require(is_int(s) and s >= 0, f"{where}.seeds[{i}]", f"must be a non-negative integer, got {s!r}")
     require(len(set(seeds)) == len(seeds), f"{where}.seeds", "has duplicates")
 
-    grid = obj.get("grid", {})
-    require(isinstance(grid, dict), f"{where}.grid", "must be a table")
-    values = _grid(family, grid, f"{where}.grid")
-    count = math.prod(len(v) for v in values.values()) * len(seeds)
-    require(
-        count <= MAX_INSTANCES,
-        f"{where}.grid",
-        f"{count:,} instances (grid points x seeds); a sweep holds at most {MAX_INSTANCES:,}",
-    )
+    files: tuple[InstanceFile, ...] = ()
+    if "instances" in obj:
+        require(
+            "grid" not in obj,
+            f"{where}.instances",
+            "give either instances (files) or [grid] (generated instances), not both",
+        )
+        files = instance_files(family, obj["instances"], base, f"{where}.instances")
+        values = {}
+        count = len(files) * len(seeds)
+        require(
+            count <= MAX_INSTANCES,
+            f"{where}.instances",
+            f"{count:,} heuristic runs (files x seeds); a sweep holds at most {MAX_INSTANCES:,}",
+        )
+    else:
+        grid = obj.get("grid", {})
+        require(isinstance(grid, dict), f"{where}.grid", "must be a table")
+        values = _grid(family, grid, f"{where}.grid")
+        count = math.prod(len(v) for v in values.values()) * len(seeds)
+        require(
+            count <= MAX_INSTANCES,
+            f"{where}.grid",
+            f"{count:,} instances (grid points x seeds); a sweep holds at most {MAX_INSTANCES:,}",
+        )
 
     exact = obj.get("exact", {})
     require(isinstance(exact, dict), f"{where}.exact", "must be a table")
@@ -161,7 +217,8 @@ def parse_sweep(obj: Any, where: str = "config", base: str | None = None) -> Swe
 
     name = obj.get("name", fam)
     require(isinstance(name, str) and name, f"{where}.name", "must be a non-empty string")
-    check_grid_values(family, values, seeds[0], f"{where}.grid")
+    if not files:
+        check_grid_values(family, values, seeds[0], f"{where}.grid")
     return Sweep(
         name=name,
         family=family,
@@ -173,7 +230,89 @@ def parse_sweep(obj: Any, where: str = "config", base: str | None = None) -> Swe
         problem=problem,
         budgets=tuple(sorted(budgets.items())),
         base=base,
+        files=files,
     )
+
+
+def instance_files(
+    family: Family, pattern: Any, base: str | os.PathLike | None, where: str
+) -> tuple[InstanceFile, ...]:
+    """The instance files ``pattern`` names, each read, checked and hashed (``InputError`` naming ``where``).
+
+    Parameters
+    ----------
+    family : Family
+        The sweep's family: every file must be one of its instances.
+    pattern : str
+        A glob (``**`` recurses) or a folder (its ``*.json`` files), relative to ``base``.
+    base : path, optional
+        The sweep file's folder; default the working directory.
+    where : str
+        The field errors name.
+
+    Returns
+    -------
+    tuple of InstanceFile
+        Sorted by name. A file is read as ``volsched solve FILE`` reads it
+        (:func:`volsched.families.family_of`, then :attr:`Family.load`), so a
+        broken file, or an instance of another family, is refused here,
+        before any task runs, and not as one ``error`` row per task.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from volsched.families import FAMILIES
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> instance = FAMILIES["checkpoint"].generate_from({"slices": 4, "seed": 0})
+    >>> _ = (folder / "a.json").write_text(json.dumps(instance.to_json()))
+    >>> [f.name for f in instance_files(FAMILIES["checkpoint"], "*.json", folder, "instances")]
+    ['a.json']
+    """
+    require(
+        isinstance(pattern, str) and pattern.strip() != "",
+        where,
+        f"must be a glob or a folder of {family.name} instance files (a string), got {pattern!r}",
+    )
+    root = Path(base) if base is not None else Path.cwd()
+    try:
+        folder = (root / pattern).is_dir()
+    except OSError as exc:  # a name the system refuses (too long...)
+        raise InputError(f"{where}: {pattern}: cannot read ({exc.strerror or exc})") from None
+    found = glob.glob(
+        os.path.join(glob.escape(pattern), "*.json") if folder else pattern, root_dir=root, recursive=True
+    )
+    names = sorted(Path(n).as_posix() for n in found if (root / n).is_file())
+    require(
+        bool(names),
+        where,
+        f"the folder {pattern!r} has no .json file" if folder else f"no file matches {pattern!r} in {root}",
+    )
+    return tuple(_instance_file(family, root, name, where) for name in names)
+
+
+def _instance_file(family: Family, root: Path, name: str, where: str) -> InstanceFile:
+    path = root / name
+    try:
+        text = read_text(path, f"a {family.name} instance (JSON)")
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno})") from None
+        except RecursionError:
+            raise InputError(f"{path}: JSON nested too deeply to be a volsched file") from None
+        try:
+            other = family_of(obj)
+            require(
+                other.name == family.name,
+                "family",
+                f"is {other.name!r}, but this sweep's family is {family.name!r}",
+            )
+            family.load(obj)
+        except InputError as exc:
+            raise InputError(f"{path}: {exc}") from None
+    except InputError as exc:  # the name as the sweep file gives it, not the absolute path
+        raise InputError(f"{where}: {str(exc).replace(str(path), name, 1)}") from None
+    return InstanceFile(name, hashlib.sha256(text.encode("utf-8")).hexdigest(), text)
 
 
 def _grid(family: Family, grid: dict, where: str) -> dict[str, list]:

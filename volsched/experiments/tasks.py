@@ -1,10 +1,11 @@
 """Tasks: one (instance, method) pair, its deterministic key, and running it in a worker.
 
 A task carries only plain data (picklable for joblib and Dask). Its key hashes
-the family, the generator parameters with the seed, the method with its
-parameters (a heuristic's RNG seed, an exact method's problem and time limit)
-and the volsched version, so the same sweep always plans the same
-keys and a stored row can be re-derived and re-run from its parameters.
+the family, the generator parameters with the seed (or an instance file's name
+and content hash), the method with its parameters (a heuristic's RNG seed, an
+exact method's problem and time limit) and the volsched version, so the same
+sweep always plans the same keys and a stored row can be re-derived and re-run
+from its parameters.
 """
 
 from __future__ import annotations
@@ -48,6 +49,13 @@ def build_tasks(sweep: Sweep) -> list[dict]:
     local or on Dask, resolves a relative path as the sweep did. Its key does
     not follow the code: to run a changed heuristic again, give it a new name
     or a new store.
+
+    A sweep over instance files (``sweep.files``) has one instance per file,
+    its parameters ``{"file": name, "sha256": hash}``: the exact methods run
+    once per file (with ``volsched solve``'s default seed, 0) and each
+    heuristic once per seed of the sweep. Its tasks carry the file's text
+    (``text``), so that a worker needs no shared file system; the hash in
+    the key makes a changed file new tasks.
     """
     fam = sweep.family
     main = fam.problem(sweep.problem).name
@@ -56,8 +64,12 @@ def build_tasks(sweep: Sweep) -> list[dict]:
     for h in chosen.values():
         exact.setdefault(h.problem, fam.problems[h.problem].default_method)
     external = {name for name, h in chosen.items() if h.source}
+    instances = (
+        [(f.params, f.text) for f in sweep.files] if sweep.files else [(p, None) for p in sweep.instances()]
+    )
     tasks = []
-    for params in sweep.instances():
+    for params, text in instances:
+        seeds = (params["seed"],) if text is None else sweep.seeds
         instance_key = _digest({"family": fam.name, "params": params, "version": __version__})
         methods = []
         for problem, method in exact.items():
@@ -67,7 +79,9 @@ def build_tasks(sweep: Sweep) -> list[dict]:
             if problem != next(iter(fam.problems)) or sweep.problem is not None:
                 method_params["problem"] = problem
             methods.append((method, "exact", problem, method_params))
-        methods += [(name, "heuristic", h.problem, {"seed": params["seed"]}) for name, h in chosen.items()]
+        methods += [
+            (name, "heuristic", h.problem, {"seed": seed}) for name, h in chosen.items() for seed in seeds
+        ]
         for method, kind, problem, method_params in methods:
             key = _digest(
                 {
@@ -95,6 +109,8 @@ def build_tasks(sweep: Sweep) -> list[dict]:
             )
             if kind == "heuristic" and method in external and sweep.base is not None:
                 tasks[-1]["base"] = sweep.base
+            if text is not None:
+                tasks[-1]["text"] = text
     return tasks
 
 
@@ -112,7 +128,7 @@ def run_task(task: dict) -> dict:
     """Run one task and return its result row (never raises for the task's own failures)."""
     family = FAMILIES[task["family"]]
     row = {
-        **task,
+        **{k: v for k, v in task.items() if k != "text"},  # a file's text is not sent back
         "instance": None,
         "status": "error",
         "objective": None,
@@ -125,7 +141,9 @@ def run_task(task: dict) -> dict:
     }
     begin = time.perf_counter()
     try:
-        instance = family.generate_from(task["params"])
+        instance = (
+            family.load(json.loads(task["text"])) if "text" in task else family.generate_from(task["params"])
+        )
         row["instance"] = getattr(instance, "name", None)
         if task["kind"] == "exact":
             limit = task["method_params"].get("time_limit")
@@ -136,7 +154,7 @@ def run_task(task: dict) -> dict:
                     problem=task["problem"],
                     method=task["method"],
                     time_limit=limit,
-                    seed=task["params"]["seed"],
+                    seed=task["params"].get("seed", 0),  # a file has no replicate seed: solve's default
                     budget=task["method_params"].get("budget"),
                 )
             row["objective"], row["bound"] = _finite(result.objective), _finite(result.bound)
