@@ -12,7 +12,7 @@ import pytest
 from cbc_helpers import PREPROCESSING_STOPPED_LOG, fake_cbc
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from registry_helpers import limits, registered_methods
+from registry_helpers import SAFETY_NET_S, limits, registered_methods, work_budget
 from slack_oracle import brute, falkenauer, random_instance, three_partition
 
 from volsched.instances.errors import InputError
@@ -219,10 +219,17 @@ def test_falkenauer_t60_perturbed_is_proven_infeasible_at_the_target():
     p = inst.p.copy()
     p[0] += 1
     bumped = SlackInstance(machines=inst.machines, p=p, beta=1.0)
-    status, contents, _, bound, _ = solve_at(bumped, "slack", target, target, 60, 0, 2, time.perf_counter())
+    # The model of the cpsat method at one target, with that method's work budget: the same search
+    # on every machine (one worker), the clock a safety net only.
+    budget = work_budget("slack", "slack", "cpsat")
+    status, contents, _, bound, _ = solve_at(
+        bumped, "slack", target, target, SAFETY_NET_S, 0, 1, time.perf_counter(), budget=budget
+    )
     assert status == "infeasible" and contents is None and bound == target + 1
     # the unperturbed instance at the same target: a schedule, verified
-    status, contents, value, _, _ = solve_at(inst, "slack", target, target, 60, 0, 2, time.perf_counter())
+    status, contents, value, _, _ = solve_at(
+        inst, "slack", target, target, SAFETY_NET_S, 0, 1, time.perf_counter(), budget=budget
+    )
     assert status == "optimal" and value == target
     assert verify_slack(inst, {"schedule": schedule_of(inst, contents)}) == target
 
