@@ -86,12 +86,12 @@ def _folder(args: argparse.Namespace, option: str = "--dir") -> str | None:
     return args.dir
 
 
-def _is(test, path: str, option: str = "--out") -> bool:
+def _is(test, path: str, option: str = "--out", verb: str = "write") -> bool:
     """``Path(path).is_dir()`` or ``.is_file()``; a path the system refuses (too long...) is bad input."""
     try:
         return test(Path(path))
     except OSError as exc:
-        raise InputError(f"{option}: {path}: cannot write ({exc.strerror or exc})") from None
+        raise InputError(f"{option}: {path}: cannot {verb} ({exc.strerror or exc})") from None
 
 
 def _writable(path: str | None) -> None:
@@ -402,7 +402,7 @@ def _damaged_store(path: str):
     reads it. ``path`` is one path, or several joined by ``", "``.
     """
     def other_kind() -> None:
-        for one in [path] if _is(Path.exists, path, "STORE") else path.split(", "):
+        for one in [path] if _is(Path.exists, path, "STORE", "open") else path.split(", "):
             kind = file_kind(one)
             if kind is not None and not kind.what.startswith("an SQLite"):
                 raise kind.error(one, "a results store") from None
