@@ -11,11 +11,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from volsched.solvers.result import SolveStatus, relative_gap
+from volsched.solvers.result import SolveResult, SolveStatus, relative_gap
 
 
 def _jsonable(obj: Any) -> Any:
@@ -158,22 +158,8 @@ class Solution:
         return self.status is SolveStatus.OPTIMAL
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``volsched solve --json`` object."""
-        return _jsonable({
-            "family": self.family,
-            "instance": self.instance,
-            "method": self.method,
-            "status": self.status.value,
-            "objective": self.objective,
-            "bound": self.bound,
-            "gap": self.gap,
-            "runtime_s": self.runtime_s,
-            "solution": self.solution,
-            "verified": self.verified,
-            "stopped": self.stopped,
-            "work": self.work,
-            "info": self.info,
-        })  # fmt: skip
+        """The ``volsched solve --json`` object (the same fields as :class:`SolveResult`'s)."""
+        return _jsonable(SolveResult(**{f.name: getattr(self, f.name) for f in fields(self)}).to_dict())
 
 
 @dataclass(frozen=True)
