@@ -155,11 +155,12 @@ def budget_options(family: str, problem: str, method: str) -> list[str]:
     return [*(() if budget is None else ("--budget", repr(budget))), "--time-limit", str(MUTANT_TIME_LIMIT)]
 
 
-def evaluate_options(family: str, instance: Path) -> list[str]:
-    """:func:`budget_options` of ``evaluate`` on the valid ``instance``: its one ``--budget`` is the test
+def evaluate_options(family: str, instance: Any) -> list[str]:
+    """:func:`budget_options` of ``evaluate`` on the valid ``instance`` (its JSON object, as the seed
+    holds it: a mutant may have written over the seed's file since): its one ``--budget`` is the test
     budget of the method each problem of the family's heuristics runs there by default."""
     fam = FAMILIES[family]
-    loaded = fam.load(json.loads(Path(instance).read_text()))
+    loaded = fam.load(instance)
     chosen = {(p, fam.problems[p].method_for(loaded)) for p in {h.problem for h in fam.heuristics.values()}}
     budgets = {work_budget(family, p, m) for p, m in chosen} - {None}
     assert len(budgets) <= 1, f"evaluate takes one --budget, the methods {sorted(chosen)} need {budgets}"
@@ -944,7 +945,7 @@ def argv_templates(seeds: list[Seed], tmp: Path) -> list[tuple[str, list[str]]]:
                             str(s.path),
                             "--heuristics",
                             ",".join(family.heuristics),
-                            *evaluate_options(name, s.path),
+                            *evaluate_options(name, s.obj),
                             "--seed",
                             "0",
                             *EVALUATE_ARGS.get(name, ()),
@@ -1244,7 +1245,7 @@ def try_file_mutant(
             argv = [
                 "evaluate",
                 path,
-                *evaluate_options(seed.family, seed.path),
+                *evaluate_options(seed.family, seed.obj),
                 *EVALUATE_ARGS.get(seed.family, ()),
                 *flag,
             ]
