@@ -520,20 +520,20 @@ def test_cli_paper_writes_one_file_per_instance(capsys, tmp_path):
     assert len(expected) == 60
 
 
-def test_cli_paper_without_out_exits_2(capsys, tmp_path, monkeypatch):
+def test_cli_paper_without_dir_exits_2(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "generate", "coupled", "--preset", "paper", "--scenarios", 1,
                          "--trials", 1, "--slots", 5, "--json")
-    assert_input_error(code, out, err, "--out")
+    assert_input_error(code, out, err, "--dir")
     assert list(tmp_path.iterdir()) == []
 
 
-def test_cli_paper_out_is_an_existing_file(capsys, tmp_path):
+def test_cli_paper_dir_is_an_existing_file(capsys, tmp_path):
     target = tmp_path / "taken.json"
     target.write_text("keep me")
     code, out, err = run(capsys, "generate", "coupled", "--preset", "paper", "--scenarios", 1,
-                         "--trials", 1, "--slots", 5, "--out", target)
-    assert_input_error(code, out, err, "--out")
+                         "--trials", 1, "--slots", 5, "--dir", target)
+    assert_input_error(code, out, err, "--dir")
     assert target.read_text() == "keep me"
     assert list(tmp_path.iterdir()) == [target]
 
