@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from volsched.instances.slack import SlackInstance
+
 INF = float("inf")
 
 
@@ -97,3 +99,21 @@ def brute_force(instance, problem: str, beta=None):
             schedule[j] = [bins[b][0], int(clock)]
             clock += p[j]
     return int(best[0]), schedule
+
+
+#: The betas the beta-aware bounds are checked at against :func:`brute_force`.
+BETAS = (0.0, 0.25, 0.5, 0.7, 1.0)
+
+
+def small_instance(rng):
+    """1-2 free machines and 1-3 machines of 1-3 intervals, jobs about as long as the availabilities."""
+    machines = [[] for _ in range(int(rng.integers(1, 3)))]
+    for _ in range(int(rng.integers(1, 4))):
+        rows, end = [], 0
+        for _ in range(int(rng.integers(1, 4))):
+            s = end + int(rng.integers(2, 17))
+            end = s + int(rng.integers(1, 5))
+            rows.append([s, end])
+        machines.append(rows)
+    p = [int(x) for x in rng.integers(1, 9, size=int(rng.integers(2, 7)))]
+    return SlackInstance(machines=machines, p=p)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from slack_brute import brute_force
+from slack_brute import BETAS, brute_force, small_instance
 
 from volsched.instances.slack import SlackInstance
 from volsched.solvers import SolveStatus
@@ -20,22 +20,6 @@ from volsched.solvers.slack.colgen import lp_bound
 from volsched.solvers.slack.primal import best_fill, fill
 from volsched.solvers.slack.problems import greedy, makespan_of, schedule_of
 from volsched.solvers.slack.verify import verify_slack
-
-BETAS = (0.0, 0.25, 0.5, 0.7, 1.0)
-
-
-def small_instance(rng: np.random.Generator) -> SlackInstance:
-    """1-2 free machines and 1-3 machines of 1-3 intervals, jobs about as long as the availabilities."""
-    machines = [[] for _ in range(int(rng.integers(1, 3)))]
-    for _ in range(int(rng.integers(1, 4))):
-        rows, end = [], 0
-        for _ in range(int(rng.integers(1, 4))):
-            s = end + int(rng.integers(2, 17))
-            end = s + int(rng.integers(1, 5))
-            rows.append([s, end])
-        machines.append(rows)
-    p = [int(x) for x in rng.integers(1, 9, size=int(rng.integers(2, 7)))]
-    return SlackInstance(machines=machines, p=p)
 
 
 def cut(inst: SlackInstance, beta: float) -> int:
