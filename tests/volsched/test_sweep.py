@@ -539,7 +539,8 @@ def test_errors_are_stored_with_workers_too(tmp_path):
 
 def test_a_solve_that_overruns_the_hard_limit_is_stored_as_timeout(tmp_path, monkeypatch):
     monkeypatch.setattr(tasks_mod, "HARD_LIMIT_FACTOR", 1.0)
-    monkeypatch.setattr(tasks_mod, "HARD_LIMIT_GRACE_S", 0.05)
+    # A grace the seeds that do not hang meet even on a loaded machine (their dp takes milliseconds).
+    monkeypatch.setattr(tasks_mod, "HARD_LIMIT_GRACE_S", 1.5)
     real_dp = volsched.solvers.checkpoint.METHODS["dp"]
 
     def stuck_on_seed_1(instance, time_limit, seed):
@@ -560,7 +561,7 @@ def test_a_solve_that_overruns_the_hard_limit_is_stored_as_timeout(tmp_path, mon
     assert hung["status"] == "timeout"
     assert "hard time limit" in hung["error"]
     assert hung["objective"] is None and hung["bound"] is None
-    assert 0.2 <= hung["runtime_s"] < 5
+    assert 0.2 <= hung["runtime_s"] < 8
     assert exact[0]["status"] == exact[2]["status"] == "optimal"
     for r in rows:
         if r["kind"] == "heuristic":
