@@ -45,7 +45,7 @@ def check_int(value, field: str, low: int | None = None, high: int | None = None
 
 
 #: The largest integer an instance field may hold: sums and products of a
-#: few such values stay exact in int64 and in OR-Tools' domains (issue 14).
+#: few such values stay exact in int64 and in OR-Tools' domains.
 MAX_FIELD_INT = 10**9
 
 

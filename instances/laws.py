@@ -26,7 +26,7 @@ small side, in which the mean ``exp(mu + sigma^2/2)`` cancels algebraically.
 (resp. ``min(F(b), S(a))``), never of the mean. (A heavy tail puts the
 median of ``F`` far below the point where ``H = TE``: the split at the median
 this replaces differenced ``TE ~ 6e50`` for a log-normal law with
-``sigma = 15``, issue 14.)
+``sigma = 15``.)
 
 A law without a closed form inherits numeric integration of the survival
 function (``H(t) = int_0^t (S(u) - S(t)) du``, ``TE(t) = t S(t) + int_t^inf
@@ -58,7 +58,7 @@ from .errors import InputError, is_number, require
 
 _QUAD = {"limit": 200, "epsabs": 1e-13, "epsrel": 1e-12}
 #: Relative accuracy of the checkpoint model's expected waste over the accepted
-#: ranges below (worst measured: 2e-11; ``benchmarks/RESULTS.md``, issue 14).
+#: ranges below (worst measured: 2e-11; ``benchmarks/RESULTS.md``).
 WASTE_RTOL = 1e-10
 #: Weibull shapes accepted: the range the tests cover (property test, mpmath, Monte Carlo).
 WEIBULL_SHAPE_RANGE = (0.001, 1000.0)

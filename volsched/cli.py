@@ -226,7 +226,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     _writable(args.out)
     out = family.simulate(instance, heuristic, seed=args.seed, simulator=simulator)
     metrics = ", ".join(f"{k} {_fmt(v)}" for k, v in out["metrics"].items())
-    # The metrics and the solution's parts at the top level too (issue 15: {"heuristic", "makespan",
+    # The metrics and the solution's parts at the top level too ({"heuristic", "makespan",
     # "failed", "iterations", "schedule"}); `verify` checks them against the solution.
     result = {
         "family": family.name,

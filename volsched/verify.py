@@ -1,6 +1,6 @@
 """``volsched verify``: check a solution, or a whole solve result, against an instance.
 
-Every claim a result file makes is recomputed or rejected by name (issue 14):
+Every claim a result file makes is recomputed or rejected by name:
 the family and instance it names, its status, objective, bound, ``gap`` and
 ``verified`` flag, and each field the problem derives from a solution (its
 ``describe``: a checkpoint count, a decision, a makespan...). A result of

@@ -1,4 +1,4 @@
-"""Compiled (numba) decision points of the coupled on-line simulator (:mod:`.simulator`, issue 15).
+"""Compiled (numba) decision points of the coupled on-line simulator (:mod:`.simulator`).
 
 :func:`play` runs a simulation between two moments where Python is needed: it plays the slots
 (:func:`._simulator_kernel.advance`), takes the decisions of the policies it can take itself
@@ -134,7 +134,7 @@ def configure(order, states, x, g, d, needs, queue, st, mu, w, new, log_start, l
 
     It must enroll UP workers only, within ``mu``; otherwise ``st[ERROR]`` says what is wrong
     and nothing changes (returns False). A worker that leaves loses a partial program; every
-    worker keeps at most the data of its new allocation (III-C, issue 15 part 0); the
+    worker keeps at most the data of its new allocation (III-C); the
     computation restarts; the master's queue is rebuilt (:func:`._simulator_kernel.build_queue`).
     The entry is logged at ``st[T]``.
     """

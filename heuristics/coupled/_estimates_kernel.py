@@ -1,4 +1,4 @@
-"""Compiled (numba) Section V evaluation of candidate sets: the heuristics' inner loop (issue 15).
+"""Compiled (numba) Section V evaluation of candidate sets: the heuristics' inner loop.
 
 The passive construction (:func:`.passive.assign`) places the ``m`` tasks one by one; at each
 step it values, for every candidate worker, the set with one more task on it (success

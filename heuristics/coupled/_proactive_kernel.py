@@ -1,4 +1,4 @@
-"""Compiled (numba) slot decisions of the proactive heuristics C-H (:mod:`.proactive`, issue 15).
+"""Compiled (numba) slot decisions of the proactive heuristics C-H (:mod:`.proactive`).
 
 A proactive policy is asked at every slot; most of its answers are "keep". :func:`_decide`
 takes a slot decision by :meth:`.proactive.Proactive.decide`'s rule transliterated, on the

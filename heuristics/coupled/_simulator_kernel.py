@@ -1,4 +1,4 @@
-"""Compiled (numba) slots of the coupled on-line simulator (:mod:`.simulator`, issue 15).
+"""Compiled (numba) slots of the coupled on-line simulator (:mod:`.simulator`).
 
 Between two decision points a run is deterministic: the master serves its FIFO queue, the
 configuration computes when it can, DOWN slots wipe programs and data. :func:`advance` plays

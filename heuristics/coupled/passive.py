@@ -263,8 +263,8 @@ class Criterion:
     For a candidate ``P_q`` and the set ``S' = S U {P_q}`` with one more task
     on ``P_q``, ``W_q = max_{r in S'} x'_r w_r`` and ``n_r`` the communication
     slots ``r`` still needs (``T_prog`` if it lacks the program, plus the data
-    it does not hold: a worker re-chosen after a DOWN keeps its data, issue 15
-    part 0):
+    it does not hold: a worker re-chosen after a DOWN keeps its data,
+    Section III-C):
 
     * ``P^(S)(q) = P_+(S')^(W_q - 1) x P_comm(S')``,
     * ``E^(S)(q) = E_comm(S') + E^(S')(W_q)``,

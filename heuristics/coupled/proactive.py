@@ -32,7 +32,7 @@ The paper leaves three points open (``../shared/readings/coupled-online.md``
   direction: larger for P and Y, smaller for E (the paper's literal "if
   c >= c_2, keep" is backwards for E), and never to the same allocation.
 
-**Speed** (issue 15). The fresh configuration depends only on who is UP and who
+**Speed**. The fresh configuration depends only on who is UP and who
 holds the program, and for IY on ``t``; it is memoised on those during a run, with
 the probability and time that value it (Y's value also depends on ``t``: it is
 recomputed from them). The sets are valued in the compiled loops of

@@ -18,7 +18,7 @@ Rules (each one shared with the replay; ``../shared/readings/coupled-online.md``
   selected at time 1" and communication starts at 1). A policy that cannot
   form a configuration (no UP worker can take the tasks) returns ``None``: the
   master waits, nothing is enrolled, and it asks again at the next slot.
-* **What a worker keeps** (III-B, III-C, VI-A; issue 15, part 0). The program
+* **What a worker keeps** (III-B, III-C, VI-A). The program
   until the worker is DOWN (a partial one is also lost when it leaves the
   configuration); the data received in the current iteration while it stays
   enrolled and is not DOWN, up to ``x_q T_data`` of its new allocation; nothing

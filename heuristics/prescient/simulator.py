@@ -294,8 +294,7 @@ class Physics:
 
     A :class:`~volsched.instances.prescient.WorkProfile` built over ``[start,
     start + span]`` only, doubled whenever the run reaches its end: a run lasts
-    hours, a trace may last a week (issue 16, Speed: "read only as far into the
-    traces as the answer needs"). Interval ``k`` of host ``h`` is the host's
+    hours, a trace may last a week. Interval ``k`` of host ``h`` is the host's
     ``k``-th effective interval, the same in every profile that contains it.
     """
 

@@ -30,7 +30,7 @@ Beyond that check, unavailability events carry nothing: a node is down
 outside its availability events, whether or not an unavailability event
 says so. Every node needs at least one availability event.
 
-Defaults, documented as issue 16 asks (reading 1.10, 1.11):
+Defaults, documented (reading 1.10, 1.11):
 
 * an FTA trace carries **no clock rate and no CPU share**: hosts run at the
   reference **1500 MHz** (or ``clock``) with the **whole CPU** while available,

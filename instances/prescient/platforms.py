@@ -86,7 +86,7 @@ from ..errors import InputError, check_int, check_number, require
 from .model import DEFAULT_PERIOD_S, UCB_PERIOD_S, PrescientInstance
 
 HOUR = 3600.0
-#: Most hosts x days a generator draws (issue 16's speed scale: 10,000 hosts over a week); a larger
+#: Most hosts x days a generator draws (the speed scale: 10,000 hosts over a week); a larger
 #: platform is refused, not run out of memory.
 MAX_HOST_DAYS = 70_000
 DAY = 86400.0

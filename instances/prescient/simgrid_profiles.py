@@ -17,7 +17,7 @@ For a prescient host (DESIGN.md, SimGrid as an oracle), the state profile is
 its effective availability (up intervals, and without suspension the runs of
 share 0 cut out) and the speed profile its CPU share; the host's peak speed is
 ``110.7e6 * clock / 1500`` operations (flops) per second, so that SimGrid's
-completion times are volsched's (issue 16 checks a 3e9-flop task on a 1
+completion times are volsched's (a 3e9-flop task on a 1
 Gflop/s host with speed profile ``0 1.0 / 1 0.5 / 3 1.0`` ends at 4.0 s).
 
 Malformed files are :class:`InputError` naming the file and line.

@@ -61,7 +61,7 @@ class WorkProfile:
         ``until`` are cut there). Every finite answer is then exact; ``inf``
         means "not by ``until``" and the caller may build a longer profile.
         Reading only as far as the answer needs keeps one-week traces of
-        10,000 hosts cheap (issue 16, Speed).
+        10,000 hosts cheap.
 
     Attributes
     ----------

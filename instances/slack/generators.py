@@ -10,7 +10,7 @@
   assumption ``2 p_max <= a_min`` holds by construction (slack.md 5.4).
 * :func:`read_bpplib`, :func:`three_partition_instance` - Theorem 1's
   reduction from 3-PARTITION, completed so that it survives the last-period
-  rule (issue 17; slack.md 4.3), read from a BPPLIB file.
+  rule (slack.md 4.3), read from a BPPLIB file.
 * :func:`generate_planted` - random 3-PARTITION instances with a planted YES
   answer, or perturbed ones certified NO by an exact search, through the same
   reduction.
@@ -257,7 +257,7 @@ def check_three_partition(weights: list[int], B: int, where: str, lines: list[in
 
 def three_partition_instance(elements: list[int], B: int, u: int = 1, beta: float = 1.0,
                              name: str = "three-partition", params: dict | None = None) -> SlackInstance:
-    """Theorem 1's reduction, completed so that it survives the last-period rule (issue 17; slack.md 4.3).
+    """Theorem 1's reduction, completed so that it survives the last-period rule (slack.md 4.3).
 
     From a 3-PARTITION instance (``3m`` elements ``B/4 < s < B/2`` summing to
     ``m B``), with ``A = 3B + 2`` and ``T = A + u`` (``u >= 1``):

@@ -48,7 +48,7 @@ doubles; a job above :data:`.states.MEMORY_BUDGET` is refused as bad input
 
 The separable terms are of the size of ``b F(b)``, not of the waste: summed
 along a path of ``n`` edges their rounding reaches ``3e-10`` relative at
-``n = 2000`` under a heavy-tailed law (``benchmarks/RESULTS.md``, issue 14).
+``n = 2000`` under a heavy-tailed law (``benchmarks/RESULTS.md``).
 So the objective returned is the path's waste summed interval by interval
 (:meth:`CheckpointInstance.expected_waste`, a few ``1e-12`` there); the path
 is optimal up to the DP's rounding.

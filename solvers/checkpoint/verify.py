@@ -242,7 +242,7 @@ def verify(instance: CheckpointInstance, a, claimed: float | None = None) -> flo
         from the recomputed value by more than ``RTOL`` (relative).
     """
     if isinstance(a, (list, tuple)):
-        for j, v in enumerate(a):  # JSON true/false are not 0/1 (issue 14)
+        for j, v in enumerate(a):  # JSON true/false are not 0/1
             reject_unless(not isinstance(v, bool), f"a[{j}]", f"must be 0 or 1, got {v!r}")
     try:
         a = instance.check_schedule(a if isinstance(a, (list, tuple)) else np.asarray(a).tolist())

@@ -1,4 +1,4 @@
-"""Compiled (numba) tables and thermometer masks of the data chain (:mod:`.full_bound`, issue 15).
+"""Compiled (numba) tables and thermometer masks of the data chain (:mod:`.full_bound`).
 
 The definitions are :mod:`.full_bound`'s module docstring: ``A_q(u)``, ``D_q(s, u)``, ``L_q(u)``
 and ``J_q(s, u)``. The numpy construction it replaced is kept in the tests' oracle

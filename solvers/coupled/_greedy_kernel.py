@@ -1,4 +1,4 @@
-"""Compiled (numba) loop of the ``full`` greedy (:mod:`.full_greedy`, issue 15).
+"""Compiled (numba) loop of the ``full`` greedy (:mod:`.full_greedy`).
 
 The algorithm is :mod:`.full_greedy`'s module docstring, step for step as its pure-Python
 loop did (``tests/coupled_greedy_oracle.py`` keeps that loop as the oracle: same schedules,
@@ -252,7 +252,7 @@ def _persist(
     """``x`` in force from ``t0`` through its workers' DOWN slots: ``(completion or -1, transfers)``.
 
     The replay's rules (:mod:`.replay`): a DOWN worker loses its program and data and the attempt
-    restarts, the others keep theirs (issue 15, part 0); transfers as :func:`_send`; the
+    restarts, the others keep theirs; transfers as :func:`_send`; the
     configuration computes in each slot where all its workers are UP and hold everything. Only
     slots before ``limit`` are played, and with ``span > 0`` only ``span`` times the slots one
     clean attempt needs; ``send_*`` are written with ``record``.

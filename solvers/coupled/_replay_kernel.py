@@ -1,4 +1,4 @@
-"""Compiled (numba) slot loop of the coupled replay verifier (:mod:`.replay`, issue 15).
+"""Compiled (numba) slot loop of the coupled replay verifier (:mod:`.replay`).
 
 The rules are :mod:`.replay`'s module docstring, read slot by slot exactly as the Python loop
 did (``tests/coupled_online_oracle.py`` keeps that loop as the oracle). This module only

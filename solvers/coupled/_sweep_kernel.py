@@ -1,4 +1,4 @@
-"""Compiled (numba) closed-set sweep of :mod:`.iterations`, on masks of any width (issue 15).
+"""Compiled (numba) closed-set sweep of :mod:`.iterations`, on masks of any width.
 
 The sweep is :mod:`.iterations`'s module docstring: per slot, the kept sets lose the members
 DOWN there, then every kept set ``S`` yields ``S & up`` with ``count(S) + 1`` and ``up`` enters

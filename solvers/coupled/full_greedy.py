@@ -40,7 +40,7 @@ iteration's earliest candidate can strand the next one (a fast worker about to g
 DOWN); the plain greedy never sends a program
 to a worker that it does not use at once, never waits for a fast worker that is
 RECLAIMED or DOWN at ``t0``, and drops a candidate at its first DOWN although the
-survivors keep their data (issue 15, part 0); the rollouts see all four. A trial
+survivors keep their data; the rollouts see all four. A trial
 finished to the last iteration judges an early step by the plain greedy's noisy
 tail, which a shorter reach does not (``benchmarks/RESULTS.md``, sessions 25 and 26).
 

@@ -1,6 +1,6 @@
 """How far the schedule problems (``iterations``, ``full``) read an instance's realization.
 
-Issue 15, "The cap": heuristics run up to the paper's cap of 10^6 slots on
+The cap: heuristics run up to the paper's cap of 10^6 slots on
 the same realization the exact methods read, and "the off-line problems then
 read the prefix they need". An instance whose realization continues beyond
 its stored horizon (:attr:`~volsched.instances.coupled.CoupledInstance.extendable`)

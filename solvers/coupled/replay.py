@@ -41,7 +41,7 @@ e.g. ``schedule.communication[1][57]: ...``.
   DOWN at ``t - 1`` ("if at least one worker in config(t) becomes DOWN ... restart
   the iteration", III-C; here on the same allocation unless a new entry is
   given). A new attempt zeroes the compute progress ``c``.
-* **Kept data** (issue 15, part 0; ``../shared/readings/coupled-online.md`` 1.3).
+* **Kept data** (``../shared/readings/coupled-online.md`` 1.3).
   The data progress ``d_q`` counts the data slots worker ``q`` received in the
   current iteration:
 

@@ -1,6 +1,6 @@
 """A combinatorial lower bound on the minimum makespan that does not depend on ``beta``.
 
-Issue 17 (the experiment, Figure 4): the makespan ratio divides by a lower
+Figure 4 (Section 6): the makespan ratio divides by a lower
 bound the paper does not name (Section 6: "We measure a lower bound of the
 makespan"); it must not depend on ``beta``, or the ratio would hide the rise
 with ``beta`` (slack.md 7.6). Both bounds here ignore the slack rule, so they

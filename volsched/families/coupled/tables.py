@@ -72,7 +72,7 @@ def offline_reference(rows: list[dict]) -> dict[str, dict]:
 
 
 def gaps(rows: list[dict]) -> list[dict]:
-    """The off-line reference's relative gap ``(UB - LB) / UB`` per ``(m, w_min)`` (issue 15, part 4).
+    """The off-line reference's relative gap ``(UB - LB) / UB`` per ``(m, w_min)``.
 
     ``UB`` is the best known schedule of the realization (the ``full`` greedy's or any run's),
     ``LB`` its best proven bound (:func:`offline_reference`). Per cell and per ``m`` (``w_min``

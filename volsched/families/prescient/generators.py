@@ -1,4 +1,4 @@
-"""The prescient family's generators: synthetic platforms and FTA traces (issue 16).
+"""The prescient family's generators: synthetic platforms and FTA traces.
 
 ``volsched generate prescient --platform sdsc|deug|lri|ucb|gimps|lri-wisc|ucb-lri-n33...
 --hosts N --tasks T --task-minutes X --seed S --out FILE`` and ``volsched

@@ -4,7 +4,7 @@ Read from the heuristic rows of ``paper`` instances (the ``canon2011`` presets).
 ``beta``, the quartiles of
 
 * the **makespan ratio**: the reference makespan over one lower bound that does not depend on
-  ``beta`` (issue 17; slack.md 7.6), :func:`volsched.solvers.slack.bound.lower_bound` of the
+  ``beta`` (slack.md 7.6), :func:`volsched.solvers.slack.bound.lower_bound` of the
   problem the heuristic is scored against: for GAPS the ``slack`` bound (the last-period rule
   only, valid at every ``beta``), for the LPT and list baselines the ``plain`` one. The instance
   is regenerated from the row's parameters (its machines and jobs do not depend on ``beta``);
