@@ -47,16 +47,20 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true")
     args = ap.parse_args()
 
-    print(f"cores: {os.cpu_count()}; clients: {args.clients}; jobs: {args.jobs}; "
-          f"policy: {args.policy}; seed: {args.seed}")
+    print(
+        f"cores: {os.cpu_count()}; clients: {args.clients}; jobs: {args.jobs}; "
+        f"policy: {args.policy}; seed: {args.seed}"
+    )
     t = time.perf_counter()
     bot = generate_bot(args.clients, args.jobs, args.seed)
     print(f"generate: {time.perf_counter() - t:.2f} s ({int(bot.n_slices.sum())} slices)")
     t = time.perf_counter()
     rule = optimal if args.policy == "optimal" else POLICIES[args.policy]
     schedules = policy_schedules(bot, rule)
-    print(f"schedules: {time.perf_counter() - t:.2f} s "
-          f"({sum(int(a.sum()) for a in schedules)} checkpoints planned)")
+    print(
+        f"schedules: {time.perf_counter() - t:.2f} s "
+        f"({sum(int(a.sum()) for a in schedules)} checkpoints planned)"
+    )
 
     times, result = [], None
     for _ in range(args.repeat):
@@ -68,9 +72,11 @@ def main() -> None:
     r.pop("completion_times")
     print("result:", r)
     days = result.end_time / 1440
-    print(f"simulate: {best:.2f} s (best of {args.repeat}); {result.steps} event minutes "
-          f"({days:.1f} simulated days), {best / max(result.steps, 1) * 1e6:.0f} us per event minute; "
-          f"{best / TARGET_SECONDS:.3f} of the {TARGET_SECONDS:.0f} s target")
+    print(
+        f"simulate: {best:.2f} s (best of {args.repeat}); {result.steps} event minutes "
+        f"({days:.1f} simulated days), {best / max(result.steps, 1) * 1e6:.0f} us per event minute; "
+        f"{best / TARGET_SECONDS:.3f} of the {TARGET_SECONDS:.0f} s target"
+    )
 
     if args.profile:
         prof = cProfile.Profile()

@@ -25,13 +25,17 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     bot = generate_bot(1, args.jobs, args.seed)
-    print(f"cores: {os.cpu_count()}; jobs: {bot.n_jobs}; slices: {int(bot.n_slices.sum())} "
-          f"(mean {bot.n_slices.mean():.1f} per job)")
+    print(
+        f"cores: {os.cpu_count()}; jobs: {bot.n_jobs}; slices: {int(bot.n_slices.sum())} "
+        f"(mean {bot.n_slices.mean():.1f} per job)"
+    )
     t = time.perf_counter()
     parallel = optimal_schedules(bot, workers=args.workers)
     t_par = time.perf_counter() - t
-    print(f"workers={args.workers}: {t_par:.1f} s for {len(parallel)} verified optimal schedules "
-          f"({t_par / len(parallel) * 1e3:.2f} ms per job)")
+    print(
+        f"workers={args.workers}: {t_par:.1f} s for {len(parallel)} verified optimal schedules "
+        f"({t_par / len(parallel) * 1e3:.2f} ms per job)"
+    )
     t = time.perf_counter()
     serial = optimal_schedules(bot, workers=1)
     t_ser = time.perf_counter() - t

@@ -51,10 +51,14 @@ def main() -> None:
         assert abs(v_g - v_d) <= 1e-9 * v_g, (v_g, v_d)
         ratios.append(t_graph / t_dp)
         dps.append(t_dp)
-        print(f"seed {seed}: c in [{inst.c.min()}, {inst.c.max()}], graph {t_graph * 1e3:8.1f} ms, "
-              f"dp {t_dp * 1e3:6.2f} ms, ratio {t_graph / t_dp:6.1f}x, optimum {v_d:.6f}")
-    print(f"median: dp {statistics.median(dps) * 1e3:.2f} ms per job, "
-          f"graph/dp {statistics.median(ratios):.0f}x (min {min(ratios):.0f}x)")
+        print(
+            f"seed {seed}: c in [{inst.c.min()}, {inst.c.max()}], graph {t_graph * 1e3:8.1f} ms, "
+            f"dp {t_dp * 1e3:6.2f} ms, ratio {t_graph / t_dp:6.1f}x, optimum {v_d:.6f}"
+        )
+    print(
+        f"median: dp {statistics.median(dps) * 1e3:.2f} ms per job, "
+        f"graph/dp {statistics.median(ratios):.0f}x (min {min(ratios):.0f}x)"
+    )
 
 
 if __name__ == "__main__":

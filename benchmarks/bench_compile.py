@@ -284,10 +284,15 @@ def cmd_startup(args) -> None:
     folder = Path(tempfile.mkdtemp(prefix="startup-"))
     try:
         job = folder / "job.json"
-        subprocess.run(["volsched", "generate", "checkpoint", "--seed", "1", "--out", str(job)],
-                       check=True, capture_output=True)
-        commands = {"volsched --help": ["volsched", "--help"],
-                    "volsched solve JOB (checkpoint, n = 20)": ["volsched", "solve", str(job)]}
+        subprocess.run(
+            ["volsched", "generate", "checkpoint", "--seed", "1", "--out", str(job)],
+            check=True,
+            capture_output=True,
+        )
+        commands = {
+            "volsched --help": ["volsched", "--help"],
+            "volsched solve JOB (checkpoint, n = 20)": ["volsched", "solve", str(job)],
+        }
         walls: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(args.reps):
             for name, command in commands.items():

@@ -49,11 +49,15 @@ def mask(members) -> np.ndarray:
 
 
 def span_table(est, trans, rng, samples) -> None:
-    print("(a) E^(S)(W): printed vs conditional vs Monte Carlo (successful runs)   "
-          "(b) P^(S)(W) = P_+^(W-1) vs MC success rate")
-    print(f"{'|S|':>3} {'W':>4} | {'printed':>10} {'conditional':>11} {'MC mean':>9} {'± SE':>6} "
-          f"{'printed/MC':>10} {'(cond-MC)/SE':>12} | {'P_+^(W-1)':>9} {'MC rate':>8} {'± SE':>7} "
-          f"{'z':>5} | {'successes':>9}")
+    print(
+        "(a) E^(S)(W): printed vs conditional vs Monte Carlo (successful runs)   "
+        "(b) P^(S)(W) = P_+^(W-1) vs MC success rate"
+    )
+    print(
+        f"{'|S|':>3} {'W':>4} | {'printed':>10} {'conditional':>11} {'MC mean':>9} {'± SE':>6} "
+        f"{'printed/MC':>10} {'(cond-MC)/SE':>12} | {'P_+^(W-1)':>9} {'MC rate':>8} {'± SE':>7} "
+        f"{'z':>5} | {'successes':>9}"
+    )
     for size, W in [(1, 5), (1, 30), (2, 20), (3, 5), (3, 20), (5, 10), (5, 20), (10, 5)]:
         members = rng.choice(P, size, replace=False)
         m = mask(members)
@@ -68,16 +72,20 @@ def span_table(est, trans, rng, samples) -> None:
             tail = f"{mean:9.3f} {se:6.3f} {printed / mean:10.2f} {(cond - mean) / se:12.2f}"
         else:
             tail = f"{'-':>9} {'-':>6} {'-':>10} {'-':>12}"
-        print(f"{size:3d} {W:4d} | {printed:10.3f} {cond:11.3f} {tail} | {p_w:9.5f} {rate:8.5f} "
-              f"{rate_se:7.5f} {(p_w - rate) / rate_se:5.2f} | {len(d):9d}")
+        print(
+            f"{size:3d} {W:4d} | {printed:10.3f} {cond:11.3f} {tail} | {p_w:9.5f} {rate:8.5f} "
+            f"{rate_se:7.5f} {(p_w - rate) / rate_se:5.2f} | {len(d):9d}"
+        )
 
 
 def communication_table(est, trans, rng, samples) -> None:
     print("\n(c) communication phase: E_comm and P_comm (Section V-B) vs Monte Carlo")
     print("    w_min = 2: T_prog = 10, T_data = 2, n_q = T_prog + x_q T_data")
-    print(f"{'|S|':>3} {'x_q':>14} {'n_com':>5} | {'E_comm cond':>11} {'E_comm pr':>10} {'MC span':>8} "
-          f"{'± SE':>5} {'err cond':>8} | {'P_comm cond':>11} {'P_comm pr':>9} {'MC no-DOWN':>10} "
-          f"{'err cond':>8}")
+    print(
+        f"{'|S|':>3} {'x_q':>14} {'n_com':>5} | {'E_comm cond':>11} {'E_comm pr':>10} {'MC span':>8} "
+        f"{'± SE':>5} {'err cond':>8} | {'P_comm cond':>11} {'P_comm pr':>9} {'MC no-DOWN':>10} "
+        f"{'err cond':>8}"
+    )
     errors = []
     for size, n_com in [(1, 1), (2, 5), (3, 1), (3, 2), (3, 5), (5, 2), (5, 5), (8, 5)]:
         members = rng.choice(P, size, replace=False)
@@ -95,11 +103,15 @@ def communication_table(est, trans, rng, samples) -> None:
         err_t, err_p = (cond.time - mean) / mean, (cond.success - rate) / rate
         errors.append((abs(err_t), abs(err_p)))
         xs = str(tuple(int(v) for v in x))
-        print(f"{size:3d} {xs:>14} {n_com:5d} | {cond.time:11.2f} {printed.time:10.2f} {mean:8.2f} {se:5.2f} "
-              f"{err_t:8.1%} | {cond.success:11.4f} {printed.success:9.4f} {rate:10.4f} {err_p:8.1%}")
+        print(
+            f"{size:3d} {xs:>14} {n_com:5d} | {cond.time:11.2f} {printed.time:10.2f} {mean:8.2f} {se:5.2f} "
+            f"{err_t:8.1%} | {cond.success:11.4f} {printed.success:9.4f} {rate:10.4f} {err_p:8.1%}"
+        )
     worst = np.max(errors, axis=0)
-    print(f"    worst |relative error| of the conditional estimates: E_comm {worst[0]:.1%}, "
-          f"P_comm {worst[1]:.1%}")
+    print(
+        f"    worst |relative error| of the conditional estimates: E_comm {worst[0]:.1%}, "
+        f"P_comm {worst[1]:.1%}"
+    )
 
 
 def reference_sums(trans, members, T):
@@ -116,10 +128,14 @@ def reference_sums(trans, members, T):
 
 
 def cost_table(trans, rng, repeat) -> None:
-    print(f"\n(d) cost of one call for 20 candidate sets S ∪ {{q}} ({os.cpu_count()} cores); "
-          "expected_span(masks, W) with W per set")
-    print(f"{'|S|':>3} {'T(S) max':>8} | {'cold memo':>10} {'memo hit':>9} | {'reference loop':>14} "
-          f"{'ratio ref/cold':>14} | {'max |rel diff|':>14} | {'communication':>13}")
+    print(
+        f"\n(d) cost of one call for 20 candidate sets S ∪ {{q}} ({os.cpu_count()} cores); "
+        "expected_span(masks, W) with W per set"
+    )
+    print(
+        f"{'|S|':>3} {'T(S) max':>8} | {'cold memo':>10} {'memo hit':>9} | {'reference loop':>14} "
+        f"{'ratio ref/cold':>14} | {'max |rel diff|':>14} | {'communication':>13}"
+    )
     base = MarkovEstimates(trans)
     for size in (0, 1, 2, 4, 9):
         S = rng.choice(P, size, replace=False)
@@ -151,8 +167,10 @@ def cost_table(trans, rng, repeat) -> None:
             ref.append(1 + (W[i] - 1) * e_c / p_plus)
         t_ref = (time.perf_counter() - t0) / n_ref * P
         diff = np.max(np.abs(np.array(ref) - got[:n_ref]) / got[:n_ref])
-        print(f"{size:3d} {int(T.max()):8d} | {t_cold * 1e6:8.0f}µs {t_hit * 1e6:7.0f}µs | "
-              f"{t_ref * 1e3:12.1f}ms {t_ref / t_cold:14.0f} | {diff:14.1e} | {t_comm * 1e6:11.0f}µs")
+        print(
+            f"{size:3d} {int(T.max()):8d} | {t_cold * 1e6:8.0f}µs {t_hit * 1e6:7.0f}µs | "
+            f"{t_ref * 1e3:12.1f}ms {t_ref / t_cold:14.0f} | {diff:14.1e} | {t_comm * 1e6:11.0f}µs"
+        )
     print("    (|S| = 0: the singletons, memoised when the object is built; cold memo = recomputed here;")
     print("     communication: E_comm and P_comm for the 20 sets, n_q ~ U[10, 150) on S ∪ {q}, n_com = 5)")
 
@@ -166,8 +184,10 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     trans = markov_chains(rng, P)
     est = MarkovEstimates(trans)
-    print(f"paper chains, p = {P}, seed {args.seed}, {args.samples:,} Monte-Carlo runs per row, "
-          f"eps = {est.eps:g}, table T = {est.T}\n")
+    print(
+        f"paper chains, p = {P}, seed {args.seed}, {args.samples:,} Monte-Carlo runs per row, "
+        f"eps = {est.eps:g}, table T = {est.T}\n"
+    )
     span_table(est, trans, rng, args.samples)
     communication_table(est, trans, rng, args.samples)
     cost_table(trans, rng, args.repeat)

@@ -29,11 +29,20 @@ def unpaired(rows: list[dict], m: int, name: str) -> tuple[float, float]:
     """%diff and stdv of ``name`` against IE from each one's mean over its own finished trials."""
     means: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     for r in rows:
-        if (r["kind"] == "heuristic" and r["params"].get("tasks") == m and r["objective"] is not None
-                and r["method"] in (name, REFERENCE)):
+        if (
+            r["kind"] == "heuristic"
+            and r["params"].get("tasks") == m
+            and r["objective"] is not None
+            and r["method"] in (name, REFERENCE)
+        ):
             means[scenario_of(r["params"])][r["method"]].append(r["objective"])
-    d = np.array([relative_difference(float(np.mean(by[name])), float(np.mean(by[REFERENCE])), "min")
-                  for by in means.values() if by[name] and by[REFERENCE]])
+    d = np.array(
+        [
+            relative_difference(float(np.mean(by[name])), float(np.mean(by[REFERENCE])), "min")
+            for by in means.values()
+            if by[name] and by[REFERENCE]
+        ]
+    )
     return 100 * d.mean(), d.std()
 
 
@@ -43,22 +52,27 @@ def main() -> None:
     args = parser.parse_args()
     rows = Store(args.store, create=False).rows()
     base = tables(rows)
-    capped = tables([{**r, "objective": CAP} if r["kind"] == "heuristic" and r["objective"] is None else r
-                     for r in rows])
+    capped = tables(
+        [{**r, "objective": CAP} if r["kind"] == "heuristic" and r["objective"] is None else r for r in rows]
+    )
     for m, table in capped.items():
         stored = {t["heuristic"]: t for t in base[m]}
         print(f"\nm = {m}\n")
-        print("| heuristic | #fails | %diff, both finished | stdv | largest scenario | %diff, fails at the "
-              "cap | stdv | %wins, fails at the cap | %diff, unpaired means | stdv |")
+        print(
+            "| heuristic | #fails | %diff, both finished | stdv | largest scenario | %diff, fails at the "
+            "cap | stdv | %wins, fails at the cap | %diff, unpaired means | stdv |"
+        )
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         of_m = [r for r in rows if r["params"].get("tasks") == m]
         for t in table:
             s = stored[t["heuristic"]]
             diff, stdv = unpaired(rows, m, t["heuristic"])
             worst = max(d for _, d in scenario_differences(of_m, "coupled", t["heuristic"], REFERENCE)[0])
-            print(f"| {t['heuristic']} | {s['fails']} | {s['pct_diff']:.2f} | {s['stdv']:.2f} "
-                  f"| {100 * worst:.0f} | {t['pct_diff']:.2f} | {t['stdv']:.2f} | {t['pct_wins']:.2f} "
-                  f"| {diff:.2f} | {stdv:.2f} |")
+            print(
+                f"| {t['heuristic']} | {s['fails']} | {s['pct_diff']:.2f} | {s['stdv']:.2f} "
+                f"| {100 * worst:.0f} | {t['pct_diff']:.2f} | {t['stdv']:.2f} | {t['pct_wins']:.2f} "
+                f"| {diff:.2f} | {stdv:.2f} |"
+            )
 
 
 if __name__ == "__main__":

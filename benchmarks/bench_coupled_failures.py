@@ -28,8 +28,11 @@ def main() -> None:
     parser.add_argument("store")
     parser.add_argument("--tasks", type=int, default=10, help="m (default 10)")
     args = parser.parse_args()
-    rows = [r for r in Store(args.store, create=False).rows()
-            if r["params"].get("preset") == PRESET and r["params"]["tasks"] == args.tasks]
+    rows = [
+        r
+        for r in Store(args.store, create=False).rows()
+        if r["params"].get("preset") == PRESET and r["params"]["tasks"] == args.tasks
+    ]
     refs = offline_reference(rows)
     runs: dict[str, dict[str, float | None]] = defaultdict(dict)
     cell = {}
@@ -40,8 +43,10 @@ def main() -> None:
     names = sorted({n for by in runs.values() for n in by})
     complete = {k: by for k, by in runs.items() if len(by) == len(names)}
     failed = [k for k, by in complete.items() if by[REFERENCE] is None]
-    print(f"m = {args.tasks}: {len(complete)} realizations with all {len(names)} heuristics stored; "
-          f"{REFERENCE} fails on {len(failed)}\n")
+    print(
+        f"m = {args.tasks}: {len(complete)} realizations with all {len(names)} heuristics stored; "
+        f"{REFERENCE} fails on {len(failed)}\n"
+    )
     kinds = Counter()
     rescued = Counter()
     for k in failed:
@@ -64,15 +69,19 @@ def main() -> None:
         worse = sum(1 for by in complete.values() if by[REFERENCE] is not None and by[name] is None)
         print(f"| {name} | {rescued[name]} | {worse} |")
     bare = [k for k in complete if refs[k]["best"] is None]
-    print(f"\nWithout an upper bound: {len(bare)} realizations; with a finished run among them: "
-          f"{sum(1 for k in bare if any(v is not None for v in complete[k].values()))}; with a lower "
-          f"bound above the cap: {sum(1 for k in bare if (refs[k]['lower'] or 0) > CAP)}")
+    print(
+        f"\nWithout an upper bound: {len(bare)} realizations; with a finished run among them: "
+        f"{sum(1 for k in bare if any(v is not None for v in complete[k].values()))}; with a lower "
+        f"bound above the cap: {sum(1 for k in bare if (refs[k]['lower'] or 0) > CAP)}"
+    )
     scenarios = Counter(cell[k] for k in failed)
-    print(f"\n{REFERENCE}'s failures fall in {len(scenarios)} scenarios (n_com, w_min, scenario); "
-          f"{sum(n for n in scenarios.values() if n >= 5)} of them in the "
-          f"{sum(1 for n in scenarios.values() if n >= 5)} scenarios where it fails on 5 or more of "
-          "the 10 trials. Per w_min:",
-          dict(sorted(Counter(w for _, w, _ in (cell[k] for k in failed)).items())))
+    print(
+        f"\n{REFERENCE}'s failures fall in {len(scenarios)} scenarios (n_com, w_min, scenario); "
+        f"{sum(n for n in scenarios.values() if n >= 5)} of them in the "
+        f"{sum(1 for n in scenarios.values() if n >= 5)} scenarios where it fails on 5 or more of "
+        "the 10 trials. Per w_min:",
+        dict(sorted(Counter(w for _, w, _ in (cell[k] for k in failed)).items())),
+    )
 
 
 if __name__ == "__main__":

@@ -90,8 +90,9 @@ def scenario_diffs(rows: dict, made: dict, scenarios: list, name: str, frozen: b
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", required=True)
-    parser.add_argument("--scenarios", type=int, default=12,
-                        help="scenarios drawn (seed 2013), 10 trials each")
+    parser.add_argument(
+        "--scenarios", type=int, default=12, help="scenarios drawn (seed 2013), 10 trials each"
+    )
     parser.add_argument("--names", default=",".join(NAMES))
     args = parser.parse_args()
     names = args.names.split(",")
@@ -105,17 +106,23 @@ def main() -> None:
     for name in names:
         for case in tqdm(cases, desc=f"{name}-frozen", unit="run"):
             made[case, name] = run(case, name)
-    print(f"{len(made)} runs in {time.perf_counter() - begin:.0f} s on {len(scenarios)} scenarios: "
-          f"{', '.join(map(str, scenarios))}\n")
-    print("| heuristic | fails, stored | fails, frozen | %diff vs IE, stored | frozen "
-          "| stdv, stored | frozen | largest scenario %diff, stored | frozen |")
+    print(
+        f"{len(made)} runs in {time.perf_counter() - begin:.0f} s on {len(scenarios)} scenarios: "
+        f"{', '.join(map(str, scenarios))}\n"
+    )
+    print(
+        "| heuristic | fails, stored | fails, frozen | %diff vs IE, stored | frozen "
+        "| stdv, stored | frozen | largest scenario %diff, stored | frozen |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in names:
         a = np.asarray(scenario_diffs(rows, made, scenarios, name, False))
         b = np.asarray(scenario_diffs(rows, made, scenarios, name, True))
-        print(f"| {name} | {sum(rows[c].get(name) is None for c in cases)} "
-              f"| {sum(made[c, name] is None for c in cases)} | {100 * a.mean():.1f} | {100 * b.mean():.1f} "
-              f"| {a.std():.2f} | {b.std():.2f} | {100 * a.max():.0f} | {100 * b.max():.0f} |")
+        print(
+            f"| {name} | {sum(rows[c].get(name) is None for c in cases)} "
+            f"| {sum(made[c, name] is None for c in cases)} | {100 * a.mean():.1f} | {100 * b.mean():.1f} "
+            f"| {a.std():.2f} | {b.std():.2f} | {100 * a.max():.0f} | {100 * b.max():.0f} |"
+        )
 
 
 if __name__ == "__main__":

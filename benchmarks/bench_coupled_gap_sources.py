@@ -38,8 +38,9 @@ PREFIXES = (3, 5, 7)
 
 def sample(n: int, seed: int) -> list[tuple[int, int, int]]:
     rng = np.random.default_rng(seed)
-    space = [(n_com, scenario, trial)
-             for n_com in (5, 10, 20) for scenario in range(10) for trial in range(10)]
+    space = [
+        (n_com, scenario, trial) for n_com in (5, 10, 20) for scenario in range(10) for trial in range(10)
+    ]
     return [space[i] for i in rng.choice(len(space), size=n, replace=False)]
 
 
@@ -49,8 +50,10 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=300.0)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    print("| (n_com, scenario, trial) | K | lower bound | greedy | optimum (CP-SAT) | CP-SAT s "
-          "| (OPT - LB) / OPT | (UB - OPT) / OPT |")
+    print(
+        "| (n_com, scenario, trial) | K | lower bound | greedy | optimum (CP-SAT) | CP-SAT s "
+        "| (OPT - LB) / OPT | (UB - OPT) / OPT |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     low_gaps, high_gaps, whole = [], [], []
     for n_com, scenario, trial in sample(args.sample, args.seed):
@@ -60,22 +63,33 @@ def main() -> None:
             instance = dataclasses.replace(base, K=k)
             greedy = FAMILY.solve(instance, problem="full", method="greedy")
             if greedy.objective is None or base.p * greedy.objective > MAX_CELLS:
-                print(f"| {(n_com, scenario, trial)} | {k} | {greedy.bound:.0f} | {greedy.objective} "
-                      f"| too large for CP-SAT | | | |")
+                print(
+                    f"| {(n_com, scenario, trial)} | {k} | {greedy.bound:.0f} | {greedy.objective} "
+                    f"| too large for CP-SAT | | | |"
+                )
                 continue
-            exact = FAMILY.solve(cut(instance, int(greedy.objective)), problem="full", method="cpsat",
-                                 time_limit=args.time_limit)
+            exact = FAMILY.solve(
+                cut(instance, int(greedy.objective)),
+                problem="full",
+                method="cpsat",
+                time_limit=args.time_limit,
+            )
             if exact.status != "optimal":
-                print(f"| {(n_com, scenario, trial)} | {k} | {greedy.bound:.0f} | {greedy.objective:.0f} "
-                      f"| not proven ({exact.bound:.0f} .. {exact.objective}) | {exact.runtime_s:.0f} | | |")
+                print(
+                    f"| {(n_com, scenario, trial)} | {k} | {greedy.bound:.0f} | {greedy.objective:.0f} "
+                    f"| not proven ({exact.bound:.0f} .. {exact.objective}) | {exact.runtime_s:.0f} | | |"
+                )
                 continue
             opt = exact.objective
             low, high = (opt - greedy.bound) / opt, (greedy.objective - opt) / opt
             low_gaps.append(low)
             high_gaps.append(high)
             best_prefix = (k, int(opt))
-            print(f"| {(n_com, scenario, trial)} | {k} | {greedy.bound:.0f} | {greedy.objective:.0f} "
-                  f"| {opt:.0f} | {exact.runtime_s:.0f} | {low:.3f} | {high:.3f} |", flush=True)
+            print(
+                f"| {(n_com, scenario, trial)} | {k} | {greedy.bound:.0f} | {greedy.objective:.0f} "
+                f"| {opt:.0f} | {exact.runtime_s:.0f} | {low:.3f} | {high:.3f} |",
+                flush=True,
+            )
         full = FAMILY.solve(base, problem="full", method="greedy")
         if best_prefix is not None and full.objective is not None:
             k, opt = best_prefix
@@ -83,16 +97,22 @@ def main() -> None:
             hybrid = rest[-1] + 1 if len(rest) == base.K - k else None
             whole.append((n_com, scenario, trial, full.bound, hybrid, full.objective, k))
     if low_gaps:
-        print(f"\nproven prefixes: {len(low_gaps)}; mean (OPT - LB) / OPT = {statistics.mean(low_gaps):.3f} "
-              f"(max {max(low_gaps):.3f}); mean (UB - OPT) / OPT = {statistics.mean(high_gaps):.3f} "
-              f"(max {max(high_gaps):.3f})")
-    print("\n| (n_com, scenario, trial) | K | lower bound | prefix-and-chain bound (prefix K) | greedy "
-          "| gap | gap with prefix-and-chain |")
+        print(
+            f"\nproven prefixes: {len(low_gaps)}; mean (OPT - LB) / OPT = {statistics.mean(low_gaps):.3f} "
+            f"(max {max(low_gaps):.3f}); mean (UB - OPT) / OPT = {statistics.mean(high_gaps):.3f} "
+            f"(max {max(high_gaps):.3f})"
+        )
+    print(
+        "\n| (n_com, scenario, trial) | K | lower bound | prefix-and-chain bound (prefix K) | greedy "
+        "| gap | gap with prefix-and-chain |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for n_com, scenario, trial, bound, hybrid, upper, k in whole:
         better = bound if hybrid is None else max(bound, hybrid)
-        print(f"| {(n_com, scenario, trial)} | 10 | {bound:.0f} | {hybrid} ({k}) | {upper:.0f} "
-              f"| {(upper - bound) / upper:.3f} | {(upper - better) / upper:.3f} |")
+        print(
+            f"| {(n_com, scenario, trial)} | 10 | {bound:.0f} | {hybrid} ({k}) | {upper:.0f} "
+            f"| {(upper - bound) / upper:.3f} | {(upper - better) / upper:.3f} |"
+        )
 
 
 if __name__ == "__main__":

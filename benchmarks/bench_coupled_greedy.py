@@ -30,8 +30,13 @@ from volsched.solvers.coupled.horizon import cut  # noqa: E402
 from volsched.solvers.coupled.iterations import solve_iterations  # noqa: E402
 
 #: (m, n_com, w_min, scenario, trial, slots read)
-CASES = [(5, 5, 1, 0, 0, 2000), (5, 10, 5, 2, 0, 64_000), (10, 10, 3, 4, 0, 64_000),
-         (10, 5, 10, 0, 0, 64_000), (10, 5, 10, 0, 0, 256_000)]
+CASES = [
+    (5, 5, 1, 0, 0, 2000),
+    (5, 10, 5, 2, 0, 64_000),
+    (10, 10, 3, 4, 0, 64_000),
+    (10, 5, 10, 0, 0, 64_000),
+    (10, 5, 10, 0, 0, 256_000),
+]
 LONG = [(10, 5, 10, 0, 0, 1_000_000)]
 
 
@@ -47,8 +52,10 @@ def main() -> None:
     args = parser.parse_args()
     cases = CASES + (LONG if args.long else [])
     greedy_full(cut(paper_realization(5, 5, 1, 0, 0), 100))  # numba: load the compiled kernel first
-    print("| realization (m, n_com, w_min, scenario, trial) | slots read | Python loop | compiled | ratio "
-          "| same schedule | makespan | entries |")
+    print(
+        "| realization (m, n_com, w_min, scenario, trial) | slots read | Python loop | compiled | ratio "
+        "| same schedule | makespan | entries |"
+    )
     print("|---|---:|---:|---:|---:|---|---:|---:|")
     for *params, slots in cases:
         instance = cut(paper_realization(*params), slots)
@@ -56,8 +63,11 @@ def main() -> None:
         old, t_old = timed(greedy_full_oracle, instance)
         makespan = "none found" if new is None else f"{new['completions'][-1] + 1:,}"
         entries = 0 if new is None else len(new["configurations"])
-        print(f"| {tuple(params)} | {slots:,} | {t_old:.3f} s | {t_new:.3f} s | {t_old / t_new:.0f}x "
-              f"| {new == old} | {makespan} | {entries:,} |", flush=True)
+        print(
+            f"| {tuple(params)} | {slots:,} | {t_old:.3f} s | {t_new:.3f} s | {t_old / t_new:.0f}x "
+            f"| {new == old} | {makespan} | {entries:,} |",
+            flush=True,
+        )
     print("\n| realization | slots read | iterations chain | data chain | greedy |")
     print("|---|---:|---:|---:|---:|")
     for *params, slots in cases:
@@ -65,8 +75,10 @@ def main() -> None:
         _, t_iter = timed(solve_iterations, instance)
         _, t_chain = timed(data_chain, instance)
         _, t_greedy = timed(greedy_full, instance)
-        print(f"| {tuple(params)} | {slots:,} | {t_iter:.2f} s | {t_chain:.2f} s | {t_greedy:.2f} s |",
-              flush=True)
+        print(
+            f"| {tuple(params)} | {slots:,} | {t_iter:.2f} s | {t_chain:.2f} s | {t_greedy:.2f} s |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

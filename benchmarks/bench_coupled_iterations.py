@@ -49,8 +49,10 @@ def profile(n: int, slots: int) -> None:
         t2 = time.perf_counter()
         chain, replay = chain + t1 - t0, replay + t2 - t1
     k = n
-    print(f"per realization over {k}: generation {gen / k * 1000:.1f} ms, chain {chain / k * 1000:.1f} ms, "
-          f"replay {replay / k * 1000:.1f} ms")
+    print(
+        f"per realization over {k}: generation {gen / k * 1000:.1f} ms, chain {chain / k * 1000:.1f} ms, "
+        f"replay {replay / k * 1000:.1f} ms"
+    )
 
 
 def sample(n: int, slots: int):
@@ -66,17 +68,27 @@ def full(n: int, slots: int) -> None:
     def summary(label, results):
         gaps = [r.gap for r in results if r.gap is not None]
         times = [r.runtime_s for r in results]
-        print(f"{label}: {dict(Counter(r.status.value for r in results))}; gap mean "
-              f"{sum(gaps) / max(1, len(gaps)):.3f} max {max(gaps, default=0):.3f}; runtime mean "
-              f"{sum(times) / len(times):.2f} s max {max(times):.2f} s")
+        print(
+            f"{label}: {dict(Counter(r.status.value for r in results))}; gap mean "
+            f"{sum(gaps) / max(1, len(gaps)):.3f} max {max(gaps, default=0):.3f}; runtime mean "
+            f"{sum(times) / len(times):.2f} s max {max(times):.2f} s"
+        )
 
     big = [solve(inst, problem="full") for inst in sample(n, slots)]
     summary(f"full, {n} paper realizations (H = {slots})", big)
     tiny = []
     for inst in sample(n, slots):
         w = [max(1, int(v) // 10) for v in inst.w[:4]]
-        cut = CoupledInstance(availability=inst.availability[:4, :30], w=w, mu=[None] * 4, m=min(inst.m, 3),
-                              n_com=2, T_prog=2, T_data=1, K=2)
+        cut = CoupledInstance(
+            availability=inst.availability[:4, :30],
+            w=w,
+            mu=[None] * 4,
+            m=min(inst.m, 3),
+            n_com=2,
+            T_prog=2,
+            T_data=1,
+            K=2,
+        )
         tiny.append(solve(cut, problem="full", time_limit=60))
     summary(f"full, {n} tiny cuts (p = 4, H = 30, K = 2, T_prog = 2, T_data = 1, n_com = 2)", tiny)
 
@@ -99,8 +111,12 @@ def main() -> None:
     if args.profile or args.full:
         return
     table = preset("casanova2013")[0]
-    grid = {**table["grid"], "slots": args.slots, "scenario": list(range(args.scenarios)),
-            "trial": list(range(args.trials))}
+    grid = {
+        **table["grid"],
+        "slots": args.slots,
+        "scenario": list(range(args.scenarios)),
+        "trial": list(range(args.trials)),
+    }
     sweeps = parse_config({**table, "grid": grid})
     store = args.store or Path(tempfile.mkdtemp()) / "casanova2013.db"
     begin = time.perf_counter()
@@ -108,8 +124,10 @@ def main() -> None:
     wall = time.perf_counter() - begin
     with sqlite3.connect(store) as db:
         statuses = Counter(s for (s,) in db.execute("SELECT status FROM results"))
-    print(f"{summary['done']} realizations in {wall:.1f} s ({wall / max(1, summary['done']) * 1000:.1f} ms "
-          f"each, wall); statuses {dict(statuses)}; store {store}")
+    print(
+        f"{summary['done']} realizations in {wall:.1f} s ({wall / max(1, summary['done']) * 1000:.1f} ms "
+        f"each, wall); statuses {dict(statuses)}; store {store}"
+    )
 
 
 if __name__ == "__main__":

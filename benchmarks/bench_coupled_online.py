@@ -160,8 +160,10 @@ def bench_heuristics(realizations: int, cap: int) -> None:
         m, n_com = int(rng.choice(PAPER_TASKS)), int(rng.choice(PAPER_NCOM))
         w_min, scenario, trial = (int(v) for v in rng.integers((1, 0, 0), (11, 10, 10)))
         sample.append(paper_realization(m, n_com, w_min, scenario, trial))
-    print(f"## 1. slots per second, {realizations} paper realizations, up to {cap} slots each "
-          f"({os.cpu_count()} cores)\n")
+    print(
+        f"## 1. slots per second, {realizations} paper realizations, up to {cap} slots each "
+        f"({os.cpu_count()} cores)\n"
+    )
     print("| heuristic | new slots/s | reference slots/s | ratio | runs equal |")
     print("|---|---:|---:|---:|---:|")
     warm = paper_realization(5, 5, 1, 0, 0, slots=200)
@@ -180,15 +182,20 @@ def bench_heuristics(realizations: int, cap: int) -> None:
             new_s, ref_s = new_s + a.slots, ref_s + b.slots
             equal += a.schedule == b.schedule
         new_rate, ref_rate = new_s / new_t, ref_s / ref_t
-        print(f"| {name} | {new_rate:,.0f} | {ref_rate:,.0f} | {new_rate / ref_rate:.0f} "
-              f"| {equal}/{len(sample)} |", flush=True)
+        print(
+            f"| {name} | {new_rate:,.0f} | {ref_rate:,.0f} | {new_rate / ref_rate:.0f} "
+            f"| {equal}/{len(sample)} |",
+            flush=True,
+        )
 
 
 def bench_long(slots: int) -> None:
     """The package's simulator alone on long runs (the reference would take hours): memos warm."""
     cases = ((10, 10, 10, 1, 1), (10, 5, 10, 0, 0))
-    print(f"\n### long runs: {slots:,} slots on the m = 10, w_min = 10 realizations {cases}, the package "
-          "alone\n")
+    print(
+        f"\n### long runs: {slots:,} slots on the m = 10, w_min = 10 realizations {cases}, the package "
+        "alone\n"
+    )
     print("| heuristic | slots/s | us per slot | decisions | switches |")
     print("|---|---:|---:|---:|---:|")
     for name in NAMES:
@@ -199,8 +206,10 @@ def bench_long(slots: int) -> None:
             run = simulate(inst, policy(name), np.random.default_rng(0), cap=slots)
             seconds += time.perf_counter() - t0
             total, decided, switched = total + run.slots, decided + run.decisions, switched + run.switches
-        print(f"| {name} | {total / seconds:,.0f} | {seconds / total * 1e6:.1f} | {decided:,} "
-              f"| {switched:,} |", flush=True)
+        print(
+            f"| {name} | {total / seconds:,.0f} | {seconds / total * 1e6:.1f} | {decided:,} | {switched:,} |",
+            flush=True,
+        )
 
 
 # ---------------------------------------------------------------- 2. replay
@@ -210,8 +219,11 @@ def bench_replay(cap: int) -> None:
     print(f"\n## 2. replay, failing runs of {cap} slots\n")
     print("| run | slots | new s | old s | ratio | new slots/s |")
     print("|---|---:|---:|---:|---:|---:|")
-    for name, case in (("RANDOM", (10, 5, 10, 0, 0)), ("IE", (10, 20, 10, 3, 1)),
-                       ("P-IE", (10, 10, 9, 1, 2))):
+    for name, case in (
+        ("RANDOM", (10, 5, 10, 0, 0)),
+        ("IE", (10, 20, 10, 3, 1)),
+        ("P-IE", (10, 10, 9, 1, 2)),
+    ):
         inst = paper_realization(*case)
         run = simulate(inst, policy(name), np.random.default_rng(0), cap=cap)
         replay_trace(inst, run.schedule)  # compile and read the realization once
@@ -222,8 +234,11 @@ def bench_replay(cap: int) -> None:
         t2 = time.perf_counter()
         assert new.completions == old.completions
         new_s, old_s = t1 - t0, t2 - t1
-        print(f"| {name} on {case} | {run.slots:,} | {new_s:.3f} | {old_s:.1f} | {old_s / new_s:.0f} "
-              f"| {run.slots / new_s:,.0f} |", flush=True)
+        print(
+            f"| {name} on {case} | {run.slots:,} | {new_s:.3f} | {old_s:.1f} | {old_s / new_s:.0f} "
+            f"| {run.slots / new_s:,.0f} |",
+            flush=True,
+        )
 
 
 # ---------------------------------------------------------------- 3. the preset
@@ -267,8 +282,11 @@ def bench_preset(count: int, per: int, workers: int, profile: bool) -> None:
     cells = strata(count)
     rng = np.random.default_rng(2013)
     jobs = [(cell, int(rng.integers(10)), int(rng.integers(10))) for cell in cells for _ in range(per)]
-    print(f"\n## 3. casanova2013 estimate: {len(cells)} strata x {per} realization(s), 17 heuristics, "
-          f"cap 10^6, {workers} workers\n", flush=True)
+    print(
+        f"\n## 3. casanova2013 estimate: {len(cells)} strata x {per} realization(s), 17 heuristics, "
+        f"cap 10^6, {workers} workers\n",
+        flush=True,
+    )
     t0 = time.perf_counter()
     with ProcessPoolExecutor(workers) as pool:
         rows = [row for part in pool.map(one_realization, jobs) for row in part]
@@ -291,9 +309,11 @@ def bench_preset(count: int, per: int, workers: int, profile: bool) -> None:
     runs = [row for row in rows if row[3] not in exact]
     seconds = sum(row[4] for row in runs)
     slots = sum(row[6] for row in runs)
-    print(f"sample: {len(runs)} runs, {slots:,} slots, {seconds:.0f} s of runs "
-          f"({slots / seconds:,.0f} slots/s with the replay), "
-          f"{sum(per_name[e] for e in exact):.0f} s of exact tasks, wall {wall:.0f} s\n")
+    print(
+        f"sample: {len(runs)} runs, {slots:,} slots, {seconds:.0f} s of runs "
+        f"({slots / seconds:,.0f} slots/s with the replay), "
+        f"{sum(per_name[e] for e in exact):.0f} s of exact tasks, wall {wall:.0f} s\n"
+    )
     print("| task | s in the sample | outcomes |")
     print("|---|---:|---|")
     for name in (*NAMES, *exact):
@@ -303,11 +323,15 @@ def bench_preset(count: int, per: int, workers: int, profile: bool) -> None:
     print("|---|---:|---:|")
     for cell in sorted(per_cell):
         print(f"| {cell} | {per_cell[cell]:.1f} | {per_cell_exact[cell]:.1f} |")
-    print(f"\nestimate for the preset's heuristics: {total / 3600:.1f} h of runs, "
-          f"{total / workers / 3600:.2f} h on {workers} workers (target 0.5 h)")
-    print(f"estimate for its exact tasks ({', '.join(exact)}; limit {EXACT_LIMIT} s): "
-          f"{total_exact / 3600:.1f} h, {total_exact / workers / 3600:.2f} h on {workers} workers; "
-          f"the whole preset {(total + total_exact) / workers / 3600:.2f} h on {workers} workers")
+    print(
+        f"\nestimate for the preset's heuristics: {total / 3600:.1f} h of runs, "
+        f"{total / workers / 3600:.2f} h on {workers} workers (target 0.5 h)"
+    )
+    print(
+        f"estimate for its exact tasks ({', '.join(exact)}; limit {EXACT_LIMIT} s): "
+        f"{total_exact / 3600:.1f} h, {total_exact / workers / 3600:.2f} h on {workers} workers; "
+        f"the whole preset {(total + total_exact) / workers / 3600:.2f} h on {workers} workers"
+    )
     if profile:
         # The costliest realization of the sample again, in this process, under cProfile (which
         # slows the Python parts, not the compiled ones).

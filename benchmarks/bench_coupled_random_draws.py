@@ -50,15 +50,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", required=True)
     parser.add_argument("--sample", type=int, default=300, help="realizations drawn (seed 2013) for %%diff")
-    parser.add_argument("--failing", type=int, default=100,
-                        help="realizations drawn (seed 2013) among those where RANDOM fails")
+    parser.add_argument(
+        "--failing",
+        type=int,
+        default=100,
+        help="realizations drawn (seed 2013) among those where RANDOM fails",
+    )
     args = parser.parse_args()
     rows = stored(args.store)
     rng = np.random.default_rng(2013)
     failing = sorted(case for case, r in rows.items() if r.get("RANDOM") is None)
     total_failing = len(failing)
-    failing = [failing[i] for i in sorted(rng.choice(len(failing), min(args.failing, len(failing)),
-                                                      replace=False))]
+    failing = [
+        failing[i] for i in sorted(rng.choice(len(failing), min(args.failing, len(failing)), replace=False))
+    ]
     everything = sorted(rows)
     sample = [everything[i] for i in sorted(rng.choice(len(everything), args.sample, replace=False))]
     cases = sorted(set(failing) | set(sample))
@@ -67,22 +72,28 @@ def main() -> None:
     seconds = time.perf_counter() - begin
     print(f"{len(cases)} runs in {seconds:.0f} s\n")
     fails_distinct = sum(made[c] is None for c in failing)
-    print(f"realizations where RANDOM (with replacement) fails: {total_failing}; on {len(failing)} of them "
-          f"drawn, RANDOM-distinct fails on {fails_distinct}\n")
+    print(
+        f"realizations where RANDOM (with replacement) fails: {total_failing}; on {len(failing)} of them "
+        f"drawn, RANDOM-distinct fails on {fails_distinct}\n"
+    )
     both = [c for c in sample if rows[c].get("IE") is not None]
     ok_with = [c for c in both if rows[c]["RANDOM"] is not None]
     ok_distinct = [c for c in both if made[c] is not None]
     ratio = [made[c] / rows[c]["RANDOM"] for c in ok_with if made[c] is not None]
     diff_with = 100 * np.mean([diff(rows[c]["RANDOM"], rows[c]["IE"]) for c in ok_with])
     diff_distinct = 100 * np.mean([diff(made[c], rows[c]["IE"]) for c in ok_distinct])
-    print("| sample (seed 2013) | realizations | fails with replacement | fails distinct "
-          "| mean per-realization %diff vs IE, with replacement | distinct "
-          "| median makespan ratio distinct / with |")
+    print(
+        "| sample (seed 2013) | realizations | fails with replacement | fails distinct "
+        "| mean per-realization %diff vs IE, with replacement | distinct "
+        "| median makespan ratio distinct / with |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|")
-    print(f"| {len(sample)} drawn | {len(both)} with IE finished "
-          f"| {sum(rows[c]['RANDOM'] is None for c in sample)} | {sum(made[c] is None for c in sample)} "
-          f"| {diff_with:.1f} ({len(ok_with)}) | {diff_distinct:.1f} ({len(ok_distinct)}) "
-          f"| {np.median(ratio):.3f} ({len(ratio)}) |")
+    print(
+        f"| {len(sample)} drawn | {len(both)} with IE finished "
+        f"| {sum(rows[c]['RANDOM'] is None for c in sample)} | {sum(made[c] is None for c in sample)} "
+        f"| {diff_with:.1f} ({len(ok_with)}) | {diff_distinct:.1f} ({len(ok_distinct)}) "
+        f"| {np.median(ratio):.3f} ({len(ratio)}) |"
+    )
     per_w = {}
     for c in failing:
         per_w.setdefault(c[1], [0, 0])

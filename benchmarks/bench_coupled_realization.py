@@ -81,10 +81,14 @@ def continuation(cap: int, instances: int) -> None:
     print(f"\n| realization({cap:,}), p = 20, H = 2,000 | seconds |")
     print("|---|---|")
     print(f"| Python loop over {cap:,} slots (once) | {old:.3f} |")
-    print(f"| kernel continuation, median of {instances} fresh instances (min {min(first):.4f}, "
-          f"max {max(first):.4f}) | {new:.4f} |")
-    print(f"| of which drawing the {cap - inst.horizon:,} x 20 uniforms (blocks of {REALIZATION_BLOCK:,} "
-          f"slots) | {draw:.4f} |")
+    print(
+        f"| kernel continuation, median of {instances} fresh instances (min {min(first):.4f}, "
+        f"max {max(first):.4f}) | {new:.4f} |"
+    )
+    print(
+        f"| of which drawing the {cap - inst.horizon:,} x 20 uniforms (blocks of {REALIZATION_BLOCK:,} "
+        f"slots) | {draw:.4f} |"
+    )
     print(f"| second call (cached), median | {statistics.median(again):.6f} |")
     print(f"| ratio Python loop / kernel | {old / new:.0f}x |")
 

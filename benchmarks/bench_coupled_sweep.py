@@ -32,17 +32,24 @@ def main() -> None:
     args = parser.parse_args()
     warm = cut(paper_realization(5, 5, 1, 0, 0), 100)
     solve_iterations(warm), data_chain(warm)  # numba: load the compiled kernels first
-    print("| realization (m, n_com, w_min, scenario, trial) | slots read | chain | Python | compiled | ratio "
-          "| same chain | completions |")
+    print(
+        "| realization (m, n_com, w_min, scenario, trial) | slots read | chain | Python | compiled | ratio "
+        "| same chain | completions |"
+    )
     print("|---|---:|---|---:|---:|---:|---|---:|")
     for *params, slots in CASES + (LONG if args.long else []):
         instance = cut(paper_realization(*params), slots)
-        for name, new_fn, oracle in (("iterations", solve_iterations, SweepOracle),
-                                     ("data", data_chain, DataChainOracle)):
+        for name, new_fn, oracle in (
+            ("iterations", solve_iterations, SweepOracle),
+            ("data", data_chain, DataChainOracle),
+        ):
             new, t_new = timed(new_fn, instance)
             old, t_old = timed(lambda inst, o=oracle: chain_oracle(inst, o(inst)), instance)
-            print(f"| {tuple(params)} | {slots:,} | {name} | {t_old:.3f} s | {t_new:.3f} s "
-                  f"| {t_old / t_new:.0f}x | {new == old} | {len(new)} |", flush=True)
+            print(
+                f"| {tuple(params)} | {slots:,} | {name} | {t_old:.3f} s | {t_new:.3f} s "
+                f"| {t_old / t_new:.0f}x | {new == old} | {len(new)} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

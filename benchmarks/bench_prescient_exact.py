@@ -72,28 +72,43 @@ def dense(base: PrescientInstance, days: int, seed: int) -> PrescientInstance:
     share = rng.uniform(0.2, 1.0, (n, samples))
     share[rng.random((n, samples)) < 0.1] = 0.0
     return PrescientInstance(
-        clock_mhz=base.clock_mhz, up_start=base.up_start, up_end=base.up_end, up_ptr=base.up_ptr,
-        cpu_index=np.tile(np.arange(samples, dtype=np.int64), n), cpu_share=share.ravel(),
-        cpu_ptr=np.arange(n + 1, dtype=np.int64) * samples, task_minutes=base.task_minutes,
-        period=base.period, start=base.start, history=base.history, horizon=base.horizon)
+        clock_mhz=base.clock_mhz,
+        up_start=base.up_start,
+        up_end=base.up_end,
+        up_ptr=base.up_ptr,
+        cpu_index=np.tile(np.arange(samples, dtype=np.int64), n),
+        cpu_share=share.ravel(),
+        cpu_ptr=np.arange(n + 1, dtype=np.int64) * samples,
+        task_minutes=base.task_minutes,
+        period=base.period,
+        start=base.start,
+        history=base.history,
+        horizon=base.horizon,
+    )
 
 
 def report(label: str, inst: PrescientInstance, load_s: float, repeat: int, with_reference: bool) -> None:
     identical_optimum(inst)  # warm-up: numba's cache
     new_s, best = best_of(lambda: identical_optimum(inst), repeat)
     mem = peak_gb(lambda: identical_optimum(inst))
-    print(f"\n{label}: N = {inst.n_hosts:,}, T = {inst.n_tasks:,}, {inst.task_minutes[0]:g}-min tasks, "
-          f"{inst.cpu_index.size:,} CPU runs, {inst.up_start.size:,} up intervals, "
-          f"trace {inst.horizon / 86400:g} days at {inst.period:g} s")
+    print(
+        f"\n{label}: N = {inst.n_hosts:,}, T = {inst.n_tasks:,}, {inst.task_minutes[0]:g}-min tasks, "
+        f"{inst.cpu_index.size:,} CPU runs, {inst.up_start.size:,} up intervals, "
+        f"trace {inst.horizon / 86400:g} days at {inst.period:g} s"
+    )
     print(f"  load (generate) {load_s:.1f} s")
-    print(f"  optimum {best['makespan']:.3f} s from submission ({best['makespan'] / 3600:.2f} h); "
-          f"traces read to {(best['horizon'] - inst.start) / 3600:.2f} h after it")
+    print(
+        f"  optimum {best['makespan']:.3f} s from submission ({best['makespan'] / 3600:.2f} h); "
+        f"traces read to {(best['horizon'] - inst.start) / 3600:.2f} h after it"
+    )
     print(f"  new: {new_s:.3f} s (best of {repeat}), peak memory {mem:.3f} GB")
     if with_reference:
         ref_s, ref = best_of(lambda: reference(inst), 1)
         assert abs(ref - best["makespan"]) <= 1e-6 * max(1.0, ref), (ref, best["makespan"])
-        print(f"  reference (whole trace, numpy pieces): {ref_s:.3f} s, same makespan; "
-              f"ratio {ref_s / new_s:.1f}x")
+        print(
+            f"  reference (whole trace, numpy pieces): {ref_s:.3f} s, same makespan; "
+            f"ratio {ref_s / new_s:.1f}x"
+        )
     t = time.perf_counter()
     result = solve(inst, "greedy")
     solve_s = time.perf_counter() - t
@@ -101,8 +116,10 @@ def report(label: str, inst: PrescientInstance, load_s: float, repeat: int, with
     value = verify_solution(inst, result.solution)
     verify_s = time.perf_counter() - t
     assert result.status.value == "optimal" and value == result.objective
-    print(f"  solve (method + {inst.n_tasks:,}-attempt schedule + verifier): {solve_s:.2f} s; "
-          f"verifier alone {verify_s:.2f} s")
+    print(
+        f"  solve (method + {inst.n_tasks:,}-attempt schedule + verifier): {solve_s:.2f} s; "
+        f"verifier alone {verify_s:.2f} s"
+    )
 
 
 def cpsat_table(platform: str, seeds=(1, 2, 3), sizes=(10, 20, 40)) -> None:
@@ -123,9 +140,11 @@ def cpsat_table(platform: str, seeds=(1, 2, 3), sizes=(10, 20, 40)) -> None:
                 c_s = time.perf_counter() - t
                 if not mixed:
                     assert abs(g.objective - c.objective) <= 1e-6 * g.objective
-                print(f"| {T} | {'5/15/35 min' if mixed else '15 min'} (seed {seed}) | {c.status.value} | "
-                      f"{c_s:.2f} | {c.info.get('bins')} | {c.info.get('candidates')} | {g_s:.3f} | "
-                      f"{g.objective / c.objective:.3f} |")
+                print(
+                    f"| {T} | {'5/15/35 min' if mixed else '15 min'} (seed {seed}) | {c.status.value} | "
+                    f"{c_s:.2f} | {c.info.get('bins')} | {c.info.get('candidates')} | {g_s:.3f} | "
+                    f"{g.objective / c.objective:.3f} |"
+                )
 
 
 def main() -> None:
@@ -148,8 +167,9 @@ def main() -> None:
     report(f"{args.platform} week", inst, time.perf_counter() - t, args.repeat, True)
     if args.dense_days:
         t = time.perf_counter()
-        base = generate_platform(args.platform, args.hosts, args.tasks, args.minutes, args.seed,
-                                 days=args.dense_days)
+        base = generate_platform(
+            args.platform, args.hosts, args.tasks, args.minutes, args.seed, days=args.dense_days
+        )
         stress = dense(base, args.dense_days, args.seed)
         del base
         report(f"dense shares, {args.dense_days} days", stress, time.perf_counter() - t, args.repeat, False)

@@ -69,8 +69,10 @@ def main() -> None:
     parser.add_argument("--profile", default=None)
     args = parser.parse_args()
     names = args.heuristics.split(",")
-    print(f"prescient heuristics, {args.platform}, N = {args.hosts}, T = {args.tasks}, "
-          f"{args.minutes:g}-minute tasks, {args.seeds} seeds ({os.cpu_count()} cores)")
+    print(
+        f"prescient heuristics, {args.platform}, N = {args.hosts}, T = {args.tasks}, "
+        f"{args.minutes:g}-minute tasks, {args.seeds} seeds ({os.cpu_count()} cores)"
+    )
     rows = {name: ([], [], []) for name in names}
     for seed in range(args.seeds):
         inst = make_instance(args.platform, args.hosts, args.tasks, args.minutes, seed)
@@ -80,7 +82,7 @@ def main() -> None:
             span = int(math.ceil((run.makespan or 3 * 3600.0) * 1.5)) + 600
             t_ref, ref = timed(per_second, inst, policy, np.random.default_rng(seed), span)
             while ref is None and span < 7 * 86_400:
-                span *= 2   # only the run that reached the end is timed: in the reference's favour
+                span *= 2  # only the run that reached the end is timed: in the reference's favour
                 t_ref, ref = timed(per_second, inst, policy, np.random.default_rng(seed), span)
             rows[name][0].append(t_event)
             rows[name][1].append(t_ref)

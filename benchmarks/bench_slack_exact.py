@@ -52,15 +52,18 @@ def main() -> None:
     ap.add_argument("--reference-limit", type=float, default=30.0)
     ap.add_argument("--profile", default=None)
     args = ap.parse_args()
-    files = sorted(p for p in Path(args.data).glob("Falkenauer_*.txt")
-                   if p.stem.split("_")[1] in args.only.split(","))
+    files = sorted(
+        p for p in Path(args.data).glob("Falkenauer_*.txt") if p.stem.split("_")[1] in args.only.split(",")
+    )
     print(f"cores: {os.cpu_count()}; files: {len(files)}; time limit {args.time_limit:g} s; CP-SAT workers 2")
     rows = []
     for path in files:
         status, runtime, objective, hit = run(path, args.time_limit)
         rows.append((path.stem, status, runtime, hit))
-        print(f"{path.stem:24s} {status:9s} {runtime:7.2f} s  objective {objective:g}  at target: {hit}",
-              flush=True)
+        print(
+            f"{path.stem:24s} {status:9s} {runtime:7.2f} s  objective {objective:g}  at target: {hit}",
+            flush=True,
+        )
     by_class: dict[str, list] = {}
     for stem, status, runtime, hit in rows:
         by_class.setdefault(stem.split("_")[1], []).append((status, runtime, hit))
@@ -68,15 +71,20 @@ def main() -> None:
     for cls, vals in sorted(by_class.items(), key=lambda kv: int(kv[0][1:])):
         ok = sum(1 for s, r, h in vals if s == "optimal" and h and r < TARGET_SECONDS)
         times = [r for _, r, _ in vals]
-        print(f"{cls:6s} {ok:3d} / {len(vals):<3d}         {statistics.median(times):7.2f}  "
-              f"{max(times):6.2f}")
+        print(
+            f"{cls:6s} {ok:3d} / {len(vals):<3d}         {statistics.median(times):7.2f}  {max(times):6.2f}"
+        )
     ok = sum(1 for _, s, r, h in rows if s == "optimal" and h and r < TARGET_SECONDS)
-    print(f"all: {ok} / {len(rows)} proven optimal at the target in under {TARGET_SECONDS:g} s; "
-          f"total {sum(r for _, _, r, _ in rows):.1f} s")
+    print(
+        f"all: {ok} / {len(rows)} proven optimal at the target in under {TARGET_SECONDS:g} s; "
+        f"total {sum(r for _, _, r, _ in rows):.1f} s"
+    )
     if args.reference:
         t60 = [p for p in files if "_t60_" in p.name][: args.reference]
-        print(f"\nreference (count model, no patterns, limit {args.reference_limit:g} s) "
-              f"on {len(t60)} t60 files")
+        print(
+            f"\nreference (count model, no patterns, limit {args.reference_limit:g} s) "
+            f"on {len(t60)} t60 files"
+        )
         mine = {stem: r for stem, _, r, _ in rows}
         saved = cpsat_patterns.MAX_NODES
         cpsat_patterns.MAX_NODES = 0
@@ -87,8 +95,10 @@ def main() -> None:
                 new = mine.get(path.stem) or run(path, args.time_limit)[1]
                 total_ref += runtime
                 total_new += new
-                print(f"{path.stem:24s} reference {status:9s} {runtime:7.2f} s  patterns {new:6.2f} s  "
-                      f"ratio {runtime / new:8.1f}{'+' if status != 'optimal' else ''}")
+                print(
+                    f"{path.stem:24s} reference {status:9s} {runtime:7.2f} s  patterns {new:6.2f} s  "
+                    f"ratio {runtime / new:8.1f}{'+' if status != 'optimal' else ''}"
+                )
             print(f"ratio reference / patterns over these files: {total_ref / total_new:.1f}")
         finally:
             cpsat_patterns.MAX_NODES = saved

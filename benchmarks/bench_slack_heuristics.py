@@ -55,8 +55,16 @@ def scan(instance):
     lam = instance.lam
     p = instance.p.tolist()
     t = instance.table
-    intervals = sorted(zip(t["e"].tolist(), t["machine"].tolist(), t["k"].tolist(), t["a"].tolist(),
-                           t["start"].tolist(), strict=True))
+    intervals = sorted(
+        zip(
+            t["e"].tolist(),
+            t["machine"].tolist(),
+            t["k"].tolist(),
+            t["a"].tolist(),
+            t["start"].tolist(),
+            strict=True,
+        )
+    )
     S = sorted(range(len(p)), key=lambda j: (-p[j], j))
     sum_s = sum(p)
     machine = [-1] * len(p)
@@ -101,10 +109,18 @@ def main() -> None:
     ap.add_argument("--draws", type=int, default=30)
     ap.add_argument("--worst", action="store_true", help="only the exact worst case on theorem2 instances")
     ap.add_argument("--sweep", action="store_true", help="only the beta sweep (ratio and median stability)")
-    ap.add_argument("--theorem2", type=int, metavar="N",
-                    help="only: Theorem 2's bound against the exact worst case on N seeded random instances")
-    ap.add_argument("--diagnose", type=float, metavar="BETA",
-                    help="only: which machine makes one draw's disturbed makespan on seed 0, and why")
+    ap.add_argument(
+        "--theorem2",
+        type=int,
+        metavar="N",
+        help="only: Theorem 2's bound against the exact worst case on N seeded random instances",
+    )
+    ap.add_argument(
+        "--diagnose",
+        type=float,
+        metavar="BETA",
+        help="only: which machine makes one draw's disturbed makespan on seed 0, and why",
+    )
     args = ap.parse_args()
     if args.diagnose is not None:
         diagnose(args)
@@ -125,8 +141,10 @@ def main() -> None:
     print(f"first compiled call of the process (kernel load/compile): {time.perf_counter() - t0:.2f} s")
     for seed in range(args.seeds):
         base = gen.generate_paper(args.machines, args.jobs, seed, 0.2, 10.0, 1.0)
-        print(f"seed {seed}: {base.n_intervals:,} intervals, lambda = {base.lam}, "
-              f"2 p_max <= a_min: {base.theorem2_assumption}")
+        print(
+            f"seed {seed}: {base.n_intervals:,} intervals, lambda = {base.lam}, "
+            f"2 p_max <= a_min: {base.theorem2_assumption}"
+        )
         for beta in (0.0, 0.5, 1.0):
             inst = base.with_beta(beta)
             t_new, sched = best_of(lambda inst=inst: gaps(inst), args.repeat)
@@ -136,26 +154,37 @@ def main() -> None:
             rng = np.random.default_rng(seed)
             a = inst.table["a"]
             deltas = -a * rng.random((args.draws, len(a)))
-            t_run, runs = best_of(lambda inst=inst, sched=sched, d=deltas:
-                                  disturbed_makespans(inst, sched, d), args.repeat)
-            t_py, py = best_of(lambda inst=inst, sched=sched, d=deltas:
-                               [disturbed_makespan_reference(inst, sched, x) for x in d], 1)
+            t_run, runs = best_of(
+                lambda inst=inst, sched=sched, d=deltas: disturbed_makespans(inst, sched, d), args.repeat
+            )
+            t_py, py = best_of(
+                lambda inst=inst, sched=sched, d=deltas: [
+                    disturbed_makespan_reference(inst, sched, x) for x in d
+                ],
+                1,
+            )
             np.testing.assert_allclose(runs, py, rtol=1e-12)
-            print(f"  beta {beta:3.1f}: gaps {t_new * 1e3:7.1f} ms, scan {t_ref:6.2f} s "
-                  f"({t_ref / t_new:5.0f}x); {args.draws} draws {t_run * 1e3:6.1f} ms, python "
-                  f"{t_py:5.2f} s ({t_py / t_run:4.0f}x); C_max {ref}, median stability "
-                  f"{np.median(runs) / ref:.3f}")
+            print(
+                f"  beta {beta:3.1f}: gaps {t_new * 1e3:7.1f} ms, scan {t_ref:6.2f} s "
+                f"({t_ref / t_new:5.0f}x); {args.draws} draws {t_run * 1e3:6.1f} ms, python "
+                f"{t_py:5.2f} s ({t_py / t_run:4.0f}x); C_max {ref}, median stability "
+                f"{np.median(runs) / ref:.3f}"
+            )
         t_lpt, s_lpt = best_of(lambda base=base: lpt(base), 1)
         t_list, s_list = best_of(lambda base=base: plain_list(base), 1)
-        print(f"  lpt {t_lpt:.2f} s (C_max {s_lpt.makespan(base.p)}), list {t_list:.2f} s "
-              f"(C_max {s_list.makespan(base.p)})")
+        print(
+            f"  lpt {t_lpt:.2f} s (C_max {s_lpt.makespan(base.p)}), list {t_list:.2f} s "
+            f"(C_max {s_list.makespan(base.p)})"
+        )
 
 
 def sweep(args) -> None:
     from volsched.solvers.slack.bound import lower_bound
 
-    print(f"paper instances m = {args.machines}, n = {args.jobs}; makespan / plain lower bound, "
-          f"median stability of {args.draws} draws (planned | compact executor)")
+    print(
+        f"paper instances m = {args.machines}, n = {args.jobs}; makespan / plain lower bound, "
+        f"median stability of {args.draws} draws (planned | compact executor)"
+    )
     for seed in range(args.seeds):
         base = gen.generate_paper(args.machines, args.jobs, seed, 0.2, 10.0, 1.0)
         lb = lower_bound(base, "plain")
@@ -164,8 +193,10 @@ def sweep(args) -> None:
             inst = base.with_beta(beta)
             sched = gaps(inst)
             ref = sched.makespan(inst.p)
-            st = [np.median(sampled_makespans(inst, sched, np.random.default_rng(seed), args.draws, ex)) / ref
-                  for ex in ("planned", "compact")]
+            st = [
+                np.median(sampled_makespans(inst, sched, np.random.default_rng(seed), args.draws, ex)) / ref
+                for ex in ("planned", "compact")
+            ]
             print(f"  beta {beta:3.1f}: ratio {ref / lb:.3f}, stability {st[0]:6.2f} | {st[1]:6.2f}")
 
 
@@ -203,10 +234,12 @@ def theorem2_search(count: int) -> None:
             assert stability == 1, (m, n, seed, lam, p_max, a_min, a_max, u_max)
         elif stability / bound > best[0]:
             best = (stability / bound, (stability, bound, m, n, seed, lam, p_max, a_min, a_max, u_max, beta))
-    print(f"{done} instances evaluated exactly ({refused} refused by the budget) in "
-          f"{time.perf_counter() - t0:.0f} s; {above_one} with worst-case stability > 1; beta = 1: all "
-          f"exactly 1; beta < 1: largest stability / bound {best[0]:.3f}, at (stability, bound, m, n, "
-          f"seed, lambda, p_max, a_min, a_max, u_max, beta) = {best[1]}")
+    print(
+        f"{done} instances evaluated exactly ({refused} refused by the budget) in "
+        f"{time.perf_counter() - t0:.0f} s; {above_one} with worst-case stability > 1; beta = 1: all "
+        f"exactly 1; beta < 1: largest stability / bound {best[0]:.3f}, at (stability, bound, m, n, "
+        f"seed, lambda, p_max, a_min, a_max, u_max, beta) = {best[1]}"
+    )
 
 
 def diagnose(args) -> None:
@@ -219,37 +252,52 @@ def diagnose(args) -> None:
     a = inst.table["a"]
     delta = -a * np.random.default_rng(0).random(len(a))
     ends = [(execute(pl, delta[pl.rows]), pl) for pl in plans]
-    print(f"seed 0, beta {args.diagnose}: C_max {ref}; median job {np.median(inst.p):.0f} s, median "
-          f"availability {np.median(a):.0f} s; the three machines that end last in one draw:")
+    print(
+        f"seed 0, beta {args.diagnose}: C_max {ref}; median job {np.median(inst.p):.0f} s, median "
+        f"availability {np.median(a):.0f} s; the three machines that end last in one draw:"
+    )
     for end, pl in sorted(ends, key=lambda x: -x[0])[:3]:
         after = pl.a[pl.e > ref]
         long_enough = np.flatnonzero(after >= pl.p.max())
-        print(f"  machine {pl.machine}: ends at {end / ref:.2f} C_max; jobs {pl.p.tolist()}; of its "
-              f"{len(after)} availabilities after C_max, {len(long_enough)} hold its longest job, the first "
-              f"is number {long_enough[0] + 1 if len(long_enough) else None}")
+        print(
+            f"  machine {pl.machine}: ends at {end / ref:.2f} C_max; jobs {pl.p.tolist()}; of its "
+            f"{len(after)} availabilities after C_max, {len(long_enough)} hold its longest job, the first "
+            f"is number {long_enough[0] + 1 if len(long_enough) else None}"
+        )
 
 
 def worst_sizes() -> None:
     from volsched.heuristics.slack import worst_case
     from volsched.instances.errors import InputError
 
-    print(f"cores: {os.cpu_count()}; exact worst case of GAPS on theorem2 instances (p <= 5, a in [10, 30], "
-          "u <= 10, horizon 3)")
-    for m, n, lam, beta in ((4, 12, 1, 0.5), (20, 100, 4, 0.0), (20, 200, 4, 0.0), (40, 400, 8, 0.3),
-                            (10, 200, 2, 0.0)):
+    print(
+        f"cores: {os.cpu_count()}; exact worst case of GAPS on theorem2 instances (p <= 5, a in [10, 30], "
+        "u <= 10, horizon 3)"
+    )
+    for m, n, lam, beta in (
+        (4, 12, 1, 0.5),
+        (20, 100, 4, 0.0),
+        (20, 200, 4, 0.0),
+        (40, 400, 8, 0.3),
+        (10, 200, 2, 0.0),
+    ):
         inst = gen.generate_theorem2(m, n, 0, lam, 5, 10, 30, 10, 3.0, beta)
         sched = gaps(inst)
         per = np.bincount(sched.machine, minlength=m)[[i for i in range(m) if i not in inst.free]]
         t0 = time.perf_counter()
         try:
             w = worst_case(inst, sched)
-            what = (f"stability {w.makespan / sched.makespan(inst.p):.3f} "
-                    f"(bound {2.5 - beta + inst.gamma:.2f}), "
-                    f"most replays of a machine {max(x.replays for x in w.machines):,}")
+            what = (
+                f"stability {w.makespan / sched.makespan(inst.p):.3f} "
+                f"(bound {2.5 - beta + inst.gamma:.2f}), "
+                f"most replays of a machine {max(x.replays for x in w.machines):,}"
+            )
         except InputError as exc:
             what = f"refused: {exc}"
-        print(f"  m {m:3d}, n {n:4d}, lambda {lam}, beta {beta}: at most {per.max()} jobs on a non-free "
-              f"machine, {time.perf_counter() - t0:6.2f} s, {what}")
+        print(
+            f"  m {m:3d}, n {n:4d}, lambda {lam}, beta {beta}: at most {per.max()} jobs on a non-free "
+            f"machine, {time.perf_counter() - t0:6.2f} s, {what}"
+        )
 
 
 if __name__ == "__main__":

@@ -69,8 +69,14 @@ def main() -> None:
     ap.add_argument("--machines", type=int, default=300)
     ap.add_argument("--jobs", type=int, default=3000)
     ap.add_argument("--reference-seeds", type=int, default=2, help="instances timed against the reference")
-    ap.add_argument("--reference-size", type=int, nargs=2, default=[30, 200], metavar=("M", "N"),
-                    help="machines and jobs of those instances (the reference is slow)")
+    ap.add_argument(
+        "--reference-size",
+        type=int,
+        nargs=2,
+        default=[30, 200],
+        metavar=("M", "N"),
+        help="machines and jobs of those instances (the reference is slow)",
+    )
     args = ap.parse_args()
     print(f"cores: {os.cpu_count()}")
     holds, short, gammas, pmax, intervals, gen_s, bound_s = 0, [], [], [], [], [], []
@@ -87,13 +93,17 @@ def main() -> None:
         for problem in ("plain", "slack"):
             lower_bound(inst, problem)
         bound_s.append((time.perf_counter() - t0) / 2)
-    print(f"paper {args.machines} x {args.jobs}, {args.seeds} seeds: lambda = {inst.lam}; "
-          f"2 p_max <= a_min holds in {holds} of {args.seeds}; availability periods < 30 min: "
-          f"median share {statistics.median(short):.3f} (min {min(short):.3f}, max {max(short):.3f}); "
-          f"gamma median {statistics.median(gammas):.3g}; p_max median {statistics.median(pmax):.1f} h; "
-          f"intervals median {statistics.median(intervals):,.0f}")
-    print(f"generate_paper: median {statistics.median(gen_s) * 1e3:.1f} ms; lower_bound (per problem): "
-          f"median {statistics.median(bound_s) * 1e3:.1f} ms")
+    print(
+        f"paper {args.machines} x {args.jobs}, {args.seeds} seeds: lambda = {inst.lam}; "
+        f"2 p_max <= a_min holds in {holds} of {args.seeds}; availability periods < 30 min: "
+        f"median share {statistics.median(short):.3f} (min {min(short):.3f}, max {max(short):.3f}); "
+        f"gamma median {statistics.median(gammas):.3g}; p_max median {statistics.median(pmax):.1f} h; "
+        f"intervals median {statistics.median(intervals):,.0f}"
+    )
+    print(
+        f"generate_paper: median {statistics.median(gen_s) * 1e3:.1f} ms; lower_bound (per problem): "
+        f"median {statistics.median(bound_s) * 1e3:.1f} ms"
+    )
     for seed in range(args.reference_seeds):
         inst = generate_paper(*args.reference_size, seed)
         for problem in ("plain", "slack"):
@@ -105,9 +115,11 @@ def main() -> None:
             t_slow = time.perf_counter() - t0
             assert fast == slow, (seed, problem, fast, slow)
             size = f"{args.reference_size[0]} x {args.reference_size[1]}"
-            print(f"{size} seed {seed} {problem}: bound {fast} s ({fast / 3600:.1f} h); "
-                  f"numpy {t_fast * 1e3:.1f} ms, "
-                  f"reference {t_slow:.2f} s, ratio {t_slow / t_fast:.0f}x")
+            print(
+                f"{size} seed {seed} {problem}: bound {fast} s ({fast / 3600:.1f} h); "
+                f"numpy {t_fast * 1e3:.1f} ms, "
+                f"reference {t_slow:.2f} s, ratio {t_slow / t_fast:.0f}x"
+            )
 
 
 if __name__ == "__main__":

@@ -43,10 +43,18 @@ from volsched.solvers.slack.bound import lower_bound
 BETAS = [round(0.1 * k, 1) for k in range(11)]
 
 
-def correlated_paper(machines: int, jobs: int, seed: int, sigma: float, centre: str = "mean",
-                     free_fraction: float = gen.FREE_FRACTION, horizon: float = gen.HORIZON_FACTOR,
-                     beta: float = 1.0, job_median: float = gen.JOB_MEDIAN_HOURS,
-                     down_scale: float = 1.0) -> SlackInstance:
+def correlated_paper(
+    machines: int,
+    jobs: int,
+    seed: int,
+    sigma: float,
+    centre: str = "mean",
+    free_fraction: float = gen.FREE_FRACTION,
+    horizon: float = gen.HORIZON_FACTOR,
+    beta: float = 1.0,
+    job_median: float = gen.JOB_MEDIAN_HOURS,
+    down_scale: float = 1.0,
+) -> SlackInstance:
     """``generate_paper`` with a per-machine log-normal factor (mean 1) on the availability durations.
 
     Same seeding as :func:`generate_paper` (one spawned generator per machine); the factor is drawn
@@ -63,27 +71,47 @@ def correlated_paper(machines: int, jobs: int, seed: int, sigma: float, centre: 
 
     def machine(child):
         rng = np.random.default_rng(child)
-        shift = sigma ** 2 / 2 if centre == "mean" else 0.0
+        shift = sigma**2 / 2 if centre == "mean" else 0.0
         f = math.exp(sigma * rng.standard_normal() - shift) if sigma > 0 else 1.0
         return gen._draw_machine(
-            end, lambda k: np.rint(a_law.sample(rng, k) * minute * f).astype(np.int64),
-            lambda k: np.maximum(1, np.rint(u_law.sample(rng, k) * minute * down_scale)).astype(np.int64))
+            end,
+            lambda k: np.rint(a_law.sample(rng, k) * minute * f).astype(np.int64),
+            lambda k: np.maximum(1, np.rint(u_law.sample(rng, k) * minute * down_scale)).astype(np.int64),
+        )
 
     rows = [machine(s) for s in machine_seq.spawn(machines - lam)]
     rows += [np.zeros((0, 2), np.int64)] * lam
     name = f"paper-corr{sigma:g}-m{machines}-n{jobs}-s{seed}"
-    return SlackInstance(machines=rows, p=p, beta=beta, name=name,
-                         params={"preset": "paper", "machines": machines, "jobs": jobs, "seed": seed,
-                                 "free_fraction": free_fraction, "horizon": horizon, "beta": beta,
-                                 "time_unit": "second", "sigma": sigma, "centre": centre})
+    return SlackInstance(
+        machines=rows,
+        p=p,
+        beta=beta,
+        name=name,
+        params={
+            "preset": "paper",
+            "machines": machines,
+            "jobs": jobs,
+            "seed": seed,
+            "free_fraction": free_fraction,
+            "horizon": horizon,
+            "beta": beta,
+            "time_unit": "second",
+            "sigma": sigma,
+            "centre": centre,
+        },
+    )
 
 
 def free_after_makespan(inst: SlackInstance, beta: float, seed: int) -> tuple[int, float]:
     """GAPS(beta)'s makespan and its sampled stability with every machine free after the makespan."""
     schedule = gaps(inst, beta)
     cmax = schedule.makespan(inst.p)
-    rows = [np.stack([inst.s(i), inst.e(i)], axis=1)[inst.e(i) <= cmax] if len(inst.machines[i])
-            else np.zeros((0, 2), np.int64) for i in range(len(inst.machines))]
+    rows = [
+        np.stack([inst.s(i), inst.e(i)], axis=1)[inst.e(i) <= cmax]
+        if len(inst.machines[i])
+        else np.zeros((0, 2), np.int64)
+        for i in range(len(inst.machines))
+    ]
     cut = SlackInstance(machines=rows, p=inst.p, beta=beta)
     runs = sampled_makespans(cut, schedule, np.random.default_rng(seed), 30)
     return cmax, float(np.median(runs)) / cmax
@@ -102,11 +130,20 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=3000)
     ap.add_argument("--sigma", type=float, nargs="+", default=[0.0, 1.0, 2.0])
     ap.add_argument("--centre", choices=["mean", "median"], default="mean")
-    ap.add_argument("--job-median", type=float, nargs="+", default=[gen.JOB_MEDIAN_HOURS],
-                    help="hours: the job law's median (the stand-in: 2)")
+    ap.add_argument(
+        "--job-median",
+        type=float,
+        nargs="+",
+        default=[gen.JOB_MEDIAN_HOURS],
+        help="hours: the job law's median (the stand-in: 2)",
+    )
     ap.add_argument("--down-scale", type=float, default=1.0, help="multiplies every unavailability")
-    ap.add_argument("--after-makespan", choices=["model", "free"], default="model",
-                    help="free: no unavailability after the reference makespan (a diagnostic)")
+    ap.add_argument(
+        "--after-makespan",
+        choices=["model", "free"],
+        default="model",
+        help="free: no unavailability after the reference makespan (a diagnostic)",
+    )
     args = ap.parse_args()
     fam = FAMILIES["slack"]
     base = correlated_paper(args.machines, args.jobs, 0, 0.0)
@@ -116,8 +153,15 @@ def main() -> None:
         stab = {b: [] for b in BETAS}
         short, begin = [], time.perf_counter()
         for seed in range(args.instances):
-            inst = correlated_paper(args.machines, args.jobs, seed, sigma, args.centre,
-                                    job_median=job_median, down_scale=args.down_scale)
+            inst = correlated_paper(
+                args.machines,
+                args.jobs,
+                seed,
+                sigma,
+                args.centre,
+                job_median=job_median,
+                down_scale=args.down_scale,
+            )
             short.append(short_share(inst))
             bound = lower_bound(inst, "slack")
             for beta in BETAS:
@@ -128,16 +172,21 @@ def main() -> None:
                     cmax, stability = run["metrics"]["makespan"], run["metrics"]["stability"]
                 ratio[beta].append(cmax / bound)
                 stab[beta].append(stability)
-        print(f"sigma {sigma:g} ({args.centre} 1), job median {job_median:g} h, unavailability x "
-              f"{args.down_scale:g}, after the makespan: {args.after_makespan}; "
-              f"{args.instances} instances of {args.machines} x "
-              f"{args.jobs}, {time.perf_counter() - begin:.0f} s; periods under 30 min: median share "
-              f"{np.median(short):.3f}")
+        print(
+            f"sigma {sigma:g} ({args.centre} 1), job median {job_median:g} h, unavailability x "
+            f"{args.down_scale:g}, after the makespan: {args.after_makespan}; "
+            f"{args.instances} instances of {args.machines} x "
+            f"{args.jobs}, {time.perf_counter() - begin:.0f} s; periods under 30 min: median share "
+            f"{np.median(short):.3f}"
+        )
         print("beta | ratio q1 / median / q3 | stability q1 / median / q3 / max")
         for b in BETAS:
             r, s = np.percentile(ratio[b], [25, 50, 75]), np.percentile(stab[b], [25, 50, 75])
-            print(f"{b:.1f} | {r[0]:.3f} / {r[1]:.3f} / {r[2]:.3f} | {s[0]:.3f} / {s[1]:.3f} / {s[2]:.3f} / "
-                  f"{max(stab[b]):.3f}", flush=True)
+            print(
+                f"{b:.1f} | {r[0]:.3f} / {r[1]:.3f} / {r[2]:.3f} | {s[0]:.3f} / {s[1]:.3f} / {s[2]:.3f} / "
+                f"{max(stab[b]):.3f}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

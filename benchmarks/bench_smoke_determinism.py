@@ -29,8 +29,9 @@ def _sweep(preset: str, store: Path, env: dict, busy: int) -> float:
     spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
     begin = time.perf_counter()
     try:
-        subprocess.run(["volsched", "sweep", "--preset", preset, "--store", str(store), "--quiet"],
-                       env=env, check=True)
+        subprocess.run(
+            ["volsched", "sweep", "--preset", preset, "--store", str(store), "--quiet"], env=env, check=True
+        )
     finally:
         for proc in spinners:
             proc.kill()
@@ -52,10 +53,14 @@ def main() -> int:
     for row in cold.values():
         statuses[row[0]] = statuses.get(row[0], 0) + 1
     print(f"tasks: cold {len(cold)}, warm {len(warm)}; statuses (cold) {statuses}")
-    print(f"wall-clock stops (timeout rows): cold {statuses.get('timeout', 0)}, "
-          f"errors {statuses.get('error', 0)}")
-    print(f"rows differing (runtimes aside): {len(differ)}; cold {cold_s:.0f} s "
-          f"(with {args.busy} busy processes), warm {warm_s:.0f} s")
+    print(
+        f"wall-clock stops (timeout rows): cold {statuses.get('timeout', 0)}, "
+        f"errors {statuses.get('error', 0)}"
+    )
+    print(
+        f"rows differing (runtimes aside): {len(differ)}; cold {cold_s:.0f} s "
+        f"(with {args.busy} busy processes), warm {warm_s:.0f} s"
+    )
     return 1 if differ or set(cold) != set(warm) else 0
 
 

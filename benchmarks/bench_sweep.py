@@ -41,8 +41,15 @@ from volsched.experiments.tasks import build_tasks, run_task
 
 def sweep_of(n_tasks: int, slices: int):
     seeds = max(1, n_tasks // 5)
-    return parse_sweep({"name": "bench", "family": "checkpoint", "seeds": seeds,
-                        "grid": {"slices": [slices]}, "exact": {"method": "dp"}})
+    return parse_sweep(
+        {
+            "name": "bench",
+            "family": "checkpoint",
+            "seeds": seeds,
+            "grid": {"slices": [slices]},
+            "exact": {"method": "dp"},
+        }
+    )
 
 
 def timed_sweep(sweep, store: Path, workers: int) -> tuple[float, dict]:
@@ -66,8 +73,10 @@ def main() -> None:
     sweep = sweep_of(args.tasks, args.slices)
     tasks = build_tasks(sweep)
     n = len(tasks)
-    print(f"cores: {os.cpu_count()}, tasks: {n} (checkpoint slices={args.slices}, {len(sweep.seeds)} seeds, "
-          f"dp + {len(sweep.heuristics)} heuristics), workers: {args.workers}")
+    print(
+        f"cores: {os.cpu_count()}, tasks: {n} (checkpoint slices={args.slices}, {len(sweep.seeds)} seeds, "
+        f"dp + {len(sweep.heuristics)} heuristics), workers: {args.workers}"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -100,16 +109,22 @@ def main() -> None:
         print(f"engine overhead per task, (wall - own / workers) / N: {(wall - ideal) * ms:.3f} ms")
         print(f"difference per task, (wall - own) / N:              {(wall - own) * ms:.3f} ms")
         print(f"speed-up of the sweep over the loop: {own / wall:.2f}x")
-        print(f"warm sweep (workers running):     {warm:8.2f} s  ({warm * ms:.3f} ms/task); "
-              f"overhead per task: {(warm - ideal) * ms:.3f} ms")
+        print(
+            f"warm sweep (workers running):     {warm:8.2f} s  ({warm * ms:.3f} ms/task); "
+            f"overhead per task: {(warm - ideal) * ms:.3f} ms"
+        )
         if serial is not None:
-            print(f"sweep wall time, 1 worker:        {serial:8.2f} s  ({serial * ms:.3f} ms/task); "
-                  f"engine per task (serial - own) / N: {(serial - own) * ms:.3f} ms")
+            print(
+                f"sweep wall time, 1 worker:        {serial:8.2f} s  ({serial * ms:.3f} ms/task); "
+                f"engine per task (serial - own) / N: {(serial - own) * ms:.3f} ms"
+            )
         print(f"resume pass (all {n} skipped):    {resume:8.2f} s")
         verdict = "met" if (wall - ideal) * ms < 20 else "MISSED"
         verdict_n = "met" if wall < 120 or n < 10_000 else "MISSED"
-        print(f"targets: overhead < 20 ms/task: {verdict}; {n} tasks < 120 s on 2 cores: "
-              f"{verdict_n if n >= 10_000 else 'n/a (N < 10000)'}")
+        print(
+            f"targets: overhead < 20 ms/task: {verdict}; {n} tasks < 120 s on 2 cores: "
+            f"{verdict_n if n >= 10_000 else 'n/a (N < 10000)'}"
+        )
 
         if args.profile:
             profiler = cProfile.Profile()

@@ -24,18 +24,21 @@ CASES = {
     ("coupled", "full"): lambda: paper_realization(5, 5, 1, 0, 0, slots=100),
     ("checkpoint", "checkpoint"): lambda: generate(16, 0),
 }
-SMALL = {("coupled", "offline-coupled", "brute"): lambda: generate_markov(16, 2000, 8, 1),
-         ("coupled", "offline-coupled-inf", "brute"): lambda: generate_markov(16, 2000, 8, 1),
-         ("coupled", "iterations", "brute"): lambda: paper_realization(5, 5, 1, 0, 0, slots=80),
-         ("coupled", "iterations", "cpsat"): lambda: paper_realization(5, 5, 1, 0, 0, slots=80)}
+SMALL = {
+    ("coupled", "offline-coupled", "brute"): lambda: generate_markov(16, 2000, 8, 1),
+    ("coupled", "offline-coupled-inf", "brute"): lambda: generate_markov(16, 2000, 8, 1),
+    ("coupled", "iterations", "brute"): lambda: paper_realization(5, 5, 1, 0, 0, slots=80),
+    ("coupled", "iterations", "cpsat"): lambda: paper_realization(5, 5, 1, 0, 0, slots=80),
+}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limits", type=float, nargs="+", default=[0.05, 0.5, 2.0])
     args = parser.parse_args()
-    print("| family | problem | method | limit (s) | method runtime (s) | solve wall (s) | over (s) "
-          "| status |")
+    print(
+        "| family | problem | method | limit (s) | method runtime (s) | solve wall (s) | over (s) | status |"
+    )
     print("|---|---|---|---:|---:|---:|---:|---|")
     for (fam, problem), make in CASES.items():
         family = FAMILIES[fam]
@@ -44,8 +47,16 @@ def main() -> None:
             instance = build()
             if (fam, problem, method) == ("coupled", "full", "cpsat"):
                 instance = paper_realization(5, 5, 1, 0, 0, slots=100)
-                instance = type(instance)(availability=instance.availability[:20, :100], w=instance.w,
-                                          mu=[None] * 20, m=5, n_com=5, T_prog=5, T_data=1, K=2)
+                instance = type(instance)(
+                    availability=instance.availability[:20, :100],
+                    w=instance.w,
+                    mu=[None] * 20,
+                    m=5,
+                    n_com=5,
+                    T_prog=5,
+                    T_data=1,
+                    K=2,
+                )
             for limit in args.limits:
                 begin = time.perf_counter()
                 try:
@@ -54,8 +65,11 @@ def main() -> None:
                     print(f"| {fam} | {problem} | {method} | {limit} | - | - | - | refused: {exc} |")
                     break
                 wall = time.perf_counter() - begin
-                print(f"| {fam} | {problem} | {method} | {limit} | {result.runtime_s:.3f} | {wall:.3f} | "
-                      f"{max(0.0, wall - limit):.3f} | {result.status.value} |", flush=True)
+                print(
+                    f"| {fam} | {problem} | {method} | {limit} | {result.runtime_s:.3f} | {wall:.3f} | "
+                    f"{max(0.0, wall - limit):.3f} | {result.status.value} |",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

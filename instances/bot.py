@@ -60,8 +60,6 @@ _DATA_KEYS = (
 _LAW_FIELDS = ("availability", "unavailability", "lifetime")
 
 
-
-
 def _first_non_number(values: Any) -> int:
     for i, v in enumerate(values):
         v = v.item() if isinstance(v, np.generic) else v
@@ -102,11 +100,13 @@ def _offsets(values: Any, n_slices: int) -> np.ndarray:
     if bad.size:
         i = int(bad[0]) + 1
         raise InputError(
-            f"{name}[{i}]: must exceed {name}[{i - 1}] = {arr[i - 1]} (every job has a slice),"
-            f" got {arr[i]}"
+            f"{name}[{i}]: must exceed {name}[{i - 1}] = {arr[i - 1]} (every job has a slice), got {arr[i]}"
         )
-    require(arr[-1] == n_slices, f"{name}[{len(arr) - 1}]",
-            f"must equal the number of slices ({n_slices}), got {arr[-1]}")
+    require(
+        arr[-1] == n_slices,
+        f"{name}[{len(arr) - 1}]",
+        f"must equal the number of slices ({n_slices}), got {arr[-1]}",
+    )
     return arr
 
 
@@ -156,27 +156,35 @@ class BotInstance:
         speeds = _positive_vector(self.speeds, "speeds")
         require(len(speeds) >= 1, "speeds", "needs at least one client")
         bandwidths = _positive_vector(self.bandwidths, "bandwidths")
-        require(len(bandwidths) == len(speeds), "bandwidths",
-                f"has {len(bandwidths)} entries, speeds has {len(speeds)} (one per client)")
+        require(
+            len(bandwidths) == len(speeds),
+            "bandwidths",
+            f"has {len(bandwidths)} entries, speeds has {len(speeds)} (one per client)",
+        )
         hours = _positive_vector(self.slice_hours, "slice_hours")
         require(len(hours) >= 1, "slice_hours", "needs at least one slice")
         sizes = _positive_vector(self.checkpoint_mb, "checkpoint_mb")
-        require(len(sizes) == len(hours), "checkpoint_mb",
-                f"has {len(sizes)} entries, slice_hours has {len(hours)} (one per slice)")
+        require(
+            len(sizes) == len(hours),
+            "checkpoint_mb",
+            f"has {len(sizes)} entries, slice_hours has {len(hours)} (one per slice)",
+        )
         offsets = _offsets(self.job_offsets, len(hours))
         for name in _LAW_FIELDS:
             require(isinstance(getattr(self, name), FailureLaw), name, "must be a FailureLaw")
         conn = self.max_connections
-        require(is_int(conn) and conn >= 1, "max_connections",
-                f"must be a positive integer, got {conn!r}")
+        require(is_int(conn) and conn >= 1, "max_connections", f"must be a positive integer, got {conn!r}")
         alpha = self.alpha
-        require(is_number(alpha) and 0 < alpha <= 1, "alpha",
-                f"must be in (0, 1], got {alpha!r}")
+        require(is_number(alpha) and 0 < alpha <= 1, "alpha", f"must be in (0, 1], got {alpha!r}")
         require(isinstance(self.name, str), "name", "must be a string")
         require(isinstance(self.params, dict), "params", "must be an object")
-        for key, value in (("speeds", speeds), ("bandwidths", bandwidths),
-                           ("slice_hours", hours), ("checkpoint_mb", sizes),
-                           ("job_offsets", offsets)):
+        for key, value in (
+            ("speeds", speeds),
+            ("bandwidths", bandwidths),
+            ("slice_hours", hours),
+            ("checkpoint_mb", sizes),
+            ("job_offsets", offsets),
+        ):
             value.setflags(write=False)
             object.__setattr__(self, key, value)
         object.__setattr__(self, "max_connections", int(conn))
@@ -198,8 +206,9 @@ class BotInstance:
         return np.diff(self.job_offsets)
 
     def _job(self, k: Any) -> slice:
-        require(is_int(k) and 0 <= k < self.n_jobs, "k",
-                f"must be a job index in [0, {self.n_jobs}), got {k!r}")
+        require(
+            is_int(k) and 0 <= k < self.n_jobs, "k", f"must be a job index in [0, {self.n_jobs}), got {k!r}"
+        )
         return slice(int(self.job_offsets[k]), int(self.job_offsets[k + 1]))
 
     def job_slice_hours(self, k: int) -> np.ndarray:
@@ -225,8 +234,7 @@ class BotInstance:
         speed = NOMINAL_SPEED_MIPS if speed is None else speed
         bandwidth = NOMINAL_BANDWIDTH_MBPS if bandwidth is None else bandwidth
         for name, value in (("speed", speed), ("bandwidth", bandwidth)):
-            require(is_number(value) and value > 0, name,
-                    f"must be a positive number, got {value!r}")
+            require(is_number(value) and value > 0, name, f"must be a positive number, got {value!r}")
         return CheckpointInstance(
             p=slice_quanta(self.slice_hours[part], float(speed)),
             c=checkpoint_quanta(self.checkpoint_mb[part], float(bandwidth)),
@@ -287,10 +295,8 @@ def generate_bot(clients: int, jobs: int, seed: int, alpha: float = 1.0) -> BotI
     also uses for whole jobs ("[1, 250] hours"), are taken.
     """
     for name, value in (("clients", clients), ("jobs", jobs)):
-        require(is_int(value) and value >= 1, name,
-                f"must be a positive integer, got {value!r}")
-    require(is_int(seed) and seed >= 0, "seed",
-            f"must be a non-negative integer, got {seed!r}")
+        require(is_int(value) and value >= 1, name, f"must be a positive integer, got {value!r}")
+    require(is_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(seed)
     speeds = draw_speeds(rng, clients)
     bandwidths = rng.uniform(*BANDWIDTH_MBPS, clients)
@@ -310,6 +316,5 @@ def generate_bot(clients: int, jobs: int, seed: int, alpha: float = 1.0) -> BotI
         max_connections=MAX_CONNECTIONS,
         alpha=alpha,
         name=f"bot-m{clients}-j{jobs}-s{seed}",
-        params={"generator": "paper", "clients": clients, "jobs": jobs, "seed": seed,
-                "alpha": alpha},
+        params={"generator": "paper", "clients": clients, "jobs": jobs, "seed": seed, "alpha": alpha},
     )

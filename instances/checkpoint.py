@@ -154,18 +154,20 @@ class CheckpointInstance:
         require(len(p) >= 1, "p", "n = 0: a job needs at least one slice")
         require(len(c) == len(p), "c", f"has {len(c)} entries, p has {len(p)} (one per slice)")
         alpha = self.alpha
-        require(is_number(alpha) and 0 < alpha <= 1, "alpha",
-                f"must be in (0, 1], got {alpha!r}")
+        require(is_number(alpha) and 0 < alpha <= 1, "alpha", f"must be in (0, 1], got {alpha!r}")
         require(isinstance(self.law, FailureLaw), "law", "must be a FailureLaw")
         # Every schedule's waste is at least F(tau_n + c_n): below the threshold
         # it would be lost in the doubles' underflow, not computed. (An empirical
         # law's probabilities are exact multiples of 1/N, 0 included.)
         finish = float(p.sum() + c[-1])
         failing = float(self.law.cdf(finish))
-        require(failing >= MIN_FAILURE_PROBABILITY or isinstance(self.law, Empirical), "law",
-                f"{self.law.describe()} fails before the job ends (t = {finish:g}) with probability "
-                f"{failing:.3g} < {MIN_FAILURE_PROBABILITY:g}: a waste that small underflows double "
-                f"precision, it cannot be computed to {WASTE_RTOL:g} relative")
+        require(
+            failing >= MIN_FAILURE_PROBABILITY or isinstance(self.law, Empirical),
+            "law",
+            f"{self.law.describe()} fails before the job ends (t = {finish:g}) with probability "
+            f"{failing:.3g} < {MIN_FAILURE_PROBABILITY:g}: a waste that small underflows double "
+            f"precision, it cannot be computed to {WASTE_RTOL:g} relative",
+        )
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "c", c)
         object.__setattr__(self, "alpha", float(alpha))
@@ -239,10 +241,10 @@ class CheckpointInstance:
 def _same_mean_laws(mean: float) -> dict:
     return {
         "exponential": lambda rng: Exponential(rate=1.0 / mean),
-        "lognormal": lambda rng: LogNormal(mu=math.log(mean) - LOGNORMAL_SIGMA**2 / 2,
-                                           sigma=LOGNORMAL_SIGMA),
+        "lognormal": lambda rng: LogNormal(mu=math.log(mean) - LOGNORMAL_SIGMA**2 / 2, sigma=LOGNORMAL_SIGMA),
         "hyperexponential": lambda rng: HyperExponential(
-            probs=[0.9, 0.1], rates=[1.0 / (0.2 * mean), 1.0 / (8.2 * mean)]),
+            probs=[0.9, 0.1], rates=[1.0 / (0.2 * mean), 1.0 / (8.2 * mean)]
+        ),
         "empirical": lambda rng: Empirical(samples=paper_failure_law().sample(rng, EMPIRICAL_SAMPLES)),
     }
 
@@ -277,8 +279,11 @@ def generate(
     require(is_int(seed) and seed >= 0, "seed", f"must be a non-negative integer, got {seed!r}")
     require(law in LAW_CHOICES, "law", f"must be one of {list(LAW_CHOICES)}, got {law!r}")
     lo, hi = slice_hours
-    require(math.isfinite(lo) and math.isfinite(hi) and 0 < lo <= hi, "slice_hours",
-            f"must satisfy 0 < low <= high, got {slice_hours!r}")
+    require(
+        math.isfinite(lo) and math.isfinite(hi) and 0 < lo <= hi,
+        "slice_hours",
+        f"must satisfy 0 < low <= high, got {slice_hours!r}",
+    )
     rng = np.random.default_rng(seed)
     speed = float(draw_speeds(rng, 1)[0])
     bandwidth = float(rng.uniform(*BANDWIDTH_MBPS))
@@ -292,7 +297,14 @@ def generate(
         alpha=alpha,
         law=failure,
         name=f"checkpoint-{law}-n{n_slices}-s{seed}",
-        params={"preset": "paper", "slices": n_slices, "seed": seed, "alpha": alpha,
-                "law": law, "slice_hours": [lo, hi],
-                "speed_mips": speed, "bandwidth_mbps": bandwidth},
+        params={
+            "preset": "paper",
+            "slices": n_slices,
+            "seed": seed,
+            "alpha": alpha,
+            "law": law,
+            "slice_hours": [lo, hi],
+            "speed_mips": speed,
+            "bandwidth_mbps": bandwidth,
+        },
     )

@@ -58,14 +58,20 @@ def _int_at_least(v: Any, low: int, name: str) -> int:
 
 
 def _check_cells(processors: int, slots: int, name: str = "slots", limit: int = MAX_CELLS) -> None:
-    require(processors * slots <= limit, name,
-            f"{processors} processors x {slots} slots = {processors * slots:,} cells; at most {limit:,}")
+    require(
+        processors * slots <= limit,
+        name,
+        f"{processors} processors x {slots} slots = {processors * slots:,} cells; at most {limit:,}",
+    )
 
 
 def parse_availability(rows: Any, name: str = "availability") -> np.ndarray:
     """Strings over ``U``/``R``/``D`` (one per processor, equal lengths) -> int8 matrix (p, H)."""
-    require(isinstance(rows, (list, tuple)) and len(rows) >= 1, name,
-            "must be a non-empty list of strings over U, R, D")
+    require(
+        isinstance(rows, (list, tuple)) and len(rows) >= 1,
+        name,
+        "must be a non-empty list of strings over U, R, D",
+    )
     length = None
     codes = np.full(256, -1, dtype=np.int8)
     for code, letter in enumerate(ALPHABET):
@@ -141,11 +147,17 @@ class CoupledInstance:
             states = np.asarray(self.availability)
         except ValueError:
             raise InputError("availability: rows must all have the same number of slots") from None
-        require(states.ndim == 2 and states.shape[0] >= 1 and states.shape[1] >= 1, "availability",
-                "must be a (processors x slots) matrix")
+        require(
+            states.ndim == 2 and states.shape[0] >= 1 and states.shape[1] >= 1,
+            "availability",
+            "must be a (processors x slots) matrix",
+        )
         _check_cells(*states.shape, "availability")
-        require(np.issubdtype(states.dtype, np.integer) and bool(np.all((states >= 0) & (states <= 2))),
-                "availability", "codes must be 0 (UP), 1 (RECLAIMED) or 2 (DOWN)")
+        require(
+            np.issubdtype(states.dtype, np.integer) and bool(np.all((states >= 0) & (states <= 2))),
+            "availability",
+            "codes must be 0 (UP), 1 (RECLAIMED) or 2 (DOWN)",
+        )
         p = states.shape[0]
         w = list(self.w) if isinstance(self.w, (list, tuple, np.ndarray)) else None
         require(w is not None and len(w) == p, "w", f"must list one integer per processor ({p})")
@@ -162,8 +174,11 @@ class CoupledInstance:
             else:
                 mu_out.append(_int_at_least(v, 1, f"mu[{q}]"))
         m = _int_at_least(self.m, 1, "m")
-        require(sum(min(v, m) for v in mu_out) >= m, "mu",
-                f"the processors hold at most {sum(min(v, m) for v in mu_out):g} tasks, m = {m}")
+        require(
+            sum(min(v, m) for v in mu_out) >= m,
+            "mu",
+            f"the processors hold at most {sum(min(v, m) for v in mu_out):g} tasks, m = {m}",
+        )
         object.__setattr__(self, "availability", np.ascontiguousarray(states, dtype=np.int8))
         object.__setattr__(self, "w", w)
         object.__setattr__(self, "mu", np.asarray(mu_out, dtype=float))
@@ -176,8 +191,11 @@ class CoupledInstance:
             object.__setattr__(self, "transitions", check_transitions(self.transitions, p))
         if self.continuation_seed is not None:
             seed = check_int(self.continuation_seed, "continuation_seed", 0, MAX_CONTINUATION_SEED)
-            require(self.transitions is not None, "continuation_seed",
-                    "needs the chains that continue the realization (data.transitions), which are missing")
+            require(
+                self.transitions is not None,
+                "continuation_seed",
+                "needs the chains that continue the realization (data.transitions), which are missing",
+            )
             object.__setattr__(self, "continuation_seed", seed)
         for arr in (self.availability, self.w, self.mu, self.transitions):
             if arr is not None:
@@ -238,15 +256,20 @@ class CoupledInstance:
         if length <= horizon:
             return self.availability[:, :length]
         if not self.extendable:
-            missing = " and ".join(f"data.{key}" for key in ("transitions", "continuation_seed")
-                                   if getattr(self, key) is None)
+            missing = " and ".join(
+                f"data.{key}" for key in ("transitions", "continuation_seed") if getattr(self, key) is None
+            )
             raise InputError(
                 f"{name}: {length:,} slots asked, but the realization ends at slot H = {horizon:,} and "
-                f"the instance has no chains to continue it ({missing} missing); ask for at most {horizon:,}")
+                f"the instance has no chains to continue it ({missing} missing); ask for at most {horizon:,}"
+            )
         most = self.max_realization()
-        require(length <= most, name,
-                f"at most {most:,} slots ({MAX_REALIZATION_SLOTS:,}, 10 times the paper's cap, and at most "
-                f"{MAX_CELLS:,} cells for {self.p} processors), got {length:,}")
+        require(
+            length <= most,
+            name,
+            f"at most {most:,} slots ({MAX_REALIZATION_SLOTS:,}, 10 times the paper's cap, and at most "
+            f"{MAX_CELLS:,} cells for {self.p} processors), got {length:,}",
+        )
         continuation = self._continuation
         if continuation is None:
             continuation = _Continuation(self)
@@ -262,7 +285,10 @@ class CoupledInstance:
             "availability": format_availability(self.availability),
             "w": self.w.tolist(),
             "mu": [None if math.isinf(v) else int(v) for v in self.mu],
-            "m": self.m, "n_com": self.n_com, "T_prog": self.T_prog, "T_data": self.T_data,
+            "m": self.m,
+            "n_com": self.n_com,
+            "T_prog": self.T_prog,
+            "T_data": self.T_data,
             "K": self.K,
         }
         if self.transitions is not None:
@@ -276,9 +302,16 @@ class CoupledInstance:
         data = unwrap(obj, FAMILY, _DATA_KEYS, optional=_OPTIONAL_KEYS)
         return cls(
             availability=parse_availability(data["availability"]),
-            w=data["w"], mu=data["mu"], m=data["m"], n_com=data["n_com"], T_prog=data["T_prog"],
-            T_data=data["T_data"], K=data["K"], name=obj.get("name", FAMILY),
-            params=obj.get("params", {}), transitions=data.get("transitions"),
+            w=data["w"],
+            mu=data["mu"],
+            m=data["m"],
+            n_com=data["n_com"],
+            T_prog=data["T_prog"],
+            T_data=data["T_data"],
+            K=data["K"],
+            name=obj.get("name", FAMILY),
+            params=obj.get("params", {}),
+            transitions=data.get("transitions"),
             continuation_seed=data.get("continuation_seed"),
         )
 
@@ -317,7 +350,7 @@ class _Continuation:
             # Grow geometrically; views handed out keep the old buffer, whose prefix is the same.
             capacity = min(max(length, 2 * self.buffer.shape[1]), inst.max_realization())
             grown = np.empty((inst.p, capacity), dtype=np.int8)
-            grown[:, :self.filled] = self.buffer[:, :self.filled]
+            grown[:, : self.filled] = self.buffer[:, : self.filled]
             self.buffer = grown
         rows = max(1, _DRAW_CELLS // inst.p)
         while self.filled < length:
@@ -327,7 +360,7 @@ class _Continuation:
                 self.rng = np.random.default_rng(seq)
             n = min(length - self.filled, REALIZATION_BLOCK - offset, rows)
             draws = self.rng.random((n, inst.p))
-            markov_steps(self.cum, self.state, draws, self.buffer[:, self.filled:self.filled + n])
+            markov_steps(self.cum, self.state, draws, self.buffer[:, self.filled : self.filled + n])
             self.filled += n
 
 
@@ -400,7 +433,7 @@ def markov_realization(rng: np.random.Generator, trans: np.ndarray, horizon: int
         n = min(rows, horizon - start)
         draws = rng.random((n, p))
         steps = min(n, horizon - 1 - start)  # the last row moves beyond the horizon
-        markov_steps(cum, state, draws[:steps], states[:, start + 1:start + 1 + steps])
+        markov_steps(cum, state, draws[:steps], states[:, start + 1 : start + 1 + steps])
     return states
 
 
@@ -421,15 +454,27 @@ def generate_markov(processors: int, slots: int, tasks: int, seed: int, w: int =
     chains = markov_chains(rng, processors)
     states = markov_realization(rng, chains, slots)
     return CoupledInstance(
-        availability=states, w=[w] * processors, mu=[1] * processors, m=tasks, transitions=chains,
+        availability=states,
+        w=[w] * processors,
+        mu=[1] * processors,
+        m=tasks,
+        transitions=chains,
         continuation_seed=continuation_seed_from([seed, processors, slots], _SEED_KEY_MARKOV),
         name=f"coupled-markov-p{processors}-h{slots}-m{tasks}-s{seed}",
-        params={"preset": "markov", "processors": processors, "slots": slots, "tasks": tasks,
-                "seed": seed, "w": w})
+        params={
+            "preset": "markov",
+            "processors": processors,
+            "slots": slots,
+            "tasks": tasks,
+            "seed": seed,
+            "w": w,
+        },
+    )
 
 
-def generate_planted(processors: int, slots: int, tasks: int, block: int, density: float,
-                     seed: int) -> CoupledInstance:
+def generate_planted(
+    processors: int, slots: int, tasks: int, block: int, density: float, seed: int
+) -> CoupledInstance:
     """``planted``: UP with probability ``density``, plus an all-UP ``tasks x block`` block.
 
     Rows and columns are shuffled so the block is hidden; the optimum is at least ``block``.
@@ -448,11 +493,21 @@ def generate_planted(processors: int, slots: int, tasks: int, block: int, densit
     up[:tasks, :block] = True
     up = up[rng.permutation(processors)][:, rng.permutation(slots)]
     return CoupledInstance(
-        availability=np.where(up, UP, DOWN).astype(np.int8), w=[block] * processors,
-        mu=[1] * processors, m=tasks,
+        availability=np.where(up, UP, DOWN).astype(np.int8),
+        w=[block] * processors,
+        mu=[1] * processors,
+        m=tasks,
         name=f"coupled-planted-p{processors}-h{slots}-m{tasks}-b{block}-s{seed}",
-        params={"preset": "planted", "processors": processors, "slots": slots, "tasks": tasks,
-                "block": block, "density": density, "seed": seed})
+        params={
+            "preset": "planted",
+            "processors": processors,
+            "slots": slots,
+            "tasks": tasks,
+            "block": block,
+            "density": density,
+            "seed": seed,
+        },
+    )
 
 
 def read_edgelist(path, tasks: int, transpose: bool = False) -> CoupledInstance:
@@ -482,8 +537,11 @@ def read_edgelist(path, tasks: int, transpose: bool = False) -> CoupledInstance:
         ok = len(fields) == 2 and all(f.isascii() and f.isdigit() for f in fields)  # int() refuses '²'
         require(ok, f"{path.name}: line {number}", f"must be two non-negative integers 'u v', got {text!r}")
         u, v = int(fields[0]), int(fields[1])
-        require(u < MAX_CELLS and v < MAX_CELLS, f"{path.name}: line {number}",
-                f"node index beyond {MAX_CELLS:,} (the most cells of an instance), got {text!r}")
+        require(
+            u < MAX_CELLS and v < MAX_CELLS,
+            f"{path.name}: line {number}",
+            f"node index beyond {MAX_CELLS:,} (the most cells of an instance), got {text!r}",
+        )
         edges.append((u, v))
     require(edges, str(path.name), "has no edge")
     arr = np.asarray(edges, dtype=np.int64)
@@ -496,9 +554,13 @@ def read_edgelist(path, tasks: int, transpose: bool = False) -> CoupledInstance:
         up = up.T
     require(tasks <= up.shape[0], "tasks", f"m = {tasks} exceeds the {up.shape[0]} processors")
     return CoupledInstance(
-        availability=np.where(up, UP, DOWN).astype(np.int8), w=[1] * up.shape[0],
-        mu=[1] * up.shape[0], m=tasks, name=f"coupled-edgelist-{path.stem}-m{tasks}",
-        params={"preset": "edgelist", "file": path.name, "tasks": tasks, "transpose": transpose})
+        availability=np.where(up, UP, DOWN).astype(np.int8),
+        w=[1] * up.shape[0],
+        mu=[1] * up.shape[0],
+        m=tasks,
+        name=f"coupled-edgelist-{path.stem}-m{tasks}",
+        params={"preset": "edgelist", "file": path.name, "tasks": tasks, "transpose": transpose},
+    )
 
 
 def encd_instance(graph, left, right, a: int, b: int, mu: str = "1") -> CoupledInstance:
@@ -540,9 +602,13 @@ def encd_instance(graph, left, right, a: int, b: int, mu: str = "1") -> CoupledI
         states = np.concatenate([up, np.ones((len(left), len(right) + 1), dtype=bool)], axis=1)
         w, bound = b + len(right) + 1, None
     return CoupledInstance(
-        availability=np.where(states, UP, DOWN).astype(np.int8), w=[w] * len(left),
-        mu=[bound] * len(left), m=a, name=f"coupled-encd-mu{mu}-a{a}-b{b}",
-        params={"preset": "encd", "mu": mu, "a": a, "b": b, "V": len(left), "W": len(right)})
+        availability=np.where(states, UP, DOWN).astype(np.int8),
+        w=[w] * len(left),
+        mu=[bound] * len(left),
+        m=a,
+        name=f"coupled-encd-mu{mu}-a{a}-b{b}",
+        params={"preset": "encd", "mu": mu, "a": a, "b": b, "V": len(left), "W": len(right)},
+    )
 
 
 def read_bipartite(path) -> tuple:
@@ -566,8 +632,9 @@ def read_bipartite(path) -> tuple:
 PAPER_TASKS, PAPER_NCOM, PAPER_WMIN = (5, 10), (5, 10, 20), tuple(range(1, 11))
 
 
-def paper_realization(m: int, n_com: int, w_min: int, scenario: int, trial: int, seed: int = 0,
-                      slots: int = 2000) -> CoupledInstance:
+def paper_realization(
+    m: int, n_com: int, w_min: int, scenario: int, trial: int, seed: int = 0, slots: int = 2000
+) -> CoupledInstance:
     """One realization of the Section VII-A experiment space.
 
     ``p = 20``, ``w_q ~ U{w_min, ..., 10 w_min}``, ``T_data = w_min``,
@@ -595,17 +662,35 @@ def paper_realization(m: int, n_com: int, w_min: int, scenario: int, trial: int,
     trial_rng = np.random.default_rng([seed, m, n_com, w_min, scenario, trial])
     states = markov_realization(trial_rng, chains, slots)
     return CoupledInstance(
-        availability=states, w=w.tolist(), mu=[None] * p, m=m, n_com=n_com,
-        T_prog=5 * w_min, T_data=w_min, K=10, transitions=chains,
-        continuation_seed=continuation_seed_from([seed, m, n_com, w_min, scenario, trial, slots],
-                                                 _SEED_KEY_PAPER),
+        availability=states,
+        w=w.tolist(),
+        mu=[None] * p,
+        m=m,
+        n_com=n_com,
+        T_prog=5 * w_min,
+        T_data=w_min,
+        K=10,
+        transitions=chains,
+        continuation_seed=continuation_seed_from(
+            [seed, m, n_com, w_min, scenario, trial, slots], _SEED_KEY_PAPER
+        ),
         name=f"coupled-paper-m{m}-ncom{n_com}-wmin{w_min}-sc{scenario}-tr{trial}-s{seed}",
-        params={"preset": "paper-realization", "tasks": m, "n_com": n_com, "w_min": w_min,
-                "scenario": scenario, "trial": trial, "slots": slots, "seed": seed})
+        params={
+            "preset": "paper-realization",
+            "tasks": m,
+            "n_com": n_com,
+            "w_min": w_min,
+            "scenario": scenario,
+            "trial": trial,
+            "slots": slots,
+            "seed": seed,
+        },
+    )
 
 
-def generate_paper(seed: int, scenarios: int = 10, trials: int = 10,
-                   slots: int = 2000) -> list[CoupledInstance]:
+def generate_paper(
+    seed: int, scenarios: int = 10, trials: int = 10, slots: int = 2000
+) -> list[CoupledInstance]:
     """The experiment space of Section VII-A: ``(m, n_com, w_min)`` x scenarios x trials.
 
     ``2 x 3 x 10 x scenarios x trials`` realizations (6,000 with the
@@ -616,9 +701,17 @@ def generate_paper(seed: int, scenarios: int = 10, trials: int = 10,
     trials = _int_at_least(trials, 1, "trials")
     slots = _int_at_least(slots, 1, "slots")
     count = len(PAPER_TASKS) * len(PAPER_NCOM) * len(PAPER_WMIN) * scenarios * trials
-    require(count * 20 * slots <= MAX_FOLDER_CELLS, "scenarios",
-            f"{count:,} realizations of 20 processors x {slots} slots = {count * 20 * slots:,} cells; "
-            f"a folder holds at most {MAX_FOLDER_CELLS:,}")
-    return [paper_realization(m, n_com, w_min, s, trial, seed, slots)
-            for m in PAPER_TASKS for n_com in PAPER_NCOM for w_min in PAPER_WMIN
-            for s in range(scenarios) for trial in range(trials)]
+    require(
+        count * 20 * slots <= MAX_FOLDER_CELLS,
+        "scenarios",
+        f"{count:,} realizations of 20 processors x {slots} slots = {count * 20 * slots:,} cells; "
+        f"a folder holds at most {MAX_FOLDER_CELLS:,}",
+    )
+    return [
+        paper_realization(m, n_com, w_min, s, trial, seed, slots)
+        for m in PAPER_TASKS
+        for n_com in PAPER_NCOM
+        for w_min in PAPER_WMIN
+        for s in range(scenarios)
+        for trial in range(trials)
+    ]

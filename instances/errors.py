@@ -61,8 +61,12 @@ def is_number(value) -> bool:
 
 def check_number(value, field: str, low: float | None = None, high: float | None = None) -> float:
     """``value`` as a float if it is a finite number (not a bool) in ``[low, high]``."""
-    ok = isinstance(value, (int, float)) and is_number(value) \
-        and (low is None or value >= low) and (high is None or value <= high)
+    ok = (
+        isinstance(value, (int, float))
+        and is_number(value)
+        and (low is None or value >= low)
+        and (high is None or value <= high)
+    )
     span = "" if low is None and high is None else f" in [{low}, {'inf' if high is None else high}]"
     require(ok, field, f"must be a finite number{span}, got {value!r}")
     return float(value)
@@ -82,6 +86,9 @@ def check_path(value, field: str) -> str:
 
 def check_choice(value, field: str, choices) -> object:
     """``value`` if it is one of ``choices``."""
-    require(isinstance(value, (str, int)) and not isinstance(value, bool) and value in tuple(choices), field,
-            f"must be one of {list(choices)}, got {value!r}")
+    require(
+        isinstance(value, (str, int)) and not isinstance(value, bool) and value in tuple(choices),
+        field,
+        f"must be one of {list(choices)}, got {value!r}",
+    )
     return value

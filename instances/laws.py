@@ -86,8 +86,11 @@ def _positive(value: Any, name: str) -> float:
 
 def _rate(value: Any, name: str) -> float:
     value = _positive(value, name)
-    require(value >= _TINY_RATE, name, f"must be at least {_TINY_RATE!r} (its mean 1/rate must be a double), "
-            f"got {value!r}")
+    require(
+        value >= _TINY_RATE,
+        name,
+        f"must be at least {_TINY_RATE!r} (its mean 1/rate must be a double), got {value!r}",
+    )
     return value
 
 
@@ -123,7 +126,6 @@ def _gamma_head_tail(t, z, nu: float, scale, mean):
         return np.where(z <= nu, near, mean - tail), tail
 
 
-
 def _quad(func, a: float, b: float) -> float:
     """``scipy.integrate.quad``'s value of ``func`` on ``[a, b]`` at :data:`_QUAD`'s tolerances."""
     # Imported here: scipy.integrate takes about 0.3 s to import, and only the laws without a closed
@@ -131,6 +133,7 @@ def _quad(func, a: float, b: float) -> float:
     from scipy import integrate
 
     return integrate.quad(func, a, b, **_QUAD)[0]
+
 
 class FailureLaw(ABC):
     """A distribution of the time to failure ``T >= 0`` (time in quanta)."""
@@ -273,8 +276,7 @@ class Weibull(FailureLaw):
     def __post_init__(self):
         shape = _positive(self.shape, "shape")
         low, high = WEIBULL_SHAPE_RANGE
-        require(low <= shape <= high, "shape",
-                f"must be in [{low}, {high}], got {shape!r}: {_RANGE_REASON}")
+        require(low <= shape <= high, "shape", f"must be in [{low}, {high}], got {shape!r}: {_RANGE_REASON}")
         object.__setattr__(self, "shape", shape)
         object.__setattr__(self, "scale", _positive(self.scale, "scale"))
 
@@ -392,8 +394,11 @@ class LogNormal(FailureLaw):
     def __post_init__(self):
         object.__setattr__(self, "mu", _finite(self.mu, "mu"))
         sigma = _positive(self.sigma, "sigma")
-        require(sigma <= LOGNORMAL_SIGMA_MAX, "sigma",
-                f"must be at most {LOGNORMAL_SIGMA_MAX}, got {sigma!r}: {_RANGE_REASON}")
+        require(
+            sigma <= LOGNORMAL_SIGMA_MAX,
+            "sigma",
+            f"must be at most {LOGNORMAL_SIGMA_MAX}, got {sigma!r}: {_RANGE_REASON}",
+        )
         object.__setattr__(self, "sigma", sigma)
 
     def _log(self, t):
@@ -496,8 +501,11 @@ def law_from_dict(obj: Any, field_name: str = "law") -> FailureLaw:
     """Build a law from ``{"kind": ..., **params}``; errors name ``<field_name>.<param>``."""
     require(isinstance(obj, dict), field_name, "must be an object with a 'kind'")
     kind = obj.get("kind")
-    require(isinstance(kind, str) and kind in LAWS, f"{field_name}.kind",
-            f"must be one of {sorted(LAWS)}, got {kind!r}")
+    require(
+        isinstance(kind, str) and kind in LAWS,
+        f"{field_name}.kind",
+        f"must be one of {sorted(LAWS)}, got {kind!r}",
+    )
     cls = LAWS[kind]
     expected = {f.name for f in fields(cls) if f.init}
     given = set(obj) - {"kind"}

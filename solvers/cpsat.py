@@ -19,9 +19,16 @@ from .problem import STOPPED_BUDGET, STOPPED_CLOCK, Effort
 FINISHED = (cp_model.OPTIMAL, cp_model.INFEASIBLE, cp_model.MODEL_INVALID)
 
 
-def run_cpsat(model: cp_model.CpModel, time_limit: float | None = None, seed: int = 0,
-              workers: int = 2, started: float | None = None, budget: float | None = None,
-              effort: Effort | None = None, **parameters) -> tuple[cp_model.CpSolver, int]:
+def run_cpsat(
+    model: cp_model.CpModel,
+    time_limit: float | None = None,
+    seed: int = 0,
+    workers: int = 2,
+    started: float | None = None,
+    budget: float | None = None,
+    effort: Effort | None = None,
+    **parameters,
+) -> tuple[cp_model.CpSolver, int]:
     """Solve ``model``; returns the solver (for values and bounds) and its status.
 
     With ``started`` (a ``time.perf_counter()`` reading), the time spent since

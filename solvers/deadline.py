@@ -43,8 +43,11 @@ def _raise(_signum, _frame):
 @contextmanager
 def hard_limit(seconds: float | None) -> Iterator[None]:
     """Raise :class:`HardStop` in this block after ``seconds`` (main thread only; nests)."""
-    usable = seconds is not None and hasattr(signal, "setitimer") \
+    usable = (
+        seconds is not None
+        and hasattr(signal, "setitimer")
         and threading.current_thread() is threading.main_thread()
+    )
     if not usable:
         yield
         return

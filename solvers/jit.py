@@ -42,8 +42,10 @@ def compiling(what: str, quiet: bool = False) -> Iterator[None]:
                 return
             _announced = True
         said.set()
-        _say(f"compiling numba kernels for {what} (first use on this machine; cached afterwards; "
-             "`volsched compile` does it ahead of time)")
+        _say(
+            f"compiling numba kernels for {what} (first use on this machine; cached afterwards; "
+            "`volsched compile` does it ahead of time)"
+        )
 
     timer = threading.Timer(ANNOUNCE_AFTER_S, announce)
     timer.daemon = True

@@ -126,8 +126,9 @@ class Allowance:
     ``time.perf_counter()`` value, has passed (``"wall clock"``).
     """
 
-    def __init__(self, budget: float | None = None, deadline: float | None = None,
-                 effort: Effort | None = None):
+    def __init__(
+        self, budget: float | None = None, deadline: float | None = None, effort: Effort | None = None
+    ):
         self.budget, self.deadline = budget, deadline
         self.effort = Effort() if effort is None else effort
 
@@ -259,8 +260,10 @@ def backend(module: str, attr: str, requirement: str) -> Any:
     try:
         return getattr(importlib.import_module(module), attr)
     except ImportError as exc:
-        raise InputError(f"--method: this method needs {requirement}, which cannot be imported ({exc}); "
-                         f"install it with: pip install {requirement}") from None
+        raise InputError(
+            f"--method: this method needs {requirement}, which cannot be imported ({exc}); "
+            f"install it with: pip install {requirement}"
+        ) from None
 
 
 def is_integral(value: Any) -> bool:
@@ -354,8 +357,14 @@ def warm_up(family: str, problem: Problem, method: str) -> None:
     _WARMED.add(key)
 
 
-def finish(family: str, problem: Problem, method: str, instance: Any, run: Callable[[], MethodOutcome],
-           hard: float | None = None) -> SolveResult:
+def finish(
+    family: str,
+    problem: Problem,
+    method: str,
+    instance: Any,
+    run: Callable[[], MethodOutcome],
+    hard: float | None = None,
+) -> SolveResult:
     """Run ``run()`` (the method), verify its solution and build the one :class:`SolveResult`.
 
     Status rules:
@@ -382,13 +391,19 @@ def finish(family: str, problem: Problem, method: str, instance: Any, run: Calla
         with hard_limit(hard):
             outcome = run()
     except HardStop:
-        outcome = MethodOutcome(None, None, None, False,
-                                {"stopped": f"hard time limit: still running after {hard:.3g} s"},
-                                stopped=STOPPED_CLOCK)
+        outcome = MethodOutcome(
+            None,
+            None,
+            None,
+            False,
+            {"stopped": f"hard time limit: still running after {hard:.3g} s"},
+            stopped=STOPPED_CLOCK,
+        )
     runtime = time.perf_counter() - begin
     if not isinstance(outcome, MethodOutcome):
-        raise VerificationError(f"{family} {problem.name}: method {method} returned "
-                                f"{type(outcome).__name__}, not a MethodOutcome")
+        raise VerificationError(
+            f"{family} {problem.name}: method {method} returned {type(outcome).__name__}, not a MethodOutcome"
+        )
     info = dict(outcome.info)
     stopped, work = outcome.stopped, outcome.work
     solution = {**(outcome.solution or {}), "problem": problem.name}
@@ -398,25 +413,39 @@ def finish(family: str, problem: Problem, method: str, instance: Any, run: Calla
             try:
                 solution.update(problem.verify_partial(instance, outcome.solution))
             except Infeasible as exc:
-                raise VerificationError(f"{family} {problem.name}: {method} returned a witness the "
-                                        f"verifier rejects: {exc}") from None
+                raise VerificationError(
+                    f"{family} {problem.name}: {method} returned a witness the verifier rejects: {exc}"
+                ) from None
         status = SolveStatus.INFEASIBLE if outcome.proven else SolveStatus.UNKNOWN
-        return SolveResult(family=family, instance=instance.name, method=method, status=status,
-                           objective=None, bound=bound, runtime_s=runtime, solution=solution,
-                           verified=False, info=info, stopped=None if outcome.proven else stopped, work=work)
+        return SolveResult(
+            family=family,
+            instance=instance.name,
+            method=method,
+            status=status,
+            objective=None,
+            bound=bound,
+            runtime_s=runtime,
+            solution=solution,
+            verified=False,
+            info=info,
+            stopped=None if outcome.proven else stopped,
+            work=work,
+        )
     try:
         value = problem.verify(instance, outcome.solution)
     except Infeasible as exc:
-        raise VerificationError(f"{family} {problem.name}: {method} returned a solution the verifier "
-                                f"rejects: {exc}") from None
+        raise VerificationError(
+            f"{family} {problem.name}: {method} returned a solution the verifier rejects: {exc}"
+        ) from None
     proven = outcome.proven
     if not agrees(outcome.objective, value):
         info["claimed_objective"] = outcome.objective
         proven = False
     defect = None if bound is None else bound_defect(value, bound, problem.sense)
     if defect is not None:
-        raise VerificationError(f"{family} {problem.name}: {method} claims the bound {bound!r}, "
-                                f"which {defect}")
+        raise VerificationError(
+            f"{family} {problem.name}: {method} claims the bound {bound!r}, which {defect}"
+        )
     if proven and bound is None:
         bound = float(value)
     optimal = bound is not None and agrees(bound, value)
@@ -424,15 +453,32 @@ def finish(family: str, problem: Problem, method: str, instance: Any, run: Calla
         bound = float(value)  # equal up to the method's rounding: the proof is of this value
     if problem.describe is not None:
         solution.update(problem.describe(instance, outcome.solution, value, bound))
-    return SolveResult(family=family, instance=instance.name, method=method,
-                       status=SolveStatus.OPTIMAL if optimal else SolveStatus.FEASIBLE,
-                       objective=float(value), bound=bound, runtime_s=runtime, solution=solution,
-                       verified=True, info=info, stopped=None if optimal else stopped, work=work)
+    return SolveResult(
+        family=family,
+        instance=instance.name,
+        method=method,
+        status=SolveStatus.OPTIMAL if optimal else SolveStatus.FEASIBLE,
+        objective=float(value),
+        bound=bound,
+        runtime_s=runtime,
+        solution=solution,
+        verified=True,
+        info=info,
+        stopped=None if optimal else stopped,
+        work=work,
+    )
 
 
-def solve(family: str, problems: Mapping[str, Problem], instance: Any, problem: str | None = None,
-          method: str | None = None, time_limit: float | None = None, seed: int | None = None,
-          budget: float | None = None) -> SolveResult:
+def solve(
+    family: str,
+    problems: Mapping[str, Problem],
+    instance: Any,
+    problem: str | None = None,
+    method: str | None = None,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    budget: float | None = None,
+) -> SolveResult:
     """Solve ``instance`` for one of ``problems`` by one of its methods (defaults: the first ones).
 
     ``budget`` is the deterministic work allowance, in the method's unit
@@ -452,8 +498,9 @@ def solve(family: str, problems: Mapping[str, Problem], instance: Any, problem: 
     require(name in problems, "--problem", f"must be one of {list(problems)}, got {name!r}")
     chosen = problems[name]
     method = chosen.method_for(instance) if method is None else method
-    require(method in chosen.methods, "--method",
-            f"{name} has methods {list(chosen.methods)}, got {method!r}")
+    require(
+        method in chosen.methods, "--method", f"{name} has methods {list(chosen.methods)}, got {method!r}"
+    )
     time_limit = check_time_limit(time_limit)
     budget = check_budget(budget) if method in chosen.budgets else None
     seed = 0 if seed is None else seed

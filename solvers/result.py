@@ -45,8 +45,9 @@ def verified_value(value: Any) -> float:
     try:
         out = float(value)
     except OverflowError:
-        raise Infeasible(f"objective: the solution's value is about 2^{int(value).bit_length()}, "
-                         "beyond any float") from None
+        raise Infeasible(
+            f"objective: the solution's value is about 2^{int(value).bit_length()}, beyond any float"
+        ) from None
     if not math.isfinite(out):
         raise Infeasible(f"objective: the solution's value is {out!r}, not a finite number")
     return out

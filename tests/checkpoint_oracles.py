@@ -35,8 +35,9 @@ def survival(law):
     if isinstance(law, Weibull):
         return lambda t: math.exp(-((t / law.scale) ** law.shape))
     if isinstance(law, LogNormal):
-        return lambda t: (0.5 * math.erfc((math.log(t) - law.mu) / (law.sigma * math.sqrt(2)))
-                          if t > 0 else 1.0)
+        return lambda t: (
+            0.5 * math.erfc((math.log(t) - law.mu) / (law.sigma * math.sqrt(2))) if t > 0 else 1.0
+        )
     if isinstance(law, HyperExponential):
         pairs = list(zip(law.probs.tolist(), law.rates.tolist(), strict=True))
         return lambda t: sum(q * math.exp(-r * t) for q, r in pairs)
@@ -75,8 +76,11 @@ def waste_mpmath(inst, a, digits=50):
     mp.mp.dps = digits
     d = inst.law.to_dict()
     kind = d["kind"]
-    levels = ([mp.mpf(10) ** -j for j in range(1, 16)] + [mp.mpf(j) / 20 for j in range(1, 20)]
-              + [1 - mp.mpf(10) ** -j for j in range(2, 16)])
+    levels = (
+        [mp.mpf(10) ** -j for j in range(1, 16)]
+        + [mp.mpf(j) / 20 for j in range(1, 20)]
+        + [1 - mp.mpf(10) ** -j for j in range(2, 16)]
+    )
     if kind == "exponential":
         r = mp.mpf(d["rate"])
         sf, cdf = (lambda t: mp.exp(-r * t)), (lambda t: -mp.expm1(-r * t))

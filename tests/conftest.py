@@ -14,13 +14,19 @@ from slow_option import add_runslow, skip_slow
 
 def pytest_addoption(parser):
     add_runslow(parser)
-    parser.addoption("--methods", default=None,
-                     help="comma-separated exact methods to test (default: every registered one)")
+    parser.addoption(
+        "--methods",
+        default=None,
+        help="comma-separated exact methods to test (default: every registered one)",
+    )
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "problem(family, problem, exclude=()): run the test's `method` "
-                                       "argument over every registered method of the problem")
+    config.addinivalue_line(
+        "markers",
+        "problem(family, problem, exclude=()): run the test's `method` "
+        "argument over every registered method of the problem",
+    )
 
 
 def pytest_generate_tests(metafunc):
@@ -31,8 +37,9 @@ def pytest_generate_tests(metafunc):
     exclude = set(marker.kwargs.get("exclude", ()))
     chosen = metafunc.config.getoption("--methods")
     keep = None if chosen is None else set(chosen.split(","))
-    methods = [m for m in registered_methods(family, problem)
-               if m not in exclude and (keep is None or m in keep)]
+    methods = [
+        m for m in registered_methods(family, problem) if m not in exclude and (keep is None or m in keep)
+    ]
     metafunc.parametrize("method", methods)
 
 

@@ -88,17 +88,19 @@ def brute_full(instance: CoupledInstance) -> int | None:
                 workload = max(xq * wq for xq, wq in zip(xx, w, strict=True))
                 enrolled = [q for q in range(p) if xx[q] >= 1]
                 for combo in _transfer_sets(col, xx, gg, dd, t_prog, t_data, n_com):
-                    computes = (workload > 0
-                                and all(col[q] == UP and gg[q] >= t_prog and dd[q] >= xx[q] * t_data
-                                        and combo[q] == "." for q in enrolled))
+                    computes = workload > 0 and all(
+                        col[q] == UP and gg[q] >= t_prog and dd[q] >= xx[q] * t_data and combo[q] == "."
+                        for q in enrolled
+                    )
                     c2 = cc + 1 if computes else cc
                     completed = computes and c2 == workload
                     done2 = done + completed
                     if done2 >= big_k:
                         return t + 1
                     g2 = tuple(0 if col[q] == DOWN else gg[q] + (combo[q] == "P") for q in range(p))
-                    d2 = tuple(0 if col[q] == DOWN or completed else dd[q] + (combo[q] == "D")
-                               for q in range(p))
+                    d2 = tuple(
+                        0 if col[q] == DOWN or completed else dd[q] + (combo[q] == "D") for q in range(p)
+                    )
                     if completed or any(col[q] == DOWN for q in enrolled):
                         c2 = 0
                     nxt.add((done2, g2, xx, d2, c2))
@@ -134,8 +136,9 @@ def brute_nocomm(instance: CoupledInstance) -> int | None:
     return earliest
 
 
-def random_tiny(rng: np.random.Generator, max_p: int = 3, max_h: int = 8, comm: bool = True,
-                max_k: int = 2) -> CoupledInstance:
+def random_tiny(
+    rng: np.random.Generator, max_p: int = 3, max_h: int = 8, comm: bool = True, max_k: int = 2
+) -> CoupledInstance:
     """A random tiny instance (random U/R/D strings, w, mu, m, n_com, T's, K)."""
     while True:
         p = int(rng.integers(1, max_p + 1))
@@ -148,6 +151,12 @@ def random_tiny(rng: np.random.Generator, max_p: int = 3, max_h: int = 8, comm: 
         if sum(min(m, v if v is not None else m) for v in mu) < m:
             continue
         return CoupledInstance(
-            availability=avail, w=w, mu=mu, m=m, n_com=int(rng.integers(1, 3)),
-            T_prog=int(rng.integers(0, 3)) if comm else 0, T_data=int(rng.integers(0, 2)) if comm else 0,
-            K=int(rng.integers(1, max_k + 1)))
+            availability=avail,
+            w=w,
+            mu=mu,
+            m=m,
+            n_com=int(rng.integers(1, 3)),
+            T_prog=int(rng.integers(0, 3)) if comm else 0,
+            T_data=int(rng.integers(0, 2)) if comm else 0,
+            K=int(rng.integers(1, max_k + 1)),
+        )

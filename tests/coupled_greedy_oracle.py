@@ -48,8 +48,9 @@ def _next(mask: np.ndarray) -> np.ndarray:
     return out
 
 
-def greedy_full_oracle(instance: CoupledInstance, deadline: float | None = None,
-                       spans: bool = True) -> dict | None:
+def greedy_full_oracle(
+    instance: CoupledInstance, deadline: float | None = None, spans: bool = True
+) -> dict | None:
     """A schedule of ``K`` iterations in the format of :mod:`.replay`, or ``None`` if none was found.
 
     ``None`` does not prove infeasibility. Once the replay accepts it, its

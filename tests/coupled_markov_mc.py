@@ -23,8 +23,9 @@ def _stepper(trans: np.ndarray):
     return step
 
 
-def computation(trans: np.ndarray, W: int, samples: int, rng: np.random.Generator,
-                max_slots: int = 100_000) -> tuple[np.ndarray, np.ndarray]:
+def computation(
+    trans: np.ndarray, W: int, samples: int, rng: np.random.Generator, max_slots: int = 100_000
+) -> tuple[np.ndarray, np.ndarray]:
     """``W`` slots of simultaneous computation (Definition 2).
 
     Slot 1 is the first all-UP slot (``t_1 = 1``); a run succeeds when ``S``
@@ -76,8 +77,14 @@ def not_down(trans: np.ndarray, slots: int, samples: int, rng: np.random.Generat
     return alive
 
 
-def communication(trans: np.ndarray, n: np.ndarray, n_com: int, samples: int, rng: np.random.Generator,
-                  max_slots: int = 100_000) -> tuple[np.ndarray, np.ndarray]:
+def communication(
+    trans: np.ndarray,
+    n: np.ndarray,
+    n_com: int,
+    samples: int,
+    rng: np.random.Generator,
+    max_slots: int = 100_000,
+) -> tuple[np.ndarray, np.ndarray]:
     """A communication phase: worker ``q`` of ``S`` needs ``n[q]`` UP slots of reception.
 
     In each slot the master serves at most ``n_com`` of the UP workers that

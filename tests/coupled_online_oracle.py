@@ -30,6 +30,7 @@ MEASURES = ("P", "E", "Y")
 
 # ---------------------------------------------------------------- the replay's slot loop
 
+
 def replay_trace_oracle(instance: CoupledInstance, schedule, *, communication: bool = True) -> Trace:
     """Replay ``schedule`` slot by slot and return everything it did (see the module docstring).
 
@@ -48,10 +49,14 @@ def replay_trace_oracle(instance: CoupledInstance, schedule, *, communication: b
     t_prog, t_data = (instance.T_prog, instance.T_data) if communication else (0, 0)
     avail, w = instance.realization(horizon), instance.w
     trace = Trace(
-        entry=np.zeros(horizon, dtype=bool), new_attempt=np.zeros(horizon, dtype=bool),
+        entry=np.zeros(horizon, dtype=bool),
+        new_attempt=np.zeros(horizon, dtype=bool),
         progress=np.zeros(horizon, dtype=np.int64),
-        transfer=comm, compute=np.zeros(horizon, dtype=bool), complete=np.zeros(horizon, dtype=bool),
-        completions=[])
+        transfer=comm,
+        compute=np.zeros(horizon, dtype=bool),
+        complete=np.zeros(horizon, dtype=bool),
+        completions=[],
+    )
     x = np.zeros(p, dtype=np.int64)
     workload = 0
     g = np.zeros(p, dtype=np.int64)
@@ -78,22 +83,34 @@ def replay_trace_oracle(instance: CoupledInstance, schedule, *, communication: b
             letter = LETTERS[sends[q]]
             field = f"schedule.communication[{q}][{t}]"
             reject_unless(state[q] == UP, field, f"{letter!r} while processor {q} is {_STATE[state[q]]}")
-            reject_unless(enrolled[q], field,
-                          f"{letter!r} to processor {q}, which is not enrolled at slot {t}")
+            reject_unless(
+                enrolled[q], field, f"{letter!r} to processor {q}, which is not enrolled at slot {t}"
+            )
             if sends[q] == PROG:
-                reject_unless(g[q] < t_prog, field, f"'P' but processor {q} already has the program "
-                        f"(T_prog = {t_prog})")
+                reject_unless(
+                    g[q] < t_prog, field, f"'P' but processor {q} already has the program (T_prog = {t_prog})"
+                )
             else:
-                reject_unless(d[q] < x[q] * t_data, field,
-                              f"'D' but processor {q} already has the data of its "
-                        f"{x[q]} task(s) (T_data = {t_data})")
+                reject_unless(
+                    d[q] < x[q] * t_data,
+                    field,
+                    f"'D' but processor {q} already has the data of its {x[q]} task(s) (T_data = {t_data})",
+                )
         busy = int(np.count_nonzero(sends))
-        reject_unless(busy <= instance.n_com, f"schedule.communication[*][{t}]",
-                f"{busy} transfers at slot {t}, the master sends at most n_com = {instance.n_com}")
+        reject_unless(
+            busy <= instance.n_com,
+            f"schedule.communication[*][{t}]",
+            f"{busy} transfers at slot {t}, the master sends at most n_com = {instance.n_com}",
+        )
 
         # State at the start of t decides; this slot's transfers only count from t + 1 (no overlap).
-        if (workload > 0 and bool(np.all(state[enrolled] == UP)) and bool(np.all(g[enrolled] >= t_prog))
-                and bool(np.all(d[enrolled] >= x[enrolled] * t_data)) and not np.any(sends[enrolled])):
+        if (
+            workload > 0
+            and bool(np.all(state[enrolled] == UP))
+            and bool(np.all(g[enrolled] >= t_prog))
+            and bool(np.all(d[enrolled] >= x[enrolled] * t_data))
+            and not np.any(sends[enrolled])
+        ):
             trace.compute[t] = True
             c += 1
         done = trace.compute[t] and c == workload
@@ -112,8 +129,8 @@ def replay_trace_oracle(instance: CoupledInstance, schedule, *, communication: b
     return trace
 
 
-
 # ---------------------------------------------------------------- the simulator
+
 
 class _Queue:
     """The master's FIFO of messages (worker, kind, slots left), in task-assignment order."""
@@ -158,8 +175,9 @@ class _Queue:
         return sent
 
 
-def simulate_oracle(instance: CoupledInstance, policy, rng: np.random.Generator,
-             cap: int | None = None) -> Run:
+def simulate_oracle(
+    instance: CoupledInstance, policy, rng: np.random.Generator, cap: int | None = None
+) -> Run:
     """Run ``policy`` on ``instance``'s realization until ``K`` iterations complete or the cap.
 
     Parameters
@@ -209,9 +227,20 @@ def simulate_oracle(instance: CoupledInstance, policy, rng: np.random.Generator,
         now = states[:, t]
         ask = reason if reason is not None else ("slot" if policy.proactive and x.any() else None)
         if ask is not None:
-            obs = Observation(t=t, reason=ask, platform=platform, states=past(states, t), iteration=done,
-                              iteration_start=iteration_start, allocation=x.copy(), program=g >= t_prog,
-                              data=d.copy(), needs=needs.copy(), progress=c, workload=workload)
+            obs = Observation(
+                t=t,
+                reason=ask,
+                platform=platform,
+                states=past(states, t),
+                iteration=done,
+                iteration_start=iteration_start,
+                allocation=x.copy(),
+                program=g >= t_prog,
+                data=d.copy(),
+                needs=needs.copy(),
+                progress=c,
+                workload=workload,
+            )
             decision = policy.decide(obs, rng)
             decisions += 1
             if decision is not None:
@@ -287,8 +316,16 @@ def simulate_oracle(instance: CoupledInstance, policy, rng: np.random.Generator,
         "communication": [letters[row].tobytes().decode().rstrip(".") for row in comm],
         "completions": completions,
     }
-    return Run(schedule=schedule, makespan=makespan, failed=makespan is None, iterations=done,
-               slots=length, decisions=decisions, switches=switches, switches_per_iteration=per_iteration)
+    return Run(
+        schedule=schedule,
+        makespan=makespan,
+        failed=makespan is None,
+        iterations=done,
+        slots=length,
+        decisions=decisions,
+        switches=switches,
+        switches_per_iteration=per_iteration,
+    )
 
 
 def _checked(decision: Configuration, platform: Platform, now: np.ndarray) -> np.ndarray:
@@ -303,10 +340,8 @@ def _checked(decision: Configuration, platform: Platform, now: np.ndarray) -> np
     return x
 
 
-
-
-
 # ---------------------------------------------------------------- the policies
+
 
 class RandomOracle:
     """RANDOM: "allocates tasks to UP processors randomly using a uniform distribution" (VI-C).
@@ -362,8 +397,15 @@ class CriterionOracle:
         if self.name not in CRITERIA or self.formula not in FORMULAS:
             raise ValueError(f"criterion {self.name!r} with formula {self.formula!r}")
 
-    def scores(self, platform: Platform, x: np.ndarray, cands: np.ndarray, held_program: np.ndarray,
-               held_data: np.ndarray, elapsed: int) -> np.ndarray:
+    def scores(
+        self,
+        platform: Platform,
+        x: np.ndarray,
+        cands: np.ndarray,
+        held_program: np.ndarray,
+        held_data: np.ndarray,
+        elapsed: int,
+    ) -> np.ndarray:
         """One score per candidate, larger is better (``-E`` for IE)."""
         w = platform.w
         k = cands.size
@@ -371,8 +413,9 @@ class CriterionOracle:
         grown[np.arange(k), cands] += 1
         masks = grown > 0
         work = (grown * w).max(axis=1)
-        needs = np.where(masks, platform.T_prog * ~held_program
-                         + np.maximum(grown * platform.T_data - held_data, 0), 0).astype(np.int64)
+        needs = np.where(
+            masks, platform.T_prog * ~held_program + np.maximum(grown * platform.T_data - held_data, 0), 0
+        ).astype(np.int64)
         est = self.estimates
         comm = est.communication(masks, needs, platform.n_com, self.formula)
         if self.name == "IE":
@@ -386,8 +429,9 @@ class CriterionOracle:
         return np.where(np.isfinite(score), score, 0.0)
 
 
-def assign_oracle(observation: Observation, criterion: CriterionOracle,
-                  fresh: bool = False) -> Configuration | None:
+def assign_oracle(
+    observation: Observation, criterion: CriterionOracle, fresh: bool = False
+) -> Configuration | None:
     """Section VI-A's passive construction: the ``m`` tasks one by one, each to the best UP worker.
 
     Candidates are the UP workers holding fewer than ``mu_q`` tasks; ties go
@@ -428,8 +472,16 @@ class PassiveOracle:
         return assign_oracle(observation, self.criterion)
 
 
-def measure(est: MarkovEstimates, platform: Platform, name: str, formula: str, x: np.ndarray,
-            needs: np.ndarray, remaining: int, elapsed: int) -> float:
+def measure(
+    est: MarkovEstimates,
+    platform: Platform,
+    name: str,
+    formula: str,
+    x: np.ndarray,
+    needs: np.ndarray,
+    remaining: int,
+    elapsed: int,
+) -> float:
     """C's value of allocation ``x``: ``needs`` communication slots, ``remaining`` computation slots."""
     mask = x > 0
     if remaining <= 0 and not needs.any():
@@ -483,17 +535,31 @@ class ProactiveOracle:
             if fresh is not None:
                 x2 = fresh.allocation(platform.p)
                 needs2 = np.where(x2 > 0, platform.T_prog * ~observation.program + x2 * platform.T_data, 0)
-                value = measure(est, platform, self.measure, self.formula, x2, needs2,
-                                int((x2 * platform.w).max()), elapsed)
+                value = measure(
+                    est,
+                    platform,
+                    self.measure,
+                    self.formula,
+                    x2,
+                    needs2,
+                    int((x2 * platform.w).max()),
+                    elapsed,
+                )
             self._fresh[key] = (fresh, value)
         fresh, value = self._fresh[key]
         if fresh is None or np.array_equal(fresh.allocation(platform.p), observation.allocation):
             return None
-        current = measure(est, platform, self.measure, self.formula, observation.allocation,
-                          observation.needs, observation.workload - observation.progress, elapsed)
+        current = measure(
+            est,
+            platform,
+            self.measure,
+            self.formula,
+            observation.allocation,
+            observation.needs,
+            observation.workload - observation.progress,
+            elapsed,
+        )
         return fresh if _better(self.measure, value, current) else None
-
-
 
 
 def policy_oracle(name: str, formula: str = "printed"):

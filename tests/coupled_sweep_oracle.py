@@ -59,8 +59,12 @@ class SweepOracle(_Sweep):
 
     def earliest_found(self, start: int) -> tuple[int, list[int]] | None:
         horizon = self.instance.horizon
-        slots = zip(range(start, horizon), itertools.islice(self.up_ints, start, None),
-                    itertools.islice(self.down_ints, start, None), strict=False)
+        slots = zip(
+            range(start, horizon),
+            itertools.islice(self.up_ints, start, None),
+            itertools.islice(self.down_ints, start, None),
+            strict=False,
+        )
         return closed_sweep(slots, self.workload, self.least)
 
     def earliest(self, start: int) -> Iteration | None:
@@ -100,8 +104,9 @@ class DataChainOracle:
         self.down = [mask * replicate for mask in slot_masks(instance, DOWN)]
         self.least = min_workload(instance, range(p))
         # W*(v): the least workload over the processors UP at v - 1 (-1: none holds m tasks).
-        fits = [-1] + [min_workload(instance, np.flatnonzero(up[:, v - 1]).tolist())
-                       for v in range(1, horizon + 1)]
+        fits = [-1] + [
+            min_workload(instance, np.flatnonzero(up[:, v - 1]).tolist()) for v in range(1, horizon + 1)
+        ]
         self.quiet = np.array([-1 if f is None else f for f in fits], dtype=np.int64)
         self.first_level = (1 << p) - 1
         self.workloads: dict[int, int] = {}

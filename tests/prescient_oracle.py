@@ -67,8 +67,11 @@ class ExactHost:
             # Without suspension, each zero-share run splits the interval: try every piece.
             starts = [s]
             if not self.suspension:
-                starts += [rt for j, rt in enumerate(self.run_time) if s < rt < b and self.run_share[j] > 0
-                           and j > 0 and self.run_share[j - 1] == 0]
+                starts += [
+                    rt
+                    for j, rt in enumerate(self.run_time)
+                    if s < rt < b and self.run_share[j] > 0 and j > 0 and self.run_share[j - 1] == 0
+                ]
             for s0 in starts:
                 if not self.suspension and self._share_at(s0) == 0:
                     continue
@@ -84,8 +87,9 @@ class ExactHost:
                 if not self.suspension:
                     if self._share_at(t) == 0:
                         return None
-                    later = [rt for j, rt in enumerate(self.run_time)
-                             if t < rt < b and self.run_share[j] == 0]
+                    later = [
+                        rt for j, rt in enumerate(self.run_time) if t < rt < b and self.run_share[j] == 0
+                    ]
                     return min(later, default=b)
                 return b
         return None
@@ -177,13 +181,24 @@ def random_run(instance: PrescientInstance, rng: np.random.Generator, replicas: 
                 r[3], r[4] = done, "cancelled"
                 ready[r[1]] = done
         attempts += runs
-    return {"attempts": [{"task": t, "host": h, "start": float(s), "end": float(e), "outcome": o}
-                         for t, h, s, e, o in attempts]}
+    return {
+        "attempts": [
+            {"task": t, "host": h, "start": float(s), "end": float(e), "outcome": o}
+            for t, h, s, e, o in attempts
+        ]
+    }
 
 
-def random_instance(rng: np.random.Generator, hosts: int = 3, tasks: int = 3, identical: bool = True,
-                    suspension: bool = True, nice: bool = False, history: bool = False,
-                    touching: bool = False) -> PrescientInstance:
+def random_instance(
+    rng: np.random.Generator,
+    hosts: int = 3,
+    tasks: int = 3,
+    identical: bool = True,
+    suspension: bool = True,
+    nice: bool = False,
+    history: bool = False,
+    touching: bool = False,
+) -> PrescientInstance:
     """A tiny random instance: 1-3 up intervals a host in an hour, CPU runs with shares 0 among them.
 
     ``nice``: clocks, shares, times and sizes from small round sets, so that
@@ -205,21 +220,36 @@ def random_instance(rng: np.random.Generator, hosts: int = 3, tasks: int = 3, id
         up.append([(float(cuts[i]), float(cuts[i + 1])) for i in range(0, len(cuts), 2)])
         n_runs = int(rng.integers(1, 8))
         starts = np.concatenate([[0], np.sort(rng.choice(np.arange(1, 360), size=n_runs - 1, replace=False))])
-        shares = rng.choice([0.0, 0.25, 0.5, 1.0], size=n_runs) if nice else \
-            np.where(rng.random(n_runs) < 0.25, 0.0, rng.uniform(0.05, 1.0, size=n_runs))
+        shares = (
+            rng.choice([0.0, 0.25, 0.5, 1.0], size=n_runs)
+            if nice
+            else np.where(rng.random(n_runs) < 0.25, 0.0, rng.uniform(0.05, 1.0, size=n_runs))
+        )
         cpu.append([(int(s), float(v)) for s, v in zip(starts, shares, strict=True)])
     if identical:
         minutes = float(rng.choice([1.0, 2.0, 5.0])) if nice else float(rng.uniform(0.5, 6.0))
         sizes = [minutes] * tasks
     else:
-        sizes = [float(v) for v in (rng.choice([1.0, 2.0, 3.0, 5.0], size=tasks) if nice
-                                    else rng.uniform(0.5, 6.0, size=tasks))]
+        sizes = [
+            float(v)
+            for v in (
+                rng.choice([1.0, 2.0, 3.0, 5.0], size=tasks) if nice else rng.uniform(0.5, 6.0, size=tasks)
+            )
+        ]
     start = float(rng.choice([0.0, 300.0])) if nice else float(rng.uniform(0, 600))
     if history:
         start = max(start, 300.0)
-    return PrescientInstance.build(clock, up, cpu=cpu, task_minutes=sizes, period=period, start=start,
-                                   horizon=3700.0, suspension=suspension,
-                                   history=(0.0, start) if history else None)
+    return PrescientInstance.build(
+        clock,
+        up,
+        cpu=cpu,
+        task_minutes=sizes,
+        period=period,
+        start=start,
+        horizon=3700.0,
+        suspension=suspension,
+        history=(0.0, start) if history else None,
+    )
 
 
 def as_float(value: Fraction) -> float:

@@ -9,9 +9,17 @@ from volsched.instances.prescient import PrescientInstance
 DAY = 86_400.0
 
 
-def random_instance(seed: int, hosts: int = 6, tasks: int = 8, minutes: float = 2.0, period: float = 10.0,
-                    hours: float = 6.0, suspension: bool = True, history: bool = True,
-                    zero_share: float = 0.15) -> PrescientInstance:
+def random_instance(
+    seed: int,
+    hosts: int = 6,
+    tasks: int = 8,
+    minutes: float = 2.0,
+    period: float = 10.0,
+    hours: float = 6.0,
+    suspension: bool = True,
+    history: bool = True,
+    zero_share: float = 0.15,
+) -> PrescientInstance:
     """Hosts with random clocks, up intervals and CPU runs (some of share 0) over a previous day and the run.
 
     The history window is the first day; the application is submitted at the
@@ -38,6 +46,15 @@ def random_instance(seed: int, hosts: int = 6, tasks: int = 8, minutes: float = 
             runs.append((k, share))
             k += int(rng.integers(1, 60))
         cpus.append(runs)
-    return PrescientInstance.build(clock, ups, tasks=tasks, task_minutes=minutes, cpu=cpus, period=period,
-                                   start=start, history=(0.0, DAY) if history else None, horizon=horizon,
-                                   suspension=suspension)
+    return PrescientInstance.build(
+        clock,
+        ups,
+        tasks=tasks,
+        task_minutes=minutes,
+        cpu=cpus,
+        period=period,
+        start=start,
+        history=(0.0, DAY) if history else None,
+        horizon=horizon,
+        suspension=suspension,
+    )

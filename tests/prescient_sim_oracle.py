@@ -40,8 +40,13 @@ def dense(instance: PrescientInstance, t0: float, seconds: int) -> tuple[np.ndar
     return up, share
 
 
-def per_second(instance: PrescientInstance, policy, rng: np.random.Generator, seconds: int,
-               dispatches: list | None = None) -> float | None:
+def per_second(
+    instance: PrescientInstance,
+    policy,
+    rng: np.random.Generator,
+    seconds: int,
+    dispatches: list | None = None,
+) -> float | None:
     """The makespan of ``policy`` under the same server rules, advanced one second at a time.
 
     ``None`` when ``seconds`` are not enough. ``dispatches``, if given, receives
@@ -55,8 +60,8 @@ def per_second(instance: PrescientInstance, policy, rng: np.random.Generator, se
     idle = up[:, 0].copy()
     arrival = np.where(idle, t0, np.inf)
     tie = np.where(idle, rng.random(n), 0.0)
-    on = np.full(n, -1)                     # instance running on each host
-    need = np.full(n, np.inf)               # its task's operations
+    on = np.full(n, -1)  # instance running on each host
+    need = np.full(n, np.inf)  # its task's operations
     done_work = np.zeros(n)
     done = np.zeros(n_tasks, dtype=bool)
     original = np.full(n_tasks, -1)
@@ -77,7 +82,7 @@ def per_second(instance: PrescientInstance, policy, rng: np.random.Generator, se
             for h in np.flatnonzero(came):
                 idle[h], arrival[h], tie[h] = True, t, rng.random()
             busy = on >= 0
-            finished = busy & (done_work >= need)   # a completion at the host-down instant counts
+            finished = busy & (done_work >= need)  # a completion at the host-down instant counts
             died = busy & ~finished & ~up[:, k]
             for h in np.flatnonzero(died):
                 i = int(on[h])
@@ -118,13 +123,21 @@ def per_second(instance: PrescientInstance, policy, rng: np.random.Generator, se
             ready = ready[np.lexsort((tie[ready], arrival[ready]))]
             ids = np.fromiter(live, dtype=np.int64, count=len(live))
             obs = Observation(
-                t=t, platform=platform, ready=ready, primary=np.fromiter(primary, dtype=np.int64),
-                done=done, original=original, original_start=original_start, replicas=replicas,
-                replicas_sent=sent, completions=np.asarray(completions, dtype=float),
+                t=t,
+                platform=platform,
+                ready=ready,
+                primary=np.fromiter(primary, dtype=np.int64),
+                done=done,
+                original=original,
+                original_start=original_start,
+                replicas=replicas,
+                replicas_sent=sent,
+                completions=np.asarray(completions, dtype=float),
                 live_task=np.asarray(inst_task, dtype=np.int64)[ids] if len(ids) else ids,
                 live_host=np.asarray(inst_host, dtype=np.int64)[ids] if len(ids) else ids,
                 live_start=np.asarray(inst_start, dtype=float)[ids] if len(ids) else np.zeros(0),
-                memory=memory)
+                memory=memory,
+            )
             assignments, next_wake = policy.decide(obs, rng)
             wake = next_wake if woke or next_wake is not None else wake
             _check(assignments, ready_mask, done, primary, policy.name, t)

@@ -22,15 +22,18 @@ def simgrid_available() -> bool:
 #: ``pytestmark`` of a SimGrid test module: marked, and skipped with the reason when SimGrid is absent.
 MARKS = [
     pytest.mark.simgrid,
-    pytest.mark.skipif(not simgrid_available(),
-                       reason="SimGrid's Python bindings are absent (apt-get install python3-simgrid)"),
+    pytest.mark.skipif(
+        not simgrid_available(),
+        reason="SimGrid's Python bindings are absent (apt-get install python3-simgrid)",
+    ),
 ]
 
 
 def replay(instance, schedule, folder) -> list[dict]:
     """Export ``schedule`` on ``instance`` into ``folder``; replay it in SimGrid (one engine per process)."""
     export_simgrid(instance, folder, schedule)
-    out = subprocess.run([sys.executable, str(RUNNER), str(folder)], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, str(RUNNER), str(folder)], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     return json.loads(out.stdout.strip().splitlines()[-1])

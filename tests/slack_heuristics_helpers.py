@@ -18,8 +18,19 @@ def dates(avail: list[int], unavail: list[int]) -> list[list[int]]:
 
 
 @st.composite
-def instances(draw, max_busy=3, max_free=2, max_k=4, a_max=12, u_max=5, max_n=8, p_max=8, min_free=1,
-              theorem2=False, beta=None):
+def instances(
+    draw,
+    max_busy=3,
+    max_free=2,
+    max_k=4,
+    a_max=12,
+    u_max=5,
+    max_n=8,
+    p_max=8,
+    min_free=1,
+    theorem2=False,
+    beta=None,
+):
     """A small instance: ``busy`` machines with intervals, ``free`` machines, ``n`` jobs.
 
     ``theorem2``: every availability is at least ``2 p_max`` (Theorem 2's assumption).
@@ -41,9 +52,20 @@ def instances(draw, max_busy=3, max_free=2, max_k=4, a_max=12, u_max=5, max_n=8,
     return SlackInstance(machines=[machines[i] for i in order], p=p, beta=b)
 
 
-def random_instance(rng: np.random.Generator, busy: int, free: int, n: int, k: int, a_hi: int = 60,
-                    u_hi: int = 20, p_hi: int = 20, beta: float = 0.5) -> SlackInstance:
+def random_instance(
+    rng: np.random.Generator,
+    busy: int,
+    free: int,
+    n: int,
+    k: int,
+    a_hi: int = 60,
+    u_hi: int = 20,
+    p_hi: int = 20,
+    beta: float = 0.5,
+) -> SlackInstance:
     """A seeded instance: ``busy`` machines of ``k`` intervals each, ``free`` free ones, ``n`` jobs."""
-    machines = [dates(rng.integers(0, a_hi + 1, k).tolist(), rng.integers(1, u_hi + 1, k).tolist())
-                for _ in range(busy)] + [[] for _ in range(free)]
+    machines = [
+        dates(rng.integers(0, a_hi + 1, k).tolist(), rng.integers(1, u_hi + 1, k).tolist())
+        for _ in range(busy)
+    ] + [[] for _ in range(free)]
     return SlackInstance(machines=machines, p=rng.integers(1, p_hi + 1, n).tolist(), beta=beta)

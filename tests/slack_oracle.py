@@ -73,9 +73,16 @@ def brute(instance: SlackInstance, problem: str) -> int | None:
     return best
 
 
-def random_instance(rng: np.random.Generator, n_max: int = 5, machines_max: int = 3, intervals_max: int = 2,
-                    p_max: int = 8, a_max: int = 14, free_min: int = 0, betas=(0.0, 0.3, 0.5, 1.0),
-                    ) -> SlackInstance:
+def random_instance(
+    rng: np.random.Generator,
+    n_max: int = 5,
+    machines_max: int = 3,
+    intervals_max: int = 2,
+    p_max: int = 8,
+    a_max: int = 14,
+    free_min: int = 0,
+    betas=(0.0, 0.3, 0.5, 1.0),
+) -> SlackInstance:
     """A small random instance (seeded); some machines free, others with 1..intervals_max intervals."""
     m = int(rng.integers(1, machines_max + 1))
     n_free = int(rng.integers(free_min, m + 1))

@@ -401,6 +401,7 @@ def _damaged_store(path: str):
     A file of another kind (an instance, a TOML sweep file, an image) is named with the command that
     reads it. ``path`` is one path, or several joined by ``", "``.
     """
+
     def other_kind() -> None:
         for one in [path] if _is(Path.exists, path, "STORE", "open") else path.split(", "):
             kind = file_kind(one)

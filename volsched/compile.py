@@ -58,8 +58,12 @@ def compile_all(quiet: bool = False) -> dict:
     for family in FAMILIES.values():
         for problem in family.problems.values():
             for method in problem.methods:
-                steps.append((f"{family.name} {problem.name} {method}",
-                              lambda f=family, p=problem, m=method: warm_up(f.name, p, m)))
+                steps.append(
+                    (
+                        f"{family.name} {problem.name} {method}",
+                        lambda f=family, p=problem, m=method: warm_up(f.name, p, m),
+                    )
+                )
         if family.name not in tiny:
             continue
         made: dict = {}
@@ -70,6 +74,7 @@ def compile_all(quiet: bool = False) -> dict:
             return made["instance"]
 
         for name in family.heuristics:
+
             def run(f=family, n=name, get=instance):
                 try:
                     f.simulate(get(), n, 0, _simulator(f, n))

@@ -41,8 +41,9 @@ def bot_figure(rows: list[dict], clients: int, path: Path) -> Path:
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     for policy in policies:
         pts = sorted((r["jobs"], r["makespan"]) for r in rows if r["policy"] == policy)
-        left.plot([j for j, _ in pts], [np.nan if v is None else v / 60 for _, v in pts],
-                  marker="o", label=policy)
+        left.plot(
+            [j for j, _ in pts], [np.nan if v is None else v / 60 for _, v in pts], marker="o", label=policy
+        )
     left.set_xlabel("jobs in the BoT")
     left.set_ylabel("maximum completion time (h)")
     left.set_title(f"(a) BoT completion time, {clients} clients")
@@ -55,8 +56,16 @@ def bot_figure(rows: list[dict], clients: int, path: Path) -> Path:
         lost = [by_jobs[j]["wasted_lost"] / 60 / clients for j in jobs]
         pos = x + (k - (len(policies) - 1) / 2) * width
         bars = right.bar(pos, ckpt, width, label=f"{policy}: checkpoint overhead")
-        right.bar(pos, lost, width, bottom=ckpt, hatch="//", color=bars.patches[0].get_facecolor(),
-                  alpha=0.5, label=f"{policy}: lost computation")
+        right.bar(
+            pos,
+            lost,
+            width,
+            bottom=ckpt,
+            hatch="//",
+            color=bars.patches[0].get_facecolor(),
+            alpha=0.5,
+            label=f"{policy}: lost computation",
+        )
     right.set_xticks(x, [str(j) for j in jobs])
     right.set_xlabel("jobs in the BoT")
     right.set_ylabel("wasted time per client (h)")

@@ -141,28 +141,36 @@ def policy_schedules(
     DP. Section IV-A-2 computes one schedule per job, from the job's own
     slices and checkpoint costs.
     """
-    return [np.asarray(policy(instance.job_instance(k)))
-            for k in range(instance.n_jobs)]
+    return [np.asarray(policy(instance.job_instance(k))) for k in range(instance.n_jobs)]
 
 
 def _check_schedules(instance: BotInstance, schedules: Sequence) -> np.ndarray:
     """Concatenate the per-job 0/1 vectors into one bool array over all slices."""
-    require(isinstance(schedules, (list, tuple, np.ndarray)), "schedules",
-            "must be a list of 0/1 vectors, one per job")
-    require(len(schedules) == instance.n_jobs, "schedules",
-            f"has {len(schedules)} vectors, the instance has {instance.n_jobs} jobs")
+    require(
+        isinstance(schedules, (list, tuple, np.ndarray)),
+        "schedules",
+        "must be a list of 0/1 vectors, one per job",
+    )
+    require(
+        len(schedules) == instance.n_jobs,
+        "schedules",
+        f"has {len(schedules)} vectors, the instance has {instance.n_jobs} jobs",
+    )
     sizes = instance.n_slices
     parts = []
     for k, a in enumerate(schedules):
-        require(isinstance(a, (list, tuple, np.ndarray)), f"schedules[{k}]",
-                "must be a 0/1 vector")
+        require(isinstance(a, (list, tuple, np.ndarray)), f"schedules[{k}]", "must be a 0/1 vector")
         a = np.asarray(a)
-        require(a.ndim == 1 and len(a) == sizes[k], f"schedules[{k}]",
-                f"has shape {a.shape}, job {k} has {sizes[k]} slices")
+        require(
+            a.ndim == 1 and len(a) == sizes[k],
+            f"schedules[{k}]",
+            f"has shape {a.shape}, job {k} has {sizes[k]} slices",
+        )
         ok = a.dtype.kind == "b" or (a.dtype.kind in "iu" and bool(np.all((a == 0) | (a == 1))))
         require(ok, f"schedules[{k}]", "must contain only 0 and 1")
-        require(bool(a[-1]), f"schedules[{k}][{sizes[k] - 1}]",
-                "the last slice must be checkpointed (a_n = 1)")
+        require(
+            bool(a[-1]), f"schedules[{k}][{sizes[k] - 1}]", "the last slice must be checkpointed (a_n = 1)"
+        )
         parts.append(a.astype(bool))
     return np.concatenate(parts)
 
@@ -186,7 +194,7 @@ class _Stream:
 
     def take(self, n: int) -> np.ndarray:
         if self.pos + n > len(self.buf):
-            self.buf = np.concatenate([self.buf[self.pos:], self.draw(max(self.block, n))])
+            self.buf = np.concatenate([self.buf[self.pos :], self.draw(max(self.block, n))])
             self.pos = 0
         out = self.buf[self.pos : self.pos + n]
         self.pos += n
@@ -346,8 +354,7 @@ def simulate_bot(
     t = 0
     stop = "complete"
     empty = np.empty(0, dtype=np.int64)
-    bar = tqdm(total=J, unit="job", desc="bot", file=sys.stderr, disable=not progress,
-               mininterval=0.5)
+    bar = tqdm(total=J, unit="job", desc="bot", file=sys.stderr, disable=not progress, mininterval=0.5)
 
     while n_done < J:
         t = int(next_t.min())

@@ -25,8 +25,9 @@ class SingleJobSimulator:
 
     samples: int = 100_000
 
-    def run(self, instance: CheckpointInstance, policy: OfflinePolicy,
-            rng: np.random.Generator) -> tuple[dict, dict[str, float]]:
+    def run(
+        self, instance: CheckpointInstance, policy: OfflinePolicy, rng: np.random.Generator
+    ) -> tuple[dict, dict[str, float]]:
         require(self.samples >= 2, "--samples", f"must be at least 2, got {self.samples}")
         a = np.asarray(policy.plan(instance, rng), dtype=bool)
         sigma = np.cumsum(np.where(a, instance.c, 0))[a]
@@ -38,8 +39,10 @@ class SingleJobSimulator:
         kk = np.minimum(k, len(ends) - 1)
         waste = np.where(inside, sigma[kk] + instance.alpha * (t - starts[kk]), 0.0)
         solution = {"a": [int(v) for v in a]}
-        metrics = {"expected_waste": float(instance.expected_waste(a)),
-                   "monte_carlo_waste": float(waste.mean()),
-                   "monte_carlo_stderr": float(waste.std(ddof=1) / np.sqrt(self.samples)),
-                   "checkpoints": int(a.sum())}
+        metrics = {
+            "expected_waste": float(instance.expected_waste(a)),
+            "monte_carlo_waste": float(waste.mean()),
+            "monte_carlo_stderr": float(waste.std(ddof=1) / np.sqrt(self.samples)),
+            "checkpoints": int(a.sum()),
+        }
         return solution, metrics

@@ -33,9 +33,10 @@ def policy(name: str):
         measure, _, criterion = base.partition("-")
         if measure in MEASURES and criterion in CRITERIA:
             return Proactive(measure, criterion, formula)
-    raise ValueError(f"unknown coupled heuristic {name!r}; the heuristics are {list(NAMES)}, each but RANDOM "
-                     "also as NAME[conditional]")
+    raise ValueError(
+        f"unknown coupled heuristic {name!r}; the heuristics are {list(NAMES)}, each but RANDOM "
+        "also as NAME[conditional]"
+    )
 
 
 __all__ = ["CONDITIONAL", "NAMES", "CoupledSimulator", "policy", "simulate"]
-

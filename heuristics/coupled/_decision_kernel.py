@@ -90,8 +90,7 @@ class Rules(NamedTuple):
     batch: np.ndarray
 
 
-def arguments(p: int, m: int, mu: np.ndarray, w: np.ndarray, n_com: int, proactive: bool,
-              compiled) -> Rules:
+def arguments(p: int, m: int, mu: np.ndarray, w: np.ndarray, n_com: int, proactive: bool, compiled) -> Rules:
     """:func:`play`'s policy arguments from a policy's ``compiled()`` (``None``: Python decides).
 
     ``compiled`` is ``("random",)``, ``("assign", engine)`` or ``("assign", engine, rule)``
@@ -112,20 +111,49 @@ def arguments(p: int, m: int, mu: np.ndarray, w: np.ndarray, n_com: int, proacti
         tables = engine.tables
         criterion = int(engine.criterion)
     else:
-        tables = (np.zeros((1, 1)), np.zeros((1, 1, 2)), np.zeros((1, 1, 2, 2)), 1, False,
-                  np.full(1, -1, dtype=np.int64), np.zeros((1, 2)), np.full((1, 2), -1, dtype=np.int64),
-                  np.zeros(1))
+        tables = (
+            np.zeros((1, 1)),
+            np.zeros((1, 1, 2)),
+            np.zeros((1, 1, 2, 2)),
+            1,
+            False,
+            np.full(1, -1, dtype=np.int64),
+            np.zeros((1, 2)),
+            np.full((1, 2), -1, dtype=np.int64),
+            np.zeros(1),
+        )
         criterion = 0
     if rule is None:
         memo = Dict.empty(types.UniTuple(types.int64, 2), types.int64)
-        rule_args = (0, False, memo, np.zeros((1, m), dtype=np.int64), np.zeros((1, p), dtype=np.int64),
-                     np.zeros((1, 2)), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
+        rule_args = (
+            0,
+            False,
+            memo,
+            np.zeros((1, m), dtype=np.int64),
+            np.zeros((1, p), dtype=np.int64),
+            np.zeros((1, 2)),
+            np.zeros(1, dtype=np.int64),
+            np.zeros(1, dtype=np.int64),
+        )
     else:
         rule_args = rule
-    return Rules(kind, rule is not None, bool(proactive), np.asarray(mu, dtype=float), int(m),
-                 np.asarray(w, dtype=np.int64), int(n_com), tables, criterion, *rule_args,
-                 np.zeros(p, dtype=np.int64), np.zeros(2), np.zeros(m, dtype=np.int64),
-                 np.zeros(p, dtype=np.int64), np.zeros((p, p), dtype=np.int64))
+    return Rules(
+        kind,
+        rule is not None,
+        bool(proactive),
+        np.asarray(mu, dtype=float),
+        int(m),
+        np.asarray(w, dtype=np.int64),
+        int(n_com),
+        tables,
+        criterion,
+        *rule_args,
+        np.zeros(p, dtype=np.int64),
+        np.zeros(2),
+        np.zeros(m, dtype=np.int64),
+        np.zeros(p, dtype=np.int64),
+        np.zeros((p, p), dtype=np.int64),
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -228,9 +256,30 @@ def _construct(states, g, d, st, rng, r):
     for q in range(p):
         program[q] = g[q] >= st[T_PROG]
     span1, rows, pow2, big_t, conditional, set_keys, set_values, power_keys, power_values = r.tables
-    k = assign_tasks(r.up[:n_up], r.mu, r.m, r.w, program, d, st[T_PROG], st[T_DATA], r.n_com, span1, rows,
-                     pow2, big_t, conditional, r.criterion, t - st[ITER_START], set_keys, set_values,
-                     power_keys, power_values, r.order, r.batch)
+    k = assign_tasks(
+        r.up[:n_up],
+        r.mu,
+        r.m,
+        r.w,
+        program,
+        d,
+        st[T_PROG],
+        st[T_DATA],
+        r.n_com,
+        span1,
+        rows,
+        pow2,
+        big_t,
+        conditional,
+        r.criterion,
+        t - st[ITER_START],
+        set_keys,
+        set_values,
+        power_keys,
+        power_values,
+        r.order,
+        r.batch,
+    )
     return 1 if k < 0 else -1
 
 
@@ -243,8 +292,9 @@ def _enrolled(x):
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
-def play(states, comm, x, g, d, needs, queue, st, hold, new, log_start, log_alloc, completions, per_iter,
-         rng, r):
+def play(
+    states, comm, x, g, d, needs, queue, st, hold, new, log_start, log_alloc, completions, per_iter, rng, r
+):
     """Run from ``st[T]`` until Python is needed; returns why (``LIMIT``, ``FINISHED``, ``ASK``, ``FULL``,
     ``BAD``).
 
@@ -269,16 +319,39 @@ def play(states, comm, x, g, d, needs, queue, st, hold, new, log_start, log_allo
             if not r.rule:
                 st[ASKED] = ask
                 return ASK
-            verdict = _decide(states, x, g, needs, st, hold, r.mu, r.m, r.w, r.n_com, r.tables, r.criterion,
-                              r.measure, r.timed, r.memo, r.fresh_order, r.fresh_x, r.fresh_parts,
-                              r.fresh_found, r.count, r.x2, r.parts, r.order)
+            verdict = _decide(
+                states,
+                x,
+                g,
+                needs,
+                st,
+                hold,
+                r.mu,
+                r.m,
+                r.w,
+                r.n_com,
+                r.tables,
+                r.criterion,
+                r.measure,
+                r.timed,
+                r.memo,
+                r.fresh_order,
+                r.fresh_x,
+                r.fresh_parts,
+                r.fresh_found,
+                r.count,
+                r.x2,
+                r.parts,
+                r.order,
+            )
             if verdict == _ASK:
                 st[ASKED] = ask
                 return ASK
             st[DECISIONS] += 1
             if verdict == SWITCH:
-                if not configure(r.order, states, x, g, d, needs, queue, st, r.mu, r.w, new, log_start,
-                                 log_alloc):
+                if not configure(
+                    r.order, states, x, g, d, needs, queue, st, r.mu, r.w, new, log_start, log_alloc
+                ):
                     return BAD
                 st[SWITCHES] += 1
                 per_iter[st[DONE]] += 1
@@ -289,8 +362,9 @@ def play(states, comm, x, g, d, needs, queue, st, hold, new, log_start, log_allo
                 return ASK
             st[DECISIONS] += 1
             if found == 1:
-                if not configure(r.order, states, x, g, d, needs, queue, st, r.mu, r.w, new, log_start,
-                                 log_alloc):
+                if not configure(
+                    r.order, states, x, g, d, needs, queue, st, r.mu, r.w, new, log_start, log_alloc
+                ):
                     return BAD
             else:
                 wait(x, g, d, needs, st, log_start, log_alloc)

@@ -166,8 +166,10 @@ class MarkovEstimates:
         transient = ~self.recurrent
         if np.any(transient & (self.rho >= 1)):
             q = int(np.flatnonzero(transient & (self.rho >= 1))[0])
-            raise InputError(f"transitions[{q}]: leaves UP and RECLAIMED so rarely that lambda_1 rounds "
-                             "to 1; the truncation of Theorem 5.1 cannot be computed")
+            raise InputError(
+                f"transitions[{q}]: leaves UP and RECLAIMED so rarely that lambda_1 rounds "
+                "to 1; the truncation of Theorem 5.1 cannot be computed"
+            )
         with np.errstate(divide="ignore"):
             self._log_rho = np.where(self.rho > 0, np.log(np.where(self.rho > 0, self.rho, 1.0)), _LOG_ZERO)
         pi_u = np.where(b == 0, 1.0, c / np.where(b + c > 0, b + c, 1.0))
@@ -180,8 +182,10 @@ class MarkovEstimates:
             single_T[transient] = _truncation(self._log_rho[transient], self.eps)
         if single_T.max() > max_T:
             q = int(np.argmax(single_T))
-            raise InputError(f"transitions[{q}]: Theorem 5.1 needs T = {single_T[q]:,} terms for "
-                             f"eps = {self.eps:g} (rho = {self.rho[q]!r}); at most max_T = {max_T:,}")
+            raise InputError(
+                f"transitions[{q}]: Theorem 5.1 needs T = {single_T[q]:,} terms for "
+                f"eps = {self.eps:g} (rho = {self.rho[q]!r}); at most max_T = {max_T:,}"
+            )
         self.T = int(max(single_T.max(), 1024))
 
         # M_q^(2^j), j = 0..61, for binary powering; the UP rows of M_q^t for t < T by doubling.
@@ -195,7 +199,7 @@ class MarkovEstimates:
         n, j = 1, 0
         while n < self.T:
             m = min(n, self.T - n)
-            rows[:, n:n + m] = rows[:, :m] @ pow2[j]
+            rows[:, n : n + m] = rows[:, :m] @ pow2[j]
             n, j = 2 * n, j + 1
         self._rows = rows
         with np.errstate(divide="ignore"):
@@ -348,7 +352,7 @@ class MarkovEstimates:
             sub = masks[finite]
             T = np.minimum(_truncation(sub @ self._log_rho, self.eps), self.T)
             chunk = max(1, (1 << 22) // int(T.max()))  # at most 4M terms (32 MB) at once
-            parts = [self._sums(sub[i:i + chunk], T[i:i + chunk]) for i in range(0, len(sub), chunk)]
+            parts = [self._sums(sub[i : i + chunk], T[i : i + chunk]) for i in range(0, len(sub), chunk)]
             eu, aa = (np.concatenate(x) for x in zip(*parts, strict=True))
             e_u[finite], a[finite] = eu, aa
             p_plus[finite] = eu / (1.0 + eu)

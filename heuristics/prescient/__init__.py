@@ -22,6 +22,22 @@ from .simulator import (
     simulate,
 )
 
-__all__ = ["HEARTBEAT", "HEURISTICS", "IQR_FACTOR", "NAMES", "Assignment", "History", "Observation",
-           "Physics", "Platform", "PrescientPolicy", "PrescientSimulator", "Run", "detection_time",
-           "lagger_causes", "laggers", "prediction", "simulate"]
+__all__ = [
+    "HEARTBEAT",
+    "HEURISTICS",
+    "IQR_FACTOR",
+    "NAMES",
+    "Assignment",
+    "History",
+    "Observation",
+    "Physics",
+    "Platform",
+    "PrescientPolicy",
+    "PrescientSimulator",
+    "Run",
+    "detection_time",
+    "lagger_causes",
+    "laggers",
+    "prediction",
+    "simulate",
+]

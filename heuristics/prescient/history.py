@@ -80,9 +80,11 @@ class History:
     def require(self, heuristic: str) -> None:
         """Refuse a history-based heuristic on an instance without a history window (``InputError``)."""
         if not self.available:
-            raise MissingData(f"data.history: heuristic {heuristic} reads the previous weekday's traces "
-                             "(Sections 4-6), and this instance has no history window (generate one with a "
-                             "preceding weekday, or give --start after a day of trace)")
+            raise MissingData(
+                f"data.history: heuristic {heuristic} reads the previous weekday's traces "
+                "(Sections 4-6), and this instance has no history window (generate one with a "
+                "preceding weekday, or give --start after a day of trace)"
+            )
 
     @classmethod
     def of(cls, instance: PrescientInstance, s: float) -> History:
@@ -129,7 +131,7 @@ class History:
         completing = np.bincount(host, weights=ok, minlength=n)
         p = np.where(total > 0, completing / np.where(total > 0, total, 1), 0.0)
         fail_measure = np.bincount(host, weights=failing, minlength=n)
-        fail_moment = np.bincount(host, weights=failing ** 2 / 2.0, minlength=n)
+        fail_moment = np.bincount(host, weights=failing**2 / 2.0, minlength=n)
         ttf = np.where(fail_measure > 0, fail_moment / np.where(fail_measure > 0, fail_measure, 1), 0.0)
 
         # Down periods between consecutive intervals of one host inside the window.

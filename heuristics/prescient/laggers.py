@@ -51,8 +51,13 @@ def laggers(completions, factor: float = IQR_FACTOR) -> int:
     return int(np.count_nonzero(np.asarray(completions, dtype=float) > threshold))
 
 
-def lagger_causes(attempts: Iterable[Mapping], clock_mhz, t0: float, slow_below: float | None = None,
-                  factor: float = IQR_FACTOR) -> dict[str, int | None]:
+def lagger_causes(
+    attempts: Iterable[Mapping],
+    clock_mhz,
+    t0: float,
+    slow_below: float | None = None,
+    factor: float = IQR_FACTOR,
+) -> dict[str, int | None]:
     """Count a run's laggers and classify their causes (Section 3.4).
 
     Parameters
@@ -95,8 +100,12 @@ def lagger_causes(attempts: Iterable[Mapping], clock_mhz, t0: float, slow_below:
     lag = ends > threshold
     last_failure = np.array([failures.get(int(t), -np.inf) for t in tasks], dtype=float) - t0
     failed_late = lag & (last_failure > q3)
-    out: dict[str, int | None] = {"laggers": int(lag.sum()), "laggers_failure": int(failed_late.sum()),
-                                  "laggers_slow_host": None, "laggers_explained": None}
+    out: dict[str, int | None] = {
+        "laggers": int(lag.sum()),
+        "laggers_failure": int(failed_late.sum()),
+        "laggers_slow_host": None,
+        "laggers_explained": None,
+    }
     if slow_below is not None:
         slow = lag & (np.asarray(clock_mhz, dtype=float)[hosts] < slow_below)
         out["laggers_slow_host"] = int(slow.sum())

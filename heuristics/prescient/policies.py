@@ -138,8 +138,9 @@ class PriHistory:
         hist.require(self.name)
         ready = obs.ready
         low = hist.ops_per_interval[ready] < obs.platform.s
-        order = np.lexsort((np.arange(len(ready)), -obs.platform.clock[ready], -hist.ops_per_second[ready],
-                            low))
+        order = np.lexsort(
+            (np.arange(len(ready)), -obs.platform.clock[ready], -hist.ops_per_second[ready], low)
+        )
         return pair(obs.primary, ready[order]), None
 
 
@@ -283,9 +284,11 @@ class ExclPredDup(ExclPred):
             old = np.flatnonzero((obs.original >= 0) & (obs.replicas_sent == 0) & ~obs.done)
             old = old[np.argsort(obs.original_start[old], kind="stable")]
             fresh = [a.task for a in out]
-            spare = hosts[len(out):]
-            out += [Assignment(int(h), int(task), True)
-                    for task, h in zip([*old.tolist(), *fresh], spare, strict=False)]
+            spare = hosts[len(out) :]
+            out += [
+                Assignment(int(h), int(task), True)
+                for task, h in zip([*old.tolist(), *fresh], spare, strict=False)
+            ]
         return out, wake
 
 
@@ -331,7 +334,7 @@ class ExclPredTO(ExclPred):
         out = pair(obs.primary, hosts)
         theta = prediction(obs)
         armed = np.isfinite(timeout)
-        timeout[armed & (obs.done | (obs.original_start != start))] = np.inf   # completed, or it failed
+        timeout[armed & (obs.done | (obs.original_start != start))] = np.inf  # completed, or it failed
         for a in out:
             start[a.task], timeout[a.task] = t, theta
         fired = np.flatnonzero(timeout <= t)
@@ -339,7 +342,7 @@ class ExclPredTO(ExclPred):
         timeout[fired] = np.inf
         secondary.sort()
         placed = {a.task for a in out}
-        spare = list(hosts[len(out):])
+        spare = list(hosts[len(out) :])
         keep = []
         for at, task in secondary:
             if obs.done[task]:
@@ -409,11 +412,11 @@ class RepProb:
         hist = p.history
         slack = D - starts - p.s / p.speed[hosts]
         length = hist.L[hosts]
-        attempts = np.full(slack.shape, np.inf)   # L = 0: the host never failed, any number of attempts
+        attempts = np.full(slack.shape, np.inf)  # L = 0: the host never failed, any number of attempts
         finite = length > 0
         attempts[finite] = np.floor(slack[finite] / length[finite]) + 1
         attempts[slack < 0] = 0.0
-        fail = (1.0 - hist.p[hosts]) ** attempts   # 0 ** inf = 0, x ** 0 = 1, 1 ** inf = 1
+        fail = (1.0 - hist.p[hosts]) ** attempts  # 0 ** inf = 0, x ** 0 = 1, 1 ** inf = 1
         return 1.0 - fail
 
     def horizon(self, obs: Observation) -> float:
@@ -445,8 +448,11 @@ class RepProb:
             unassigned[obs.primary] = True
             open_ = np.flatnonzero(~obs.done)
             prob = 1.0 - fail[open_]
-            rank = np.where(unassigned[open_], 0, np.where(timeouts[open_] <= t, 1,
-                                                           np.where(prob <= self.threshold, 2, 3)))
+            rank = np.where(
+                unassigned[open_],
+                0,
+                np.where(timeouts[open_] <= t, 1, np.where(prob <= self.threshold, 2, 3)),
+            )
             keep = rank < 3
             queue = list(zip(rank[keep].tolist(), prob[keep].tolist(), open_[keep].tolist(), strict=True))
             heapq.heapify(queue)
@@ -467,12 +473,36 @@ class RepProb:
 
 
 #: The twelve heuristics of Sections 4-6 by the paper's names.
-HEURISTICS = {policy.name: policy for policy in (
-    FCFS(), PriCR(), PriCRWait(), PriHistory(),
-    ExclS(1.5), ExclS(1.0), ExclS(0.5), ExclS(0.25),
-    ExclPred(), ExclPredDup(), ExclPredTO(), RepProb(),
-)}
+HEURISTICS = {
+    policy.name: policy
+    for policy in (
+        FCFS(),
+        PriCR(),
+        PriCRWait(),
+        PriHistory(),
+        ExclS(1.5),
+        ExclS(1.0),
+        ExclS(0.5),
+        ExclS(0.25),
+        ExclPred(),
+        ExclPredDup(),
+        ExclPredTO(),
+        RepProb(),
+    )
+}
 NAMES = tuple(HEURISTICS)
 
-__all__ = ["FCFS", "HEURISTICS", "NAMES", "ExclPred", "ExclPredDup", "ExclPredTO", "ExclS", "PriCR",
-           "PriCRWait", "PriHistory", "RepProb", "prediction"]
+__all__ = [
+    "FCFS",
+    "HEURISTICS",
+    "NAMES",
+    "ExclPred",
+    "ExclPredDup",
+    "ExclPredTO",
+    "ExclS",
+    "PriCR",
+    "PriCRWait",
+    "PriHistory",
+    "RepProb",
+    "prediction",
+]

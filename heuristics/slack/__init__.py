@@ -17,7 +17,26 @@ from .disturbance import (
 from .gaps import Schedule, gaps, gaps_reference
 from .simulator import DISTURBANCES, POLICIES, SchedulePolicy, SlackSimulator
 
-__all__ = ["DISTURBANCES", "EXECUTORS", "POLICIES", "MachinePlan", "Schedule", "SchedulePolicy",
-           "SlackSimulator", "WorstCase", "disturbed_makespan_reference", "disturbed_makespans", "execute",
-           "gaps", "gaps_reference", "list_schedule", "lpt", "machine_plans", "plain_list", "run_machine",
-           "sampled_makespans", "worst_case", "worst_machine"]
+__all__ = [
+    "DISTURBANCES",
+    "EXECUTORS",
+    "POLICIES",
+    "MachinePlan",
+    "Schedule",
+    "SchedulePolicy",
+    "SlackSimulator",
+    "WorstCase",
+    "disturbed_makespan_reference",
+    "disturbed_makespans",
+    "execute",
+    "gaps",
+    "gaps_reference",
+    "list_schedule",
+    "lpt",
+    "machine_plans",
+    "plain_list",
+    "run_machine",
+    "sampled_makespans",
+    "worst_case",
+    "worst_machine",
+]

@@ -109,8 +109,9 @@ def disturbed_makespans(P, R, KAP, job_off, S, E, int_off, deltas, floor, compac
             if compact:
                 c = _machine_compact(P[j0:j1], KAP[j0:j1], S[i0:i1], E[i0:i1], deltas[d, i0:i1])
             else:
-                c = _machine(P[j0:j1], R[j0:j1], KAP[j0:j1], S[i0:i1], E[i0:i1], deltas[d, i0:i1],
-                             waiting[j0:j1])
+                c = _machine(
+                    P[j0:j1], R[j0:j1], KAP[j0:j1], S[i0:i1], E[i0:i1], deltas[d, i0:i1], waiting[j0:j1]
+                )
             if c > worst:
                 worst = c
         out[d] = worst

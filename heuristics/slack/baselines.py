@@ -34,8 +34,13 @@ def list_schedule(instance: SlackInstance, order: np.ndarray) -> Schedule:
     counts = np.array([len(v) for v in instance.machines], dtype=np.int64)
     off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     both = np.concatenate(instance.machines) if off[-1] else np.zeros((0, 2), np.int64)
-    machine, start = list_kernel(np.asarray(order, dtype=np.int64), instance.p.astype(np.int64),
-                                 np.ascontiguousarray(both[:, 0]), np.ascontiguousarray(both[:, 1]), off)
+    machine, start = list_kernel(
+        np.asarray(order, dtype=np.int64),
+        instance.p.astype(np.int64),
+        np.ascontiguousarray(both[:, 0]),
+        np.ascontiguousarray(both[:, 1]),
+        off,
+    )
     return Schedule(machine, start, None)
 
 

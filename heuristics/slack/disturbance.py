@@ -116,14 +116,14 @@ class MachinePlan:
     """One machine's part of a schedule, in reference order (what its executor knows)."""
 
     machine: int
-    jobs: np.ndarray     # job indices
+    jobs: np.ndarray  # job indices
     p: np.ndarray
-    r: np.ndarray        # reference starts
-    kappa: np.ndarray    # period of each reference start (K: the tail)
-    s: np.ndarray        # planned unavailability starts s^k
-    e: np.ndarray        # planned unavailability ends e^k
-    a: np.ndarray        # availabilities a^k (the bounds of delta^k)
-    rows: np.ndarray     # rows of ``instance.table`` of its intervals (the index of delta)
+    r: np.ndarray  # reference starts
+    kappa: np.ndarray  # period of each reference start (K: the tail)
+    s: np.ndarray  # planned unavailability starts s^k
+    e: np.ndarray  # planned unavailability ends e^k
+    a: np.ndarray  # availabilities a^k (the bounds of delta^k)
+    rows: np.ndarray  # rows of ``instance.table`` of its intervals (the index of delta)
 
 
 def machine_plans(instance: SlackInstance, schedule: Schedule) -> tuple[list[MachinePlan], int]:
@@ -141,10 +141,19 @@ def machine_plans(instance: SlackInstance, schedule: Schedule) -> tuple[list[Mac
             continue
         on = on[np.lexsort((on, schedule.start[on]))]
         e = instance.e(i)
-        plans.append(MachinePlan(i, on, p[on], schedule.start[on],
-                                 np.searchsorted(e, schedule.start[on], side="right"),
-                                 instance.s(i), e, instance.a(i),
-                                 np.arange(offsets[i], offsets[i + 1])))
+        plans.append(
+            MachinePlan(
+                i,
+                on,
+                p[on],
+                schedule.start[on],
+                np.searchsorted(e, schedule.start[on], side="right"),
+                instance.s(i),
+                e,
+                instance.a(i),
+                np.arange(offsets[i], offsets[i + 1]),
+            )
+        )
     return plans, floor
 
 
@@ -172,7 +181,7 @@ def run_machine(plan: MachinePlan, ask, executor: str = "planned") -> tuple[int,
 
     while qi < n or waiting:
         if k < K:
-            if ask(False, (s[k], k + 1), t):          # s~^k <= t: the unavailability has begun
+            if ask(False, (s[k], k + 1), t):  # s~^k <= t: the unavailability has begun
                 t, k = (e[k], k + 1), k + 1
                 continue
             limit = s[k]
@@ -181,20 +190,20 @@ def run_machine(plan: MachinePlan, ask, executor: str = "planned") -> tuple[int,
 
         q_ok = qi < n and kap[qi] <= k and fits(t, p[qi], limit)
         x = None
-        if q_ok and ask(False, (r[qi], 0), t):         # rule 1
+        if q_ok and ask(False, (r[qi], 0), t):  # rule 1
             x = qi
         else:
-            for j in waiting:                           # rule 2
+            for j in waiting:  # rule 2
                 if fits(t, p[j], limit) and (not q_ok or fits(t, p[j], r[qi])):
                     x = j
                     break
-            if x is None and q_ok:                      # rule 3
+            if x is None and q_ok:  # rule 3
                 x = qi
-        if x is None:                                   # rule 4
+        if x is None:  # rule 4
             t, k = (e[k], k + 1), k + 1
             continue
         end = (t[0] + p[x], t[1])
-        if k < K and ask(True, (s[k], k + 1), end):    # s~^k < end: interrupted
+        if k < K and ask(True, (s[k], k + 1), end):  # s~^k < end: interrupted
             if x == qi:
                 waiting.append(qi)
                 qi += 1
@@ -219,11 +228,11 @@ def _run_compact(plan: MachinePlan, ask) -> tuple[int, int]:
             t, k = (e[k], k + 1), k + 1
             continue
         if k < K and (kap[qi] > k or not ask(False, (t[0] + p[qi], t[1]), (s[k], 0))):
-            t, k = (e[k], k + 1), k + 1                 # idle until the unavailability
+            t, k = (e[k], k + 1), k + 1  # idle until the unavailability
             continue
         end = (t[0] + p[qi], t[1])
         if k < K and ask(True, (s[k], k + 1), end):
-            t, k = (e[k], k + 1), k + 1                 # interrupted: it stays first
+            t, k = (e[k], k + 1), k + 1  # interrupted: it stays first
         else:
             t = last = end
             qi += 1
@@ -242,8 +251,9 @@ def execute(plan: MachinePlan, delta: np.ndarray, executor: str = "planned") -> 
     return float(c + dv[v])
 
 
-def disturbed_makespan_reference(instance: SlackInstance, schedule: Schedule, delta: np.ndarray,
-                                 executor: str = "planned") -> float:
+def disturbed_makespan_reference(
+    instance: SlackInstance, schedule: Schedule, delta: np.ndarray, executor: str = "planned"
+) -> float:
     """The disturbed makespan for one ``delta`` (a value per row of ``instance.table``), in Python."""
     plans, floor = machine_plans(instance, schedule)
     delta = np.asarray(delta, dtype=float)
@@ -268,20 +278,27 @@ class _Flat:
         self.int_off = np.concatenate([[0], np.cumsum([len(pl.s) for pl in plans])]).astype(np.int64)
 
 
-def disturbed_makespans(instance: SlackInstance, schedule: Schedule, deltas: np.ndarray,
-                        executor: str = "planned") -> np.ndarray:
+def disturbed_makespans(
+    instance: SlackInstance, schedule: Schedule, deltas: np.ndarray, executor: str = "planned"
+) -> np.ndarray:
     """Disturbed makespan of each row of ``deltas`` (shape ``(draws, intervals)``, table order), compiled."""
     # numba loads on first use, not when the package is imported (start-up time)
     from ._executor_kernel import disturbed_makespans as kernel
 
     f = _Flat(instance, schedule)
     deltas = np.ascontiguousarray(np.asarray(deltas, dtype=float)[:, f.rows])
-    return kernel(f.P, f.R, f.KAP, f.job_off, f.S, f.E, f.int_off, deltas, float(f.floor),
-                  executor == "compact")
+    return kernel(
+        f.P, f.R, f.KAP, f.job_off, f.S, f.E, f.int_off, deltas, float(f.floor), executor == "compact"
+    )
 
 
-def sampled_makespans(instance: SlackInstance, schedule: Schedule, rng: np.random.Generator,
-                      draws: int = 30, executor: str = "planned") -> np.ndarray:
+def sampled_makespans(
+    instance: SlackInstance,
+    schedule: Schedule,
+    rng: np.random.Generator,
+    draws: int = 30,
+    executor: str = "planned",
+) -> np.ndarray:
     """``draws`` disturbed makespans, every ``delta_i^k ~ U[-a_i^k, 0]`` independently (Section 6).
 
     Every interval of the instance gets its ``delta`` from ``rng``, in
@@ -296,12 +313,13 @@ def sampled_makespans(instance: SlackInstance, schedule: Schedule, rng: np.rando
     f = _Flat(instance, schedule)
     a = instance.table["a"]
     deltas = np.ascontiguousarray((-a * rng.random((draws, len(a))))[:, f.rows])
-    return kernel(f.P, f.R, f.KAP, f.job_off, f.S, f.E, f.int_off, deltas, float(f.floor),
-                  executor == "compact")
+    return kernel(
+        f.P, f.R, f.KAP, f.job_off, f.S, f.E, f.int_off, deltas, float(f.floor), executor == "compact"
+    )
 
 
 # --- the worst case ----------------------------------------------------------------------------------
-_BIG = 1 << 24          # a weight (w, strict edges s <= 0) is encoded as w * _BIG + s: lexicographic order
+_BIG = 1 << 24  # a weight (w, strict edges s <= 0) is encoded as w * _BIG + s: lexicographic order
 _INF = 1 << 120
 
 
@@ -338,7 +356,7 @@ class _Region:
             return self
         d = [row[:] for row in d]
         for node in range(len(d), v + 1):
-            up = self.a[node - 1] * _BIG                   # x_0 - x_node <= a, x_node - x_0 <= 0
+            up = self.a[node - 1] * _BIG  # x_0 - x_node <= a, x_node - x_0 <= 0
             for row in d:
                 row.append(row[0])
             d.append([up + y for y in d[0]])
@@ -355,13 +373,18 @@ class _Region:
             return None
         du = [row[u] for row in d]
         dv = d[v]
-        return _Region([[min(ry, dux + w + dvy) for ry, dvy in zip(row, dv, strict=True)]
-                        for dux, row in zip(du, d, strict=True)], self.a)
+        return _Region(
+            [
+                [min(ry, dux + w + dvy) for ry, dvy in zip(row, dv, strict=True)]
+                for dux, row in zip(du, d, strict=True)
+            ],
+            self.a,
+        )
 
     def given(self, strict: bool, X, Y, answer: bool) -> _Region | None:
         """The region where ``X < Y`` (strict) or ``X <= Y`` has the given ``answer``."""
         (cx, vx), (cy, vy) = X, Y
-        if answer:   # x_vx - x_vy <= cy - cx (strict: <)
+        if answer:  # x_vx - x_vy <= cy - cx (strict: <)
             return self.add(vy, vx, (cy - cx) * _BIG - (1 if strict else 0))
         # not (X < Y): X >= Y, x_vy - x_vx <= cx - cy; not (X <= Y): X > Y, strictly
         return self.add(vx, vy, (cx - cy) * _BIG - (0 if strict else 1))
@@ -418,10 +441,12 @@ def worst_machine(plan: MachinePlan, budget: int = WORST_BUDGET, executor: str =
         prefix, reg = stack.pop()
         replays += 1
         if replays > budget or work[0] > WORST_WORK:
-            raise InputError(f"--disturbance worst: machine {plan.machine} needs more than "
-                             f"{min(replays - 1, budget):,} replays of its execution ({len(plan.p)} jobs, "
-                             f"{len(plan.s)} intervals); the exact worst case is for small instances "
-                             "(use --disturbance sampled)")
+            raise InputError(
+                f"--disturbance worst: machine {plan.machine} needs more than "
+                f"{min(replays - 1, budget):,} replays of its execution ({len(plan.p)} jobs, "
+                f"{len(plan.s)} intervals); the exact worst case is for small instances "
+                "(use --disturbance sampled)"
+            )
         # The prefix's answers replay without touching the region: `reg` is already the region
         # they define (stored at the fork), so a replay pays only for its new comparisons.
         state = {"reg": reg, "pos": 0}
@@ -456,11 +481,12 @@ class WorstCase:
 
     makespan: int
     machines: tuple[MachineWorst, ...]
-    witness: np.ndarray     # one delta per row of instance.table (0 where nothing depends on it)
+    witness: np.ndarray  # one delta per row of instance.table (0 where nothing depends on it)
 
 
-def worst_case(instance: SlackInstance, schedule: Schedule, budget: int = WORST_BUDGET,
-               executor: str = "planned") -> WorstCase:
+def worst_case(
+    instance: SlackInstance, schedule: Schedule, budget: int = WORST_BUDGET, executor: str = "planned"
+) -> WorstCase:
     """The definition's stability numerator (L154): ``sup_delta C~_max``, exact.
 
     Machines are independent (no migration, each has its own ``delta``), so

@@ -88,8 +88,10 @@ class Schedule:
 
 def _need_free(instance: SlackInstance) -> None:
     if instance.lam == 0:
-        raise InputError("instance: GAPS needs a free machine (lambda >= 1): Algorithm 1's line 7 divides by "
-                         "lambda, and without one no schedule obeys the last-period rule (Section 5, L199)")
+        raise InputError(
+            "instance: GAPS needs a free machine (lambda >= 1): Algorithm 1's line 7 divides by "
+            "lambda, and without one no schedule obeys the last-period rule (Section 5, L199)"
+        )
 
 
 def _beta(instance: SlackInstance, beta: float | None) -> tuple[float, int, int]:
@@ -100,8 +102,9 @@ def _beta(instance: SlackInstance, beta: float | None) -> tuple[float, int, int]
     return b, num, den
 
 
-def _lpt(jobs: list[int], p: list[int], free: tuple[int, ...], machine: np.ndarray,
-         start: np.ndarray) -> None:
+def _lpt(
+    jobs: list[int], p: list[int], free: tuple[int, ...], machine: np.ndarray, start: np.ndarray
+) -> None:
     """Line 15: ``jobs`` (already in LPT order) to the least-loaded free machine, lowest index on ties."""
     heap = [(0, i) for i in free]
     for j in jobs:
@@ -136,10 +139,10 @@ def gaps(instance: SlackInstance, beta: float | None = None) -> Schedule:
     lam = instance.lam
     n = instance.n
     order = np.argsort(-instance.p, kind="stable")
-    ps = instance.p[order].tolist()                 # line 2: non-increasing
-    neg = [-x for x in ps]                          # ascending, for bisect
+    ps = instance.p[order].tolist()  # line 2: non-increasing
+    neg = [-x for x in ps]  # ascending, for bisect
     p_list = instance.p.tolist()
-    nxt = list(range(n + 1))                         # next remaining position >= x (path-halving)
+    nxt = list(range(n + 1))  # next remaining position >= x (path-halving)
 
     def find(x: int) -> int:
         while nxt[x] != x:
@@ -148,28 +151,33 @@ def gaps(instance: SlackInstance, beta: float | None = None) -> Schedule:
         return x
 
     sum_s = int(sum(ps))
-    last = n - 1                                     # the smallest remaining job sits at `last`
+    last = n - 1  # the smallest remaining job sits at `last`
     machine = np.full(n, -1, dtype=np.int64)
     start = np.zeros(n, dtype=np.int64)
     t = instance.table
     rows = _interval_order(instance)
     a_all, e_all, begin_all, mach_all = t["a"], t["e"], t["start"], t["machine"]
     # Intervals whose first-job bound a den / (num + den) is below every p never take a job.
-    threshold = -(-(num + den) * int(instance.p.min()) // den)   # in Python ints: den may be large
+    threshold = -(-(num + den) * int(instance.p.min()) // den)  # in Python ints: den may be large
     usable = a_all[rows] >= threshold
     rows = rows[usable]
-    for a, e, begin, i in zip(a_all[rows].tolist(), e_all[rows].tolist(), begin_all[rows].tolist(),
-                              mach_all[rows].tolist(), strict=True):
+    for a, e, begin, i in zip(
+        a_all[rows].tolist(),
+        e_all[rows].tolist(),
+        begin_all[rows].tolist(),
+        mach_all[rows].tolist(),
+        strict=True,
+    ):
         while last >= 0 and machine[order[last]] >= 0:
             last -= 1
         if last < 0 or sum_s - lam * e < ps[last]:
-            break                                    # line 7 fails for every job from here on
+            break  # line 7 fails for every job from here on
         bound = min(sum_s - lam * e, a * den // (num + den))
         pos = find(bisect.bisect_left(neg, -bound))
         if pos >= n:
             continue
         first = ps[pos]
-        shave = -((-num * first) // den)             # ceil(beta p_first), exact
+        shave = -((-num * first) // den)  # ceil(beta p_first), exact
         used = 0
         clock = begin
         while pos < n:
@@ -197,22 +205,30 @@ def gaps_reference(instance: SlackInstance, beta: float | None = None) -> Schedu
     lam = instance.lam
     p = instance.p.tolist()
     t = instance.table
-    intervals = sorted(zip(t["e"].tolist(), t["machine"].tolist(), t["k"].tolist(), t["a"].tolist(),
-                           t["start"].tolist(), strict=True))                     # line 1
-    S = sorted(range(len(p)), key=lambda j: (-p[j], j))                            # lines 2-3
+    intervals = sorted(
+        zip(
+            t["e"].tolist(),
+            t["machine"].tolist(),
+            t["k"].tolist(),
+            t["a"].tolist(),
+            t["start"].tolist(),
+            strict=True,
+        )
+    )  # line 1
+    S = sorted(range(len(p)), key=lambda j: (-p[j], j))  # lines 2-3
     machine = np.full(len(p), -1, dtype=np.int64)
     start = np.zeros(len(p), dtype=np.int64)
-    for e, i, _k, a, begin in intervals:                                           # line 4
+    for e, i, _k, a, begin in intervals:  # line 4
         pi: list[int] = []
-        for j in list(S):                                                          # line 5
-            M = sum(p[x] for x in pi)                                              # line 6
-            if e <= Fraction(sum(p[x] for x in S) - p[j], lam):                    # line 7
-                if a - M - p[j] >= beta_q * max(p[x] for x in [*pi, j]):           # line 8
-                    pi.append(j)                                                   # line 9
-                    S.remove(j)                                                    # line 10
+        for j in list(S):  # line 5
+            M = sum(p[x] for x in pi)  # line 6
+            if e <= Fraction(sum(p[x] for x in S) - p[j], lam):  # line 7
+                if a - M - p[j] >= beta_q * max(p[x] for x in [*pi, j]):  # line 8
+                    pi.append(j)  # line 9
+                    S.remove(j)  # line 10
         clock = begin
         for j in sorted(pi, key=lambda x: (-p[x], x)):
             machine[j], start[j] = i, clock
             clock += p[j]
-    _lpt(S, p, instance.free, machine, start)                                      # line 15
+    _lpt(S, p, instance.free, machine, start)  # line 15
     return Schedule(machine, start, b)

@@ -72,11 +72,13 @@ class SlackSimulator:
     draws: int = 30
     executor: str = "planned"
 
-    def run(self, instance: SlackInstance, policy: SchedulePolicy,
-            rng: np.random.Generator) -> tuple[dict, dict[str, float]]:
+    def run(
+        self, instance: SlackInstance, policy: SchedulePolicy, rng: np.random.Generator
+    ) -> tuple[dict, dict[str, float]]:
         if self.disturbance not in DISTURBANCES:
-            raise InputError(f"--disturbance: choose from {', '.join(DISTURBANCES)}, "
-                             f"got {self.disturbance!r}")
+            raise InputError(
+                f"--disturbance: choose from {', '.join(DISTURBANCES)}, got {self.disturbance!r}"
+            )
         if self.executor not in EXECUTORS:
             raise InputError(f"--executor: choose from {', '.join(EXECUTORS)}, got {self.executor!r}")
         draws = check_int(self.draws, "--draws", 1, MAX_DRAWS)

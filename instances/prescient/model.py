@@ -583,8 +583,9 @@ class PrescientInstance:
             reasons = _host_lists(reasons, "end_reasons", n, 0)
             for h, r in enumerate(reasons):
                 count = int(up_ptr[h + 1] - up_ptr[h])
-                require(len(r) == count, f"end_reasons[{h}]",
-                        f"has {len(r)} codes, up[{h}] has {count} intervals")
+                require(
+                    len(r) == count, f"end_reasons[{h}]", f"has {len(r)} codes, up[{h}] has {count} intervals"
+                )
             flat = list(chain.from_iterable(reasons))
             if not all(type(v) is int for v in flat):
                 for h, r in enumerate(reasons):
@@ -678,8 +679,11 @@ def _csr_pairs(values: Any, name: str, n: int, int_first: bool = False):
         if int_first:
             for h, runs in enumerate(values):
                 for k, run in enumerate(runs):
-                    require(is_int(run[0]), f"{name}[{h}][{k}][0]",
-                            f"must be an integer sample index, got {run[0]!r}")
+                    require(
+                        is_int(run[0]),
+                        f"{name}[{h}][{k}][0]",
+                        f"must be an integer sample index, got {run[0]!r}",
+                    )
         flat = [v for rows in values for row in rows for v in row]
         arr = np.array(flat, dtype=float).reshape(-1, 2) if flat else np.zeros((0, 2))
     ptr = np.concatenate([[0], np.cumsum([len(r) for r in values])]).astype(np.int64)

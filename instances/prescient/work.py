@@ -101,8 +101,9 @@ class WorkProfile:
         # interval (touching intervals stay two intervals)
         host = np.concatenate([uhost, chost, uhost])
         time = np.concatenate([e, ctime, s])
-        kind = np.concatenate([np.full(m, _END, np.int8), np.full(ctime.shape[0], _CPU, np.int8),
-                               np.full(m, _START, np.int8)])
+        kind = np.concatenate(
+            [np.full(m, _END, np.int8), np.full(ctime.shape[0], _CPU, np.int8), np.full(m, _START, np.int8)]
+        )
         order = _sort_by_host_time(host, time, kind)
         host, time, kind = host[order], time[order], kind[order]
         nev = order.shape[0]

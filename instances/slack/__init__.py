@@ -86,47 +86,66 @@ def _machine(value: Any, i: int, name: str) -> np.ndarray:
         arr = value.astype(np.int64)
         s, e = arr[:, 0], arr[:, 1]
         prev = np.concatenate([[0], e[:-1]])
-        if len(arr) == 0 or (s.min() >= 0 and e.max() <= MAX_FIELD_INT and (s >= prev).all()
-                             and (e > s).all()):
+        if len(arr) == 0 or (
+            s.min() >= 0 and e.max() <= MAX_FIELD_INT and (s >= prev).all() and (e > s).all()
+        ):
             return arr  # a model's own arrays (with_beta, generators): valid without the loop below
         rows = value.tolist()
     else:
-        require(isinstance(value, (list, tuple, np.ndarray)), field_i,
-                "must be a list of [s, e] unavailability periods ([] for a free machine)")
+        require(
+            isinstance(value, (list, tuple, np.ndarray)),
+            field_i,
+            "must be a list of [s, e] unavailability periods ([] for a free machine)",
+        )
         rows = list(value)
     prev_e = 0
     for k, pair in enumerate(rows):
         fk = f"{field_i}[{k}]"
-        require(isinstance(pair, (list, tuple, np.ndarray)) and len(pair) == 2, fk,
-                f"must be a pair [s, e] (start and end of an unavailability), got {pair!r}")
+        require(
+            isinstance(pair, (list, tuple, np.ndarray)) and len(pair) == 2,
+            fk,
+            f"must be a pair [s, e] (start and end of an unavailability), got {pair!r}",
+        )
         for c, v in enumerate(pair):
             v = v.item() if isinstance(v, np.generic) else v
             if not is_int(v):
                 what = "NaN" if isinstance(v, float) and math.isnan(v) else repr(v)
                 raise InputError(f"{fk}[{c}]: must be an integer date (time units), got {what}")
-            require(0 <= v <= MAX_FIELD_INT, f"{fk}[{c}]",
-                    f"must be a date in [0, {MAX_FIELD_INT}], got {v!r}")
+            require(
+                0 <= v <= MAX_FIELD_INT, f"{fk}[{c}]", f"must be a date in [0, {MAX_FIELD_INT}], got {v!r}"
+            )
         s, e = int(pair[0]), int(pair[1])
-        require(s >= prev_e, f"{fk}[0]",
-                f"s = {s} is before the end {prev_e} of the previous unavailability: intervals must be "
-                f"sorted and must not overlap (availability a = s - e_prev = {s - prev_e} < 0)")
-        require(e > s, f"{fk}[1]",
-                f"e = {e} must be after s = {s}: the unavailability has duration u = e - s = {e - s} <= 0")
+        require(
+            s >= prev_e,
+            f"{fk}[0]",
+            f"s = {s} is before the end {prev_e} of the previous unavailability: intervals must be "
+            f"sorted and must not overlap (availability a = s - e_prev = {s - prev_e} < 0)",
+        )
+        require(
+            e > s,
+            f"{fk}[1]",
+            f"e = {e} must be after s = {s}: the unavailability has duration u = e - s = {e - s} <= 0",
+        )
         prev_e = e
     return np.asarray(rows, dtype=np.int64).reshape(len(rows), 2)
 
 
 def _jobs(values: Any, name: str) -> np.ndarray:
-    require(isinstance(values, (list, tuple, np.ndarray)), name,
-            "must be a list of processing times (positive integers)")
+    require(
+        isinstance(values, (list, tuple, np.ndarray)),
+        name,
+        "must be a list of processing times (positive integers)",
+    )
     values = list(values)
     require(1 <= len(values) <= MAX_JOBS, name, f"must hold 1 to {MAX_JOBS} jobs, got {len(values)}")
     for j, v in enumerate(values):
         v = v.item() if isinstance(v, np.generic) else v
         if not (is_int(v) and 1 <= v <= MAX_FIELD_INT):
             what = "NaN" if isinstance(v, float) and math.isnan(v) else repr(v)
-            raise InputError(f"{name}[{j}]: must be a positive integer processing time "
-                             f"(at most {MAX_FIELD_INT}), got {what}")
+            raise InputError(
+                f"{name}[{j}]: must be a positive integer processing time "
+                f"(at most {MAX_FIELD_INT}), got {what}"
+            )
     return np.asarray(values, dtype=np.int64)
 
 
@@ -159,10 +178,16 @@ class SlackInstance:
     target: int | None = None
 
     def __post_init__(self):
-        require(isinstance(self.machines, (list, tuple)), "machines",
-                "must be a list with one list of [s, e] unavailability periods per machine")
-        require(1 <= len(self.machines) <= MAX_MACHINES, "machines",
-                f"must hold 1 to {MAX_MACHINES} machines, got {len(self.machines)}")
+        require(
+            isinstance(self.machines, (list, tuple)),
+            "machines",
+            "must be a list with one list of [s, e] unavailability periods per machine",
+        )
+        require(
+            1 <= len(self.machines) <= MAX_MACHINES,
+            "machines",
+            f"must hold 1 to {MAX_MACHINES} machines, got {len(self.machines)}",
+        )
         machines = tuple(_machine(v, i, "machines") for i, v in enumerate(self.machines))
         total = sum(len(v) for v in machines)
         require(total <= MAX_INTERVALS, "machines", f"{total:,} intervals; at most {MAX_INTERVALS:,}")
@@ -171,8 +196,11 @@ class SlackInstance:
         object.__setattr__(self, "beta", check_beta(self.beta))
         if self.target is not None:
             target = self.target.item() if isinstance(self.target, np.generic) else self.target
-            require(is_int(target) and 1 <= target <= MAX_FIELD_INT, "target",
-                    f"must be a positive integer (at most {MAX_FIELD_INT}) or absent, got {target!r}")
+            require(
+                is_int(target) and 1 <= target <= MAX_FIELD_INT,
+                "target",
+                f"must be a positive integer (at most {MAX_FIELD_INT}) or absent, got {target!r}",
+            )
             object.__setattr__(self, "target", int(target))
         require(isinstance(self.name, str), "name", "must be a string")
         require(isinstance(self.params, dict), "params", "must be an object")
@@ -229,8 +257,11 @@ class SlackInstance:
         """
         counts = np.array([len(v) for v in self.machines], dtype=np.int64)
         machine = np.repeat(np.arange(self.m, dtype=np.int64), counts)
-        k = np.concatenate([np.arange(c, dtype=np.int64) for c in counts]) if len(machine) else \
-            np.zeros(0, np.int64)
+        k = (
+            np.concatenate([np.arange(c, dtype=np.int64) for c in counts])
+            if len(machine)
+            else np.zeros(0, np.int64)
+        )
         both = np.concatenate(self.machines) if len(machine) else np.zeros((0, 2), np.int64)
         s, e = both[:, 0].copy(), both[:, 1].copy()
         start = np.zeros_like(e)

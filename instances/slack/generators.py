@@ -81,10 +81,13 @@ def lpt_free_bound(p: np.ndarray, lam: int) -> int:
 
 
 def _check_horizon(horizon: float, name: str = "--horizon") -> None:
-    require(horizon <= MAX_FIELD_INT // 2, name,
-            f"the machines' intervals would extend to t = {horizon:.4g}, beyond the largest date "
-            f"{MAX_FIELD_INT // 2} a generator allows; use fewer jobs, more free machines or a "
-            "smaller --horizon")
+    require(
+        horizon <= MAX_FIELD_INT // 2,
+        name,
+        f"the machines' intervals would extend to t = {horizon:.4g}, beyond the largest date "
+        f"{MAX_FIELD_INT // 2} a generator allows; use fewer jobs, more free machines or a "
+        "smaller --horizon",
+    )
 
 
 #: Intervals drawn at once per machine. Fixed, and each machine has its own generator (spawned from
@@ -117,8 +120,14 @@ def _n_free(machines: int, free_fraction: float) -> int:
     return max(lam, 1) if free_fraction > 0 else 0
 
 
-def generate_paper(machines: int = 300, jobs: int = 3000, seed: int = 0, free_fraction: float = FREE_FRACTION,
-                   horizon: float = HORIZON_FACTOR, beta: float = 1.0) -> SlackInstance:
+def generate_paper(
+    machines: int = 300,
+    jobs: int = 3000,
+    seed: int = 0,
+    free_fraction: float = FREE_FRACTION,
+    horizon: float = HORIZON_FACTOR,
+    beta: float = 1.0,
+) -> SlackInstance:
     """A Section 6 stand-in instance (slack.md 7.1-7.3).
 
     The paper samples whole machines and jobs from the SETI@home and
@@ -152,25 +161,51 @@ def generate_paper(machines: int = 300, jobs: int = 3000, seed: int = 0, free_fr
     a_law, u_law = paper_failure_law(), paper_unavailability_law()  # minutes
     cycle = (a_law.mean + u_law.mean) * SECONDS_PER_MINUTE
     expected = (machines - lam) * (end / cycle + 1)
-    require(expected <= MAX_GENERATED_INTERVALS, "--horizon",
-            f"about {expected:,.0f} intervals would be drawn (at most {MAX_GENERATED_INTERVALS:,}); "
-            "use fewer machines or jobs, more free machines or a smaller --horizon")
+    require(
+        expected <= MAX_GENERATED_INTERVALS,
+        "--horizon",
+        f"about {expected:,.0f} intervals would be drawn (at most {MAX_GENERATED_INTERVALS:,}); "
+        "use fewer machines or jobs, more free machines or a smaller --horizon",
+    )
 
     def draw(rng):
-        return (lambda k: np.rint(a_law.sample(rng, k) * SECONDS_PER_MINUTE).astype(np.int64),
-                lambda k: np.maximum(1, np.rint(u_law.sample(rng, k) * SECONDS_PER_MINUTE)).astype(np.int64))
+        return (
+            lambda k: np.rint(a_law.sample(rng, k) * SECONDS_PER_MINUTE).astype(np.int64),
+            lambda k: np.maximum(1, np.rint(u_law.sample(rng, k) * SECONDS_PER_MINUTE)).astype(np.int64),
+        )
 
     rows = [_draw_machine(end, *draw(np.random.default_rng(s))) for s in machine_seq.spawn(machines - lam)]
     rows += [np.zeros((0, 2), np.int64)] * lam
-    return SlackInstance(machines=rows, p=p, beta=beta, name=f"paper-m{machines}-n{jobs}-s{seed}",
-                         params={"preset": "paper", "machines": machines, "jobs": jobs, "seed": seed,
-                                 "free_fraction": free_fraction, "horizon": horizon, "beta": beta,
-                                 "time_unit": "second"})
+    return SlackInstance(
+        machines=rows,
+        p=p,
+        beta=beta,
+        name=f"paper-m{machines}-n{jobs}-s{seed}",
+        params={
+            "preset": "paper",
+            "machines": machines,
+            "jobs": jobs,
+            "seed": seed,
+            "free_fraction": free_fraction,
+            "horizon": horizon,
+            "beta": beta,
+            "time_unit": "second",
+        },
+    )
 
 
-def generate_theorem2(machines: int = 4, jobs: int = 12, seed: int = 0, lam: int = 1, p_max: int = 5,
-                      a_min: int = 10, a_max: int = 30, u_max: int = 10, horizon: float = 3.0,
-                      beta: float = 1.0) -> SlackInstance:
+def generate_theorem2(
+    machines: int = 4,
+    jobs: int = 12,
+    seed: int = 0,
+    lam: int = 1,
+    p_max: int = 5,
+    a_min: int = 10,
+    a_max: int = 30,
+    u_max: int = 10,
+    horizon: float = 3.0,
+    beta: float = 1.0,
+) -> SlackInstance:
     """Theorem 2's own instances: ``2 p_max <= a_min`` by construction (Section 5.2; slack.md 5.4).
 
     ``p_j`` uniform on ``{1..p_max}``, ``a_i^k`` uniform on ``{a_min..a_max}``,
@@ -180,29 +215,54 @@ def generate_theorem2(machines: int = 4, jobs: int = 12, seed: int = 0, lam: int
     exact worst-case disturbance evaluation.
     """
     require(0 <= lam <= machines, "--lam", f"must be in [0, machines = {machines}], got {lam}")
-    require(2 * p_max <= a_min, "--a-min",
-            f"Theorem 2 needs 2 p_max <= a_min: 2 x {p_max} = {2 * p_max} > {a_min}")
+    require(
+        2 * p_max <= a_min,
+        "--a-min",
+        f"Theorem 2 needs 2 p_max <= a_min: 2 x {p_max} = {2 * p_max} > {a_min}",
+    )
     require(a_min <= a_max, "--a-max", f"must be at least a_min = {a_min}, got {a_max}")
     job_seq, machine_seq = np.random.SeedSequence(seed).spawn(2)
     p = np.random.default_rng(job_seq).integers(1, p_max, size=jobs, endpoint=True).astype(np.int64)
     end = math.ceil(horizon * lpt_free_bound(p, lam))
     _check_horizon(end)
-    require((machines - lam) * (end / (a_min + 1) + 1) <= MAX_GENERATED_INTERVALS, "--horizon",
-            "too many intervals; use fewer machines or jobs or a smaller --horizon")
+    require(
+        (machines - lam) * (end / (a_min + 1) + 1) <= MAX_GENERATED_INTERVALS,
+        "--horizon",
+        "too many intervals; use fewer machines or jobs or a smaller --horizon",
+    )
 
     def draw(rng):
-        return (lambda k: rng.integers(a_min, a_max, size=k, endpoint=True).astype(np.int64),
-                lambda k: rng.integers(1, u_max, size=k, endpoint=True).astype(np.int64))
+        return (
+            lambda k: rng.integers(a_min, a_max, size=k, endpoint=True).astype(np.int64),
+            lambda k: rng.integers(1, u_max, size=k, endpoint=True).astype(np.int64),
+        )
 
     rows = [_draw_machine(end, *draw(np.random.default_rng(s))) for s in machine_seq.spawn(machines - lam)]
     rows += [np.zeros((0, 2), np.int64)] * lam
-    return SlackInstance(machines=rows, p=p, beta=beta, name=f"theorem2-m{machines}-n{jobs}-s{seed}",
-                         params={"preset": "theorem2", "machines": machines, "jobs": jobs, "seed": seed,
-                                 "lam": lam, "p_max": p_max, "a_min": a_min, "a_max": a_max, "u_max": u_max,
-                                 "horizon": horizon, "beta": beta, "time_unit": "unit"})
+    return SlackInstance(
+        machines=rows,
+        p=p,
+        beta=beta,
+        name=f"theorem2-m{machines}-n{jobs}-s{seed}",
+        params={
+            "preset": "theorem2",
+            "machines": machines,
+            "jobs": jobs,
+            "seed": seed,
+            "lam": lam,
+            "p_max": p_max,
+            "a_min": a_min,
+            "a_max": a_max,
+            "u_max": u_max,
+            "horizon": horizon,
+            "beta": beta,
+            "time_unit": "unit",
+        },
+    )
 
 
 # --- Theorem 1: 3-PARTITION -----------------------------------------------------------------------------
+
 
 def read_bpplib(path: str | Path) -> tuple[list[int], int, list[int]]:
     """Weights, capacity and the weights' line numbers of a BPPLIB bin-packing file.
@@ -222,16 +282,22 @@ def read_bpplib(path: str | Path) -> tuple[list[int], int, list[int]]:
             value = int(token)
         except ValueError:
             raise InputError(f"{path} line {k}: {what} must be a positive integer, got {token!r}") from None
-        require(1 <= value <= MAX_FIELD_INT, f"{path} line {k}",
-                f"{what} must be a positive integer (at most {MAX_FIELD_INT}), got {token!r}")
+        require(
+            1 <= value <= MAX_FIELD_INT,
+            f"{path} line {k}",
+            f"{what} must be a positive integer (at most {MAX_FIELD_INT}), got {token!r}",
+        )
         return value
 
     require(len(lines) >= 2, str(path), "a BPPLIB file starts with the number of items and the capacity")
     n = integer(lines[0][0], lines[0][1], "the number of items")
     capacity = integer(lines[1][0], lines[1][1], "the capacity")
     items = lines[2:]
-    require(len(items) == n, f"{path} line {lines[0][0]}",
-            f"says {n} items, but the file lists {len(items)} weights")
+    require(
+        len(items) == n,
+        f"{path} line {lines[0][0]}",
+        f"says {n} items, but the file lists {len(items)} weights",
+    )
     return [integer(k, token, "a weight") for k, token in items], capacity, [k for k, _ in items]
 
 
@@ -245,18 +311,28 @@ def check_three_partition(weights: list[int], B: int, where: str, lines: list[in
     require(n >= 3 and n % 3 == 0, where, f"3-PARTITION needs 3m items (m >= 1), got {n}")
     m = n // 3
     total = sum(weights)
-    require(total == m * B, where,
-            f"the {n} weights sum to {total}; 3-PARTITION needs m B = {m} x {B} = {m * B}")
+    require(
+        total == m * B, where, f"the {n} weights sum to {total}; 3-PARTITION needs m B = {m} x {B} = {m * B}"
+    )
     for j, w in enumerate(weights):
         line = f" line {lines[j]}" if lines else f" item {j}"
-        require(4 * w > B and 2 * w < B, where + line,
-                f"weight {w} is not strictly between B/4 = {B / 4:g} and B/2 = {B / 2:g} (3-PARTITION); "
-                "the Falkenauer T files need --shift 1 (their README: +1 to every weight, B = 1003)")
+        require(
+            4 * w > B and 2 * w < B,
+            where + line,
+            f"weight {w} is not strictly between B/4 = {B / 4:g} and B/2 = {B / 2:g} (3-PARTITION); "
+            "the Falkenauer T files need --shift 1 (their README: +1 to every weight, B = 1003)",
+        )
     return m
 
 
-def three_partition_instance(elements: list[int], B: int, u: int = 1, beta: float = 1.0,
-                             name: str = "three-partition", params: dict | None = None) -> SlackInstance:
+def three_partition_instance(
+    elements: list[int],
+    B: int,
+    u: int = 1,
+    beta: float = 1.0,
+    name: str = "three-partition",
+    params: dict | None = None,
+) -> SlackInstance:
     """Theorem 1's reduction, completed so that it survives the last-period rule (slack.md 4.3).
 
     From a 3-PARTITION instance (``3m`` elements ``B/4 < s < B/2`` summing to
@@ -308,12 +384,19 @@ def three_partition_instance(elements: list[int], B: int, u: int = 1, beta: floa
     _check_horizon(T, "--u")
     machines = [[[A, T]] for _ in range(m)] + [[]]
     p = list(elements) + [B + 1] * m + [T]
-    return SlackInstance(machines=machines, p=p, beta=beta, name=name, target=T,
-                         params=params if params is not None else {"B": B, "m": m, "u": u})
+    return SlackInstance(
+        machines=machines,
+        p=p,
+        beta=beta,
+        name=name,
+        target=T,
+        params=params if params is not None else {"B": B, "m": m, "u": u},
+    )
 
 
-def three_partition_from_file(path: str | Path, shift: int = 0, u: int = 1,
-                              beta: float = 1.0) -> SlackInstance:
+def three_partition_from_file(
+    path: str | Path, shift: int = 0, u: int = 1, beta: float = 1.0
+) -> SlackInstance:
     """:func:`three_partition_instance` of a BPPLIB file read as 3-PARTITION with ``B`` = the capacity.
 
     ``shift`` adds ``shift`` to every weight and ``3 shift`` to ``B``: a
@@ -325,9 +408,21 @@ def three_partition_from_file(path: str | Path, shift: int = 0, u: int = 1,
     weights = [w + shift for w in weights]
     B = capacity + 3 * shift
     check_three_partition(weights, B, str(path), lines)
-    return three_partition_instance(weights, B, u=u, beta=beta, name=f"3part-{Path(path).stem}",
-                                    params={"preset": "three-partition", "file": str(path), "shift": shift,
-                                            "u": u, "beta": beta, "time_unit": "unit"})
+    return three_partition_instance(
+        weights,
+        B,
+        u=u,
+        beta=beta,
+        name=f"3part-{Path(path).stem}",
+        params={
+            "preset": "three-partition",
+            "file": str(path),
+            "shift": shift,
+            "u": u,
+            "beta": beta,
+            "time_unit": "unit",
+        },
+    )
 
 
 def solve_three_partition(elements: list[int], B: int, node_limit: int = 2_000_000) -> list[list[int]] | None:
@@ -384,8 +479,15 @@ def _planted_yes(rng: np.random.Generator, m: int, B: int) -> list[int]:
 MAX_NO_GROUPS = 12
 
 
-def generate_planted(groups: int = 4, B: int = 1000, seed: int = 0, answer: str = "yes", u: int = 1,
-                     beta: float = 1.0, attempts: int = 200) -> SlackInstance:
+def generate_planted(
+    groups: int = 4,
+    B: int = 1000,
+    seed: int = 0,
+    answer: str = "yes",
+    u: int = 1,
+    beta: float = 1.0,
+    attempts: int = 200,
+) -> SlackInstance:
     """A random 3-PARTITION instance through :func:`three_partition_instance`.
 
     ``answer = "yes"``: ``groups`` random triples, each of sum ``B`` with every
@@ -400,8 +502,11 @@ def generate_planted(groups: int = 4, B: int = 1000, seed: int = 0, answer: str 
     lo, hi = B // 4 + 1, (B - 1) // 2
     require(3 * lo <= B <= 3 * hi, "--B", f"no three integers strictly between B/4 and B/2 sum to B = {B}")
     require(answer in ("yes", "no"), "--answer", f"must be yes or no, got {answer!r}")
-    require(answer == "yes" or groups <= MAX_NO_GROUPS, "--groups",
-            f"a certified NO instance needs m <= {MAX_NO_GROUPS}, got {groups}")
+    require(
+        answer == "yes" or groups <= MAX_NO_GROUPS,
+        "--groups",
+        f"a certified NO instance needs m <= {MAX_NO_GROUPS}, got {groups}",
+    )
     rng = np.random.default_rng(seed)
     elements = _planted_yes(rng, groups, B)
     if answer == "no":
@@ -413,9 +518,24 @@ def generate_planted(groups: int = 4, B: int = 1000, seed: int = 0, answer: str 
                 if solve_three_partition(elements, B) is None:
                     break
         else:
-            raise InputError(f"--seed: no NO instance found in {attempts} perturbations of seed {seed}; "
-                             "try another seed or a larger B")
-    return three_partition_instance(elements, B, u=u, beta=beta,
-                                    name=f"planted-{answer}-m{groups}-B{B}-s{seed}",
-                                    params={"preset": "planted", "groups": groups, "B": B, "seed": seed,
-                                            "answer": answer, "u": u, "beta": beta, "time_unit": "unit"})
+            raise InputError(
+                f"--seed: no NO instance found in {attempts} perturbations of seed {seed}; "
+                "try another seed or a larger B"
+            )
+    return three_partition_instance(
+        elements,
+        B,
+        u=u,
+        beta=beta,
+        name=f"planted-{answer}-m{groups}-B{B}-s{seed}",
+        params={
+            "preset": "planted",
+            "groups": groups,
+            "B": B,
+            "seed": seed,
+            "answer": answer,
+            "u": u,
+            "beta": beta,
+            "time_unit": "unit",
+        },
+    )

@@ -30,11 +30,13 @@ from .verify import describe, verify, verify_solution
 
 
 def _proven(fn: Callable[[CheckpointInstance], tuple[np.ndarray, float]]):
-    def method(instance: CheckpointInstance, time_limit: float | None, seed: int,
-               budget: float | None = None) -> MethodOutcome:
+    def method(
+        instance: CheckpointInstance, time_limit: float | None, seed: int, budget: float | None = None
+    ) -> MethodOutcome:
         a, objective = fn(instance)
-        return MethodOutcome(solution={"a": [int(v) for v in a]}, objective=objective, bound=objective,
-                             proven=True)
+        return MethodOutcome(
+            solution={"a": [int(v) for v in a]}, objective=objective, bound=objective, proven=True
+        )
 
     method.__name__ = fn.__name__
     return method
@@ -46,16 +48,28 @@ DEFAULT_METHOD = "dp"
 #: The family's one problem; its metrics are what a policy's simulation reports.
 PROBLEMS = {
     "checkpoint": Problem(
-        name="checkpoint", sense="min", methods=METHODS, verify=verify_solution, describe=describe,
-        metrics=(Metric("expected_waste", "min", "expected wasted time of Expression (1), minutes"),
-                 Metric("monte_carlo_waste", "min", "mean waste over sampled failure times"),
-                 Metric("monte_carlo_stderr", None, "standard error of that mean"),
-                 Metric("checkpoints", None, "number of checkpoints taken"))),
+        name="checkpoint",
+        sense="min",
+        methods=METHODS,
+        verify=verify_solution,
+        describe=describe,
+        metrics=(
+            Metric("expected_waste", "min", "expected wasted time of Expression (1), minutes"),
+            Metric("monte_carlo_waste", "min", "mean waste over sampled failure times"),
+            Metric("monte_carlo_stderr", None, "standard error of that mean"),
+            Metric("checkpoints", None, "number of checkpoints taken"),
+        ),
+    ),
 }
 
 
-def solve(instance: CheckpointInstance, method: str = DEFAULT_METHOD, time_limit: float | None = None,
-          seed: int | None = None, problem: str | None = None) -> SolveResult:
+def solve(
+    instance: CheckpointInstance,
+    method: str = DEFAULT_METHOD,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    problem: str | None = None,
+) -> SolveResult:
     """Minimum expected wasted time and an optimal checkpoint vector (status always ``optimal``).
 
     Every method is exact and of bounded work: none takes a budget.

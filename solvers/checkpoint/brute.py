@@ -26,10 +26,10 @@ def solve_brute(instance: CheckpointInstance) -> tuple[np.ndarray, float]:
     end = instance.tau[1:] + sigma
     # Start of the interval that closes at slice i: the end of the previous checkpoint, or 0.
     marks = np.where(a, np.arange(1, n + 1), 0)
-    previous = np.concatenate([np.zeros((len(codes), 1), dtype=np.int64),
-                               np.maximum.accumulate(marks, axis=1)[:, :-1]], axis=1)
-    start = np.take_along_axis(np.concatenate([np.zeros((len(codes), 1)), end], axis=1), previous,
-                               axis=1)
+    previous = np.concatenate(
+        [np.zeros((len(codes), 1), dtype=np.int64), np.maximum.accumulate(marks, axis=1)[:, :-1]], axis=1
+    )
+    start = np.take_along_axis(np.concatenate([np.zeros((len(codes), 1)), end], axis=1), previous, axis=1)
     law, alpha = instance.law, instance.alpha
     prob = law.interval_probability(start, end)
     cost = (sigma - alpha * start) * prob + alpha * law.partial_expectation(start, end)

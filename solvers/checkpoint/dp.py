@@ -113,8 +113,9 @@ def solve_dp(instance: CheckpointInstance) -> tuple[np.ndarray, float]:
     points = None
     if dense:  # every row's values are one contiguous range of the union: evaluate the law once
         spare = (states.MEMORY_BUDGET - states.dp_bytes(n, columns)) // UNION_BYTES
-        points = _union_of_ranges(np.concatenate([start0, end0]),
-                                  np.concatenate([start0 + reach[:n], end0 + reach[:n]]), spare)
+        points = _union_of_ranges(
+            np.concatenate([start0, end0]), np.concatenate([start0 + reach[:n], end0 + reach[:n]]), spare
+        )
     if points is not None:
         cdf = law.cdf(points.astype(float))
         head = alpha * law.head_expectation(points.astype(float))
@@ -122,7 +123,7 @@ def solve_dp(instance: CheckpointInstance) -> tuple[np.ndarray, float]:
 
         def law_at(values, offsets, j, r):
             """``values`` (F or alpha H) at ``base_j + sigma[:r]``: a slice of the union's."""
-            return values[offsets[j]:offsets[j] + r]
+            return values[offsets[j] : offsets[j] + r]
     else:
         cdf, head = law.cdf, (lambda t: alpha * law.head_expectation(t))
         at_start, at_end = start0, end0
@@ -161,7 +162,7 @@ def solve_dp(instance: CheckpointInstance) -> tuple[np.ndarray, float]:
     else:
         f_start, f_end = np.zeros((n, columns)), np.zeros((n, columns))
         for i in range(n):
-            f_end[i, :rows[i]] = law_at(cdf, at_end, i, rows[i])
+            f_end[i, : rows[i]] = law_at(cdf, at_end, i, rows[i])
 
         def row_terms(j, r):
             """``sigma - alpha a``, ``U`` and ``W`` of row ``j`` (and its ``F(a)`` into ``f_start``)."""

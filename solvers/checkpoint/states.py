@@ -127,8 +127,10 @@ def reachable_overheads(instance: CheckpointInstance, method: str) -> np.ndarray
         hint = "use --method brute"
     else:
         hint = "the job is too large for an exact method"
-    raise InputError(f"method: {method} needs {more}{_gib(need)} for {what}, above the budget of "
-                     f"{_gib(MEMORY_BUDGET)} ({hint})")
+    raise InputError(
+        f"method: {method} needs {more}{_gib(need)} for {what}, above the budget of "
+        f"{_gib(MEMORY_BUDGET)} ({hint})"
+    )
 
 
 __all__ = ["DP_ARRAYS", "GRAPH_BYTES_PER_EDGE", "MEMORY_BUDGET", "dp_bytes", "reachable_overheads"]

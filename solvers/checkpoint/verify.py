@@ -59,19 +59,42 @@ _MAX_DEPTH = 60
 
 # Gauss-Kronrod (7, 15) on [-1, 1] (QUADPACK qk15): Kronrod nodes, their weights, and
 # the Gauss weights of the nodes of odd index.
-_XK = np.array([0.991455371120812639206854697526329, 0.949107912342758524526189684047851,
-                0.864864423359769072789712788640926, 0.741531185599394439863864773280788,
-                0.586087235467691130294144845693013, 0.405845151377397166906606412076961,
-                0.207784955007898467600689403773245, 0.0])
-_WK = np.array([0.022935322010529224963732008058970, 0.063092092629978553290700663189204,
-                0.104790010322250183839876322541518, 0.140653259715525918745189590510238,
-                0.169004726639267902826583426598550, 0.190350578064785409913256402421014,
-                0.204432940075298892414161999234649, 0.209482141084727828012999174891714])
-_WG = np.array([0.129484966168869693270611432679082, 0.279705391489276667901467771423780,
-                0.381830050505118944950369775488975, 0.417959183673469387755102040816327])
+_XK = np.array(
+    [
+        0.991455371120812639206854697526329,
+        0.949107912342758524526189684047851,
+        0.864864423359769072789712788640926,
+        0.741531185599394439863864773280788,
+        0.586087235467691130294144845693013,
+        0.405845151377397166906606412076961,
+        0.207784955007898467600689403773245,
+        0.0,
+    ]
+)
+_WK = np.array(
+    [
+        0.022935322010529224963732008058970,
+        0.063092092629978553290700663189204,
+        0.104790010322250183839876322541518,
+        0.140653259715525918745189590510238,
+        0.169004726639267902826583426598550,
+        0.190350578064785409913256402421014,
+        0.204432940075298892414161999234649,
+        0.209482141084727828012999174891714,
+    ]
+)
+_WG = np.array(
+    [
+        0.129484966168869693270611432679082,
+        0.279705391489276667901467771423780,
+        0.381830050505118944950369775488975,
+        0.417959183673469387755102040816327,
+    ]
+)
 #: Probability levels whose quantiles cut the first panels (see :func:`survival_pair`).
-LEVELS = np.concatenate([10.0 ** -np.arange(15.0, 1.0, -1.0), np.arange(0.05, 0.951, 0.05),
-                         1.0 - 10.0 ** -np.arange(2.0, 16.0)])
+LEVELS = np.concatenate(
+    [10.0 ** -np.arange(15.0, 1.0, -1.0), np.arange(0.05, 0.951, 0.05), 1.0 - 10.0 ** -np.arange(2.0, 16.0)]
+)
 _EXP_LEVELS = -np.log1p(-LEVELS)  # the Exp(1) quantiles
 NODES = np.concatenate([-_XK[:-1], _XK[::-1]])
 KRONROD = np.concatenate([_WK[:-1], _WK[::-1]])
@@ -101,21 +124,25 @@ def survival_pair(law) -> tuple:
             def z(t):
                 return (t / s) ** k
 
-            return ((lambda t: np.exp(-z(t))), (lambda t: -np.expm1(-z(t))),
-                    s * _EXP_LEVELS ** (1.0 / k))
+            return ((lambda t: np.exp(-z(t))), (lambda t: -np.expm1(-z(t))), s * _EXP_LEVELS ** (1.0 / k))
         if kind == "lognormal":
             mu, sg = d["mu"], d["sigma"]
 
             def u(t):
                 return (np.log(t) - mu) / sg
 
-            return ((lambda t: special.ndtr(-u(t))), (lambda t: special.ndtr(u(t))),
-                    np.exp(mu + sg * special.ndtri(LEVELS)))
+            return (
+                (lambda t: special.ndtr(-u(t))),
+                (lambda t: special.ndtr(u(t))),
+                np.exp(mu + sg * special.ndtri(LEVELS)),
+            )
         if kind == "hyperexponential":
             p, r = np.asarray(d["probs"]), np.asarray(d["rates"])
-            return ((lambda t: np.exp(-np.multiply.outer(t, r)) @ p),
-                    (lambda t: -np.expm1(-np.multiply.outer(t, r)) @ p),
-                    np.outer(1.0 / r, _EXP_LEVELS).ravel())
+            return (
+                (lambda t: np.exp(-np.multiply.outer(t, r)) @ p),
+                (lambda t: -np.expm1(-np.multiply.outer(t, r)) @ p),
+                np.outer(1.0 / r, _EXP_LEVELS).ravel(),
+            )
     raise TypeError(f"no survival function for a {kind} law")
 
 
@@ -138,8 +165,9 @@ def _initial_panels(start, end, points):
     n = len(start)
     width = end - start
     with np.errstate(divide="ignore"):
-        depth = np.where(start == 0, _MAX_DEPTH,
-                         np.clip(np.ceil(np.log2(width / start)), 0, _MAX_DEPTH)).astype(np.int64)
+        depth = np.where(
+            start == 0, _MAX_DEPTH, np.clip(np.ceil(np.log2(width / start)), 0, _MAX_DEPTH)
+        ).astype(np.int64)
     j = np.arange(1, _MAX_DEPTH + 1)
     take = j <= depth[:, None]
     points = np.asarray(points, dtype=float)
@@ -226,10 +254,15 @@ def waste_by_quadrature(instance: CheckpointInstance, a: np.ndarray) -> float:
             new_owner = np.concatenate([owner[chosen], owner[chosen]])
             new = rule(new_lo, new_hi, new_owner)
             lo, hi, owner, est, err, floor = (
-                np.concatenate([x[keep], y]) for x, y in
-                zip((lo, hi, owner, est, err, floor), (new_lo, new_hi, new_owner, *new), strict=True))
-    raise Infeasible(f"checkpoint: the verifier's quadrature did not reach {QUAD_RTOL:g} relative "
-                     f"(estimated error {alpha * open_err.sum():.3g} on {total:.6g}, {len(lo)} panels)")
+                np.concatenate([x[keep], y])
+                for x, y in zip(
+                    (lo, hi, owner, est, err, floor), (new_lo, new_hi, new_owner, *new), strict=True
+                )
+            )
+    raise Infeasible(
+        f"checkpoint: the verifier's quadrature did not reach {QUAD_RTOL:g} relative "
+        f"(estimated error {alpha * open_err.sum():.3g} on {total:.6g}, {len(lo)} panels)"
+    )
 
 
 def verify(instance: CheckpointInstance, a, claimed: float | None = None) -> float:

@@ -17,12 +17,24 @@ from .replay import check_claim, replay
 from .verify import verify_offline, verify_offline_inf
 
 
-def solve(instance: CoupledInstance, problem: str | None = None, method: str | None = None,
-          time_limit: float | None = None, seed: int | None = None, budget: float | None = None,
-          ) -> SolveResult:
+def solve(
+    instance: CoupledInstance,
+    problem: str | None = None,
+    method: str | None = None,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    budget: float | None = None,
+) -> SolveResult:
     """Solve one of :data:`PROBLEMS` with one of its methods (default: the first of each)."""
     return solve_problem(FAMILY, PROBLEMS, instance, problem, method, time_limit, seed, budget)
 
 
-__all__ = ["PROBLEMS", "check_claim", "replay", "solve", "trivial_bound", "verify_offline",
-           "verify_offline_inf"]
+__all__ = [
+    "PROBLEMS",
+    "check_claim",
+    "replay",
+    "solve",
+    "trivial_bound",
+    "verify_offline",
+    "verify_offline_inf",
+]

@@ -87,8 +87,9 @@ def quiet_lengths(avail, w, cap, m):
 
 
 @njit(cache=True, nogil=True)
-def thermometers(avail, count, since, program, cap, start, lo, hi, first, t_prog, t_data, quiet, carry,
-                 levels, up, down):
+def thermometers(
+    avail, count, since, program, cap, start, lo, hi, first, t_prog, t_data, quiet, carry, levels, up, down
+):
     """Masks of slots ``lo .. hi - 1`` for an iteration allowed to start at ``start``.
 
     ``up[i]`` gets bit ``j p + q`` for ``j < J_q(start, lo + i)`` (none before slot ``first``),

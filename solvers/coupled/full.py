@@ -105,8 +105,9 @@ def _per_allocation_bound(caps, w, m, t_prog, t_data, n_com) -> int | None:
     return best if walk(0, m) else None
 
 
-def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, model: bool,
-               budget: float | None = None) -> MethodOutcome:
+def solve_full(
+    instance: CoupledInstance, time_limit: float | None, seed: int, model: bool, budget: float | None = None
+) -> MethodOutcome:
     """Bounds, the greedy schedule, and with ``model`` the exact CP-SAT model.
 
     ``model=True`` needs ``p H <= MAX_CELLS`` (bad input otherwise: use
@@ -117,23 +118,33 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
     hints it then runs whole: its instances are small).
     """
     if model:
-        require(instance.p * instance.horizon <= MAX_CELLS, "--method",
-                f"cpsat builds a time-indexed model of p x H <= {MAX_CELLS} processor-slots; this instance "
-                f"has {instance.p} x {instance.horizon} = {instance.p * instance.horizon}: "
-                "use --method greedy for proven bounds")
+        require(
+            instance.p * instance.horizon <= MAX_CELLS,
+            "--method",
+            f"cpsat builds a time-indexed model of p x H <= {MAX_CELLS} processor-slots; this instance "
+            f"has {instance.p} x {instance.horizon} = {instance.p * instance.horizon}: "
+            "use --method greedy for proven bounds",
+        )
     begin = time.perf_counter()
     relaxed = solve_iterations(instance)
     if len(relaxed) < instance.K:
-        return MethodOutcome({"completed_iterations_without_communication": len(relaxed)}, None,
-                             instance.horizon + 1, True)
+        return MethodOutcome(
+            {"completed_iterations_without_communication": len(relaxed)}, None, instance.horizon + 1, True
+        )
     guide = DataChain(instance)
     chain = guide.completions()
     if len(chain) < instance.K:
-        witness = {"completed_iterations_without_communication": len(relaxed),
-                   "completed_iterations_data_chain": len(chain)}
+        witness = {
+            "completed_iterations_without_communication": len(relaxed),
+            "completed_iterations_data_chain": len(chain),
+        }
         return MethodOutcome(witness, None, instance.horizon + 1, True)
-    lower_bounds = {"iterations": relaxed[-1].completion + 1, "communication": trivial_bound(instance),
-                    "transfers": transfer_bound(instance), "data_chain": chain[-1] + 1}
+    lower_bounds = {
+        "iterations": relaxed[-1].completion + 1,
+        "communication": trivial_bound(instance),
+        "transfers": transfer_bound(instance),
+        "data_chain": chain[-1] + 1,
+    }
     lower = max(lower_bounds.values())
     effort, greedy_effort = Effort(), Effort()
     deadline = None if time_limit is None else begin + time_limit
@@ -154,8 +165,9 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
             ran = "not run: the time limit was spent on the bounds"
         else:
             solve_full_cpsat = backend(f"{__package__}.full_cpsat", "solve_full_cpsat", "ortools")
-            found, makespan, bound, proven = solve_full_cpsat(instance, left, seed, hint=schedule,
-                                                              budget=budget, effort=effort)
+            found, makespan, bound, proven = solve_full_cpsat(
+                instance, left, seed, hint=schedule, budget=budget, effort=effort
+            )
             ran = "proven" if proven else "stopped"
             lower = max(lower, bound)
             if found is not None and (upper is None or makespan < upper):
@@ -175,8 +187,9 @@ def solve_full(instance: CoupledInstance, time_limit: float | None, seed: int, m
         return MethodOutcome(witness, None, None, True, info, **done)
     if upper is None:
         return MethodOutcome(witness, None, lower, False, info, **done)
-    return MethodOutcome({**witness, "schedule": schedule}, upper, min(lower, upper), upper <= lower, info,
-                         **done)
+    return MethodOutcome(
+        {**witness, "schedule": schedule}, upper, min(lower, upper), upper <= lower, info, **done
+    )
 
 
 __all__ = ["MAX_CELLS", "solve_full", "trivial_bound"]

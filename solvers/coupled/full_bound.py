@@ -119,11 +119,15 @@ class DataChain:
         self.avail = np.ascontiguousarray(instance.availability, dtype=np.int8)
         self.cap = np.array([int(min(mu, m)) for mu in instance.mu], dtype=np.int64)
         self.levels = int(self.cap.max())
-        self.count, self.since, self.program = kernel.tables(self.avail, instance.T_prog, instance.T_data,
-                                                             self.cap)
+        self.count, self.since, self.program = kernel.tables(
+            self.avail, instance.T_prog, instance.T_data, self.cap
+        )
         self.sweep = ClosedSweep(instance, self.levels, 1, min_workload(instance, range(p)))
-        self.quiet = (kernel.quiet_lengths(self.avail, np.asarray(instance.w, dtype=np.int64), self.cap, m)
-                      if quiet else np.zeros(instance.horizon + 1, dtype=np.int64))
+        self.quiet = (
+            kernel.quiet_lengths(self.avail, np.asarray(instance.w, dtype=np.int64), self.cap, m)
+            if quiet
+            else np.zeros(instance.horizon + 1, dtype=np.int64)
+        )
         caps = self.cap.tolist()
         k_min = next(k for k in range(1, p + 1) if sum(sorted(caps, reverse=True)[:k]) >= m)
         self.lag0 = -(-(k_min * instance.T_prog + m * instance.T_data) // instance.n_com)
@@ -143,9 +147,24 @@ class DataChain:
             if up.shape[0] < size:
                 up = np.zeros((size, self.sweep.words), dtype=np.uint64)
                 down = np.zeros_like(up)
-            self.kernel.thermometers(self.avail, self.count, self.since, self.program, self.cap, start, u, hi,
-                                     first, self.instance.T_prog, self.instance.T_data, self.quiet, carry,
-                                     self.levels, up, down)
+            self.kernel.thermometers(
+                self.avail,
+                self.count,
+                self.since,
+                self.program,
+                self.cap,
+                start,
+                u,
+                hi,
+                first,
+                self.instance.T_prog,
+                self.instance.T_data,
+                self.quiet,
+                carry,
+                self.levels,
+                up,
+                down,
+            )
             yield u, up[: hi - u], down[: hi - u]
             u = hi
             size = min(2 * size, LAST_BLOCK)

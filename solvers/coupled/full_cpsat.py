@@ -65,9 +65,15 @@ def _hint_decisions(model: cp_model.CpModel, hint: dict, x, r, send_p, send_d, p
             model.add_hint(send_d[q][t], int(letter == LETTERS[DATA]))
 
 
-def solve_full_cpsat(instance: CoupledInstance, time_limit: float | None = None, seed: int = 0,
-                     workers: int = 2, hint: dict | None = None, budget: float | None = None,
-                     effort: Effort | None = None):
+def solve_full_cpsat(
+    instance: CoupledInstance,
+    time_limit: float | None = None,
+    seed: int = 0,
+    workers: int = 2,
+    hint: dict | None = None,
+    budget: float | None = None,
+    effort: Effort | None = None,
+):
     """Minimum makespan of ``K`` iterations under the full model of Section III.
 
     Parameters
@@ -101,9 +107,12 @@ def solve_full_cpsat(instance: CoupledInstance, time_limit: float | None = None,
     """
     started = time.perf_counter()
     p, horizon, m, big_k = instance.p, instance.horizon, instance.m, instance.K
-    require(p * horizon <= MAX_CELLS, "horizon",
-            f"p x H = {p} x {horizon} = {p * horizon} exceeds the full model's limit of {MAX_CELLS} "
-            "processor-slots (use --method greedy for bounds)")
+    require(
+        p * horizon <= MAX_CELLS,
+        "horizon",
+        f"p x H = {p} x {horizon} = {p * horizon} exceeds the full model's limit of {MAX_CELLS} "
+        "processor-slots (use --method greedy for bounds)",
+    )
     avail, w = instance.availability, [int(v) for v in instance.w]
     up, down = avail == UP, avail == DOWN
     cap = [int(min(instance.mu[q], m)) for q in range(p)]
@@ -233,12 +242,20 @@ def solve_full_cpsat(instance: CoupledInstance, time_limit: float | None = None,
     schedule = {
         "configurations": [
             {"start": t, "allocation": [int(solver.value(x[q][t])) for q in Q]}
-            for t in range(makespan) if solver.boolean_value(r[t])],
+            for t in range(makespan)
+            if solver.boolean_value(r[t])
+        ],
         "communication": [
-            "".join(LETTERS[PROG] if solver.boolean_value(send_p[q][t])
-                    else LETTERS[DATA] if solver.boolean_value(send_d[q][t]) else LETTERS[0]
-                    for t in range(makespan)).rstrip(LETTERS[0])
-            for q in Q],
+            "".join(
+                LETTERS[PROG]
+                if solver.boolean_value(send_p[q][t])
+                else LETTERS[DATA]
+                if solver.boolean_value(send_d[q][t])
+                else LETTERS[0]
+                for t in range(makespan)
+            ).rstrip(LETTERS[0])
+            for q in Q
+        ],
         "completions": [t for t in T if solver.boolean_value(done[t])][:big_k],
     }
     return schedule, makespan, min(bound, makespan), status == cp_model.OPTIMAL

@@ -73,8 +73,12 @@ REACHES = (None, 1, 2, 3, 4)
 BUDGET = 2000
 
 
-def greedy_full(instance: CoupledInstance, deadline: Allowance | float | None = None, target: int = 0,
-                chain: DataChain | None = None) -> dict | None:
+def greedy_full(
+    instance: CoupledInstance,
+    deadline: Allowance | float | None = None,
+    target: int = 0,
+    chain: DataChain | None = None,
+) -> dict | None:
     """A schedule of ``K`` iterations in the format of :mod:`.replay`, or ``None`` if none was found.
 
     The best of the seven passes of the module docstring (the earlier pass on a tie); the
@@ -137,11 +141,36 @@ class _Run:
 
     def steps(self, record: bool, pause: bool) -> int:
         inst, (next_down, next_off, next_rise, count) = self.instance, self.tables
-        return self.kernel.steps(self.avail, next_down, next_off, next_rise, count, self.w, self.cap, inst.m,
-                                 self.stop, inst.n_com, inst.T_prog, inst.T_data, ALL_SUBSETS, self.spans,
-                                 self.state, self.prog, self.current, self.starts, self.allocations,
-                                 self.completions, self.comm, BUDGET, record, pause, self.top_x, self.top_t,
-                                 self.top_px, self.top_pt)
+        return self.kernel.steps(
+            self.avail,
+            next_down,
+            next_off,
+            next_rise,
+            count,
+            self.w,
+            self.cap,
+            inst.m,
+            self.stop,
+            inst.n_com,
+            inst.T_prog,
+            inst.T_data,
+            ALL_SUBSETS,
+            self.spans,
+            self.state,
+            self.prog,
+            self.current,
+            self.starts,
+            self.allocations,
+            self.completions,
+            self.comm,
+            BUDGET,
+            record,
+            pause,
+            self.top_x,
+            self.top_t,
+            self.top_px,
+            self.top_pt,
+        )
 
     def commit_persist(self, record: bool, x: np.ndarray | None = None, done: int = -1) -> bool:
         """Keep ``x`` (the candidate of ``top_px``) in force through its workers' DOWN slots until
@@ -149,9 +178,25 @@ class _Run:
         inst, (next_down, next_off, _, _) = self.instance, self.tables
         if x is None:
             x, done = self.top_px, int(self.top_pt[0])
-        self.kernel.commit_persist(x, done, self.avail, next_down, next_off, self.w, inst.n_com, inst.T_prog,
-                                   inst.T_data, self.state, self.prog, self.current, self.starts,
-                                   self.allocations, self.completions, self.comm, record)
+        self.kernel.commit_persist(
+            x,
+            done,
+            self.avail,
+            next_down,
+            next_off,
+            self.w,
+            inst.n_com,
+            inst.T_prog,
+            inst.T_data,
+            self.state,
+            self.prog,
+            self.current,
+            self.starts,
+            self.allocations,
+            self.completions,
+            self.comm,
+            record,
+        )
         return True
 
     def guided(self, chain, kept: bool) -> tuple[np.ndarray, int] | None:
@@ -163,21 +208,55 @@ class _Run:
         if x is None or (kept and np.array_equal(x, self.top_px)) or (x > self.cap).any():
             return None
         inst, (next_down, next_off, _, _) = self.instance, self.tables
-        done = self.kernel.kept_completion(x, t0, self.prog, self.avail, next_down, next_off, self.w,
-                                           inst.n_com, inst.T_prog, inst.T_data)
+        done = self.kernel.kept_completion(
+            x, t0, self.prog, self.avail, next_down, next_off, self.w, inst.n_com, inst.T_prog, inst.T_data
+        )
         return None if done < 0 else (x, done)
 
     def commit(self, j: int, record: bool) -> None:
         inst, (next_down, next_off, _, count) = self.instance, self.tables
-        self.kernel.commit(self.top_x[j], int(self.top_t[j]), self.avail, next_down, next_off, count, self.w,
-                           inst.n_com, inst.T_prog, inst.T_data, self.state, self.prog, self.current,
-                           self.starts, self.allocations, self.completions, self.comm, record)
+        self.kernel.commit(
+            self.top_x[j],
+            int(self.top_t[j]),
+            self.avail,
+            next_down,
+            next_off,
+            count,
+            self.w,
+            inst.n_com,
+            inst.T_prog,
+            inst.T_data,
+            self.state,
+            self.prog,
+            self.current,
+            self.starts,
+            self.allocations,
+            self.completions,
+            self.comm,
+            record,
+        )
 
     def preload(self, y: np.ndarray, record: bool, until: int = -1) -> bool:
         inst, (next_down, next_off, _, count) = self.instance, self.tables
-        return self.kernel.preload(y, until, self.avail, next_down, next_off, count, self.w, inst.n_com,
-                                   inst.T_prog, inst.T_data, self.state, self.prog, self.current, self.starts,
-                                   self.allocations, self.comm, record)
+        return self.kernel.preload(
+            y,
+            until,
+            self.avail,
+            next_down,
+            next_off,
+            count,
+            self.w,
+            inst.n_com,
+            inst.T_prog,
+            inst.T_data,
+            self.state,
+            self.prog,
+            self.current,
+            self.starts,
+            self.allocations,
+            self.comm,
+            record,
+        )
 
     def rise(self) -> int:
         """The slot of the next wait option: the first after ``t0`` where some processor comes UP, if
@@ -200,8 +279,14 @@ class _Run:
         room = inst.m - int(chosen.sum())
         if room <= 0 or inst.T_prog == 0:
             return None
-        spare = [q for q in range(inst.p) if not chosen[q] and next_off[q, t0] - t0 >= inst.T_prog
-                 and self.prog[q] < inst.T_prog and self.cap[q] >= 1]
+        spare = [
+            q
+            for q in range(inst.p)
+            if not chosen[q]
+            and next_off[q, t0] - t0 >= inst.T_prog
+            and self.prog[q] < inst.T_prog
+            and self.cap[q] >= 1
+        ]
         if not spare:
             return None
         spare.sort(key=lambda q: (int(next_down[q, t0]) - t0 < 4 * inst.T_prog, int(self.w[q]), q))
@@ -249,8 +334,14 @@ def _apply(run: _Run, option: int, spread, rise: int, guide, record: bool) -> bo
     return True
 
 
-def greedy_pass(instance: CoupledInstance, spans: bool, deadline: Allowance | float | None = None,
-                lookahead: int = 0, reach: int | None = None, chain=None) -> dict | None:
+def greedy_pass(
+    instance: CoupledInstance,
+    spans: bool,
+    deadline: Allowance | float | None = None,
+    lookahead: int = 0,
+    reach: int | None = None,
+    chain=None,
+) -> dict | None:
     """One pass of the greedy, with or without the span orders; ``None`` as :func:`greedy_full`.
 
     With ``lookahead`` ``r``, a rollout: at each step where candidates complete, each of the
@@ -291,8 +382,13 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: Allowance | fl
         rise = run.rise() if lookahead > 1 else -1
         kept = lookahead > 1 and 0 <= run.top_pt[0] < run.top_t[0]
         guide = run.guided(chain, kept) if chain is not None else None
-        options = (np.flatnonzero(run.top_t >= 0).tolist() + ([PRELOAD] if spread is not None else [])
-                   + ([WAIT] if rise >= 0 else []) + ([KEEP] if kept else []) + ([GUIDE] if guide else []))
+        options = (
+            np.flatnonzero(run.top_t >= 0).tolist()
+            + ([PRELOAD] if spread is not None else [])
+            + ([WAIT] if rise >= 0 else [])
+            + ([KEEP] if kept else [])
+            + ([GUIDE] if guide else [])
+        )
         best, best_end = 0, None
         for j in options if len(options) > 1 else ():
             trial = run.trial()
@@ -312,8 +408,10 @@ def greedy_pass(instance: CoupledInstance, spans: bool, deadline: Allowance | fl
     n = int(run.state[kernel.ENTRIES])
     codes = np.frombuffer(LETTERS.encode(), dtype=np.uint8)
     return {
-        "configurations": [{"start": t, "allocation": row} for t, row
-                           in zip(run.starts[:n].tolist(), run.allocations[:n].tolist(), strict=True)],
+        "configurations": [
+            {"start": t, "allocation": row}
+            for t, row in zip(run.starts[:n].tolist(), run.allocations[:n].tolist(), strict=True)
+        ],
         "communication": [codes[row].tobytes().decode().rstrip(LETTERS[0]) for row in run.comm],
         "completions": run.completions.tolist(),
     }

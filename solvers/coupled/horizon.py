@@ -58,8 +58,9 @@ def cut(instance: CoupledInstance, length: int) -> CoupledInstance:
     return dataclasses.replace(instance, availability=instance.realization(length), continuation_seed=None)
 
 
-def reading(method: Callable[..., MethodOutcome],
-            longest: Callable[[CoupledInstance], int] | None = None) -> Callable[..., MethodOutcome]:
+def reading(
+    method: Callable[..., MethodOutcome], longest: Callable[[CoupledInstance], int] | None = None
+) -> Callable[..., MethodOutcome]:
     """``method(instance, time_limit, seed, budget)`` run on as much of the realization as its answer needs.
 
     Parameters
@@ -81,8 +82,9 @@ def reading(method: Callable[..., MethodOutcome],
     """
 
     @functools.wraps(method)
-    def run(instance: CoupledInstance, time_limit: float | None, seed: int,
-            budget: float | None = None) -> MethodOutcome:
+    def run(
+        instance: CoupledInstance, time_limit: float | None, seed: int, budget: float | None = None
+    ) -> MethodOutcome:
         def attempt(prefix, left, spent):
             if budget is None:
                 return method(prefix, left, seed)
@@ -93,6 +95,7 @@ def reading(method: Callable[..., MethodOutcome],
         # The projection extrapolates an attempt's cost: numba's one-time compilation (or cache
         # load) in a fresh process is not part of it, or a cold first call stops the reading early.
         from numba.core.event import install_timer
+
         limit = offline_limit(instance)
         if longest is not None:
             limit = max(instance.horizon, min(limit, longest(instance)))
@@ -126,8 +129,10 @@ def reading(method: Callable[..., MethodOutcome],
         if outcome.objective is not None:
             return dataclasses.replace(outcome, info=info)
         if length >= offline_limit(instance) and outcome.proven:
-            info["reason"] = (f"no schedule completes K = {instance.K} iterations within the {length:,} "
-                              "slots the off-line problems read (the paper's cap)")
+            info["reason"] = (
+                f"no schedule completes K = {instance.K} iterations within the {length:,} "
+                "slots the off-line problems read (the paper's cap)"
+            )
             return dataclasses.replace(outcome, info=info)
         if why is None:
             info["horizon"] = f"the method reads at most {length:,} slots"

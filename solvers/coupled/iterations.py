@@ -153,8 +153,25 @@ class ClosedSweep:
         for t, up, down in blocks:
             state[kernel.NEXT] = 0
             while True:
-                code = kernel.run(up, down, keys, counts, workloads, index, union, state, *scratch, self.p,
-                                  self.levels, self.step, self.cap, self.w, self.m, self.no_fit, self.least)
+                code = kernel.run(
+                    up,
+                    down,
+                    keys,
+                    counts,
+                    workloads,
+                    index,
+                    union,
+                    state,
+                    *scratch,
+                    self.p,
+                    self.levels,
+                    self.step,
+                    self.cap,
+                    self.w,
+                    self.m,
+                    self.no_fit,
+                    self.least,
+                )
                 if code == kernel.PASSED:
                     rows = scratch[-1][: state[kernel.HITS]]
                     return t + int(state[kernel.AT]), [as_int(keys[r]) for r in rows]
@@ -168,8 +185,12 @@ class ClosedSweep:
 def _scratch(capacity: int) -> tuple[np.ndarray, ...]:
     """:func:`._sweep_kernel.run`'s work arrays for a table of ``capacity`` rows: old counts,
     rows touched (their number last), stamps (the slot counter last), passing rows."""
-    return (np.zeros(capacity, dtype=np.int64), np.zeros(capacity + 1, dtype=np.int64),
-            np.zeros(capacity + 1, dtype=np.int64), np.zeros(capacity, dtype=np.int64))
+    return (
+        np.zeros(capacity, dtype=np.int64),
+        np.zeros(capacity + 1, dtype=np.int64),
+        np.zeros(capacity + 1, dtype=np.int64),
+        np.zeros(capacity, dtype=np.int64),
+    )
 
 
 class _Sweep:
@@ -201,7 +222,7 @@ class _Sweep:
         workload, members = min((self.workload(s), s.bit_count(), s) for s in done)[::2]
         x = allocation_for(instance, [q for q in range(instance.p) if members >> q & 1], workload)
         enrolled = [q for q in range(instance.p) if x[q]]
-        downs = np.flatnonzero((instance.availability[enrolled, start:t + 1] == DOWN).any(axis=0))
+        downs = np.flatnonzero((instance.availability[enrolled, start : t + 1] == DOWN).any(axis=0))
         begin = start + (int(downs[-1]) + 1 if downs.size else 0)
         return Iteration(start=begin, completion=t, allocation=x, workload=workload)
 
@@ -242,5 +263,8 @@ def schedule_of(instance: CoupledInstance, iterations: list[dict]) -> dict:
         after = it["completion"] + 1
         if i + 1 < len(iterations) and iterations[i + 1]["start"] > after:
             configurations.append({"start": after, "allocation": [0] * instance.p})
-    return {"configurations": configurations, "communication": [],
-            "completions": [it["completion"] for it in iterations]}
+    return {
+        "configurations": configurations,
+        "communication": [],
+        "completions": [it["completion"] for it in iterations],
+    }

@@ -19,8 +19,11 @@ def iterations_brute(instance) -> list[tuple[int, int, list[int], int]]:
     allocations is chained (``p <= 6``).
     """
     p = instance.p
-    require(p <= MAX_PROCESSORS, "method",
-            f"iterations brute enumerates every allocation; p = {p} > {MAX_PROCESSORS}")
+    require(
+        p <= MAX_PROCESSORS,
+        "method",
+        f"iterations brute enumerates every allocation; p = {p} > {MAX_PROCESSORS}",
+    )
     limits = [int(min(mu, instance.m)) for mu in instance.mu]
     allocations = [x for x in itertools.product(*(range(c + 1) for c in limits)) if sum(x) == instance.m]
     state = instance.availability

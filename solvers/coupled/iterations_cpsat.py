@@ -35,9 +35,14 @@ from ..problem import Effort
 MAX_SIZE = 20_000
 
 
-def solve_iterations_cpsat(instance: CoupledInstance, time_limit: float | None = None, seed: int = 0,
-                           workers: int = 2, budget: float | None = None, effort: Effort | None = None,
-                           ) -> tuple[list[dict] | None, int | None, int, bool]:
+def solve_iterations_cpsat(
+    instance: CoupledInstance,
+    time_limit: float | None = None,
+    seed: int = 0,
+    workers: int = 2,
+    budget: float | None = None,
+    effort: Effort | None = None,
+) -> tuple[list[dict] | None, int | None, int, bool]:
     """``(iterations, makespan, bound, proven)``; ``iterations`` lists start, completion, allocation.
 
     ``budget``: CP-SAT deterministic time; ``effort`` receives what was spent and why it stopped.
@@ -47,9 +52,11 @@ def solve_iterations_cpsat(instance: CoupledInstance, time_limit: float | None =
     """
     started = time.perf_counter()
     p, horizon, K, m = instance.p, instance.horizon, instance.K, instance.m
-    require(p * horizon * K <= MAX_SIZE, "horizon",
-            f"the time-indexed model has p * H * K = {p * horizon * K} > {MAX_SIZE} cells; "
-            "use --method chain")
+    require(
+        p * horizon * K <= MAX_SIZE,
+        "horizon",
+        f"the time-indexed model has p * H * K = {p * horizon * K} > {MAX_SIZE} cells; use --method chain",
+    )
     state = instance.availability
     model = cp_model.CpModel()
     top = int(instance.w.max()) * m
@@ -99,8 +106,10 @@ def solve_iterations_cpsat(instance: CoupledInstance, time_limit: float | None =
         return None, None, horizon + 1, True
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None, None, 1, False
-    out = [{"start": solver.value(s), "completion": solver.value(c),
-            "allocation": [solver.value(v) for v in x]} for s, c, x in variables]
+    out = [
+        {"start": solver.value(s), "completion": solver.value(c), "allocation": [solver.value(v) for v in x]}
+        for s, c, x in variables
+    ]
     makespan = out[-1]["completion"] + 1
     bound = int(solver.best_objective_bound) // ((horizon + 1) * K) + 1
     return out, makespan, max(1, min(bound, makespan)), status == cp_model.OPTIMAL

@@ -16,9 +16,15 @@ from ..cpsat import run_cpsat
 from ..problem import Effort
 
 
-def solve_cpsat(up: np.ndarray, m: int, time_limit: float | None = None, seed: int = 0,
-                workers: int = 2, budget: float | None = None, effort: Effort | None = None,
-                ) -> tuple[list[int], int | None, int, bool]:
+def solve_cpsat(
+    up: np.ndarray,
+    m: int,
+    time_limit: float | None = None,
+    seed: int = 0,
+    workers: int = 2,
+    budget: float | None = None,
+    effort: Effort | None = None,
+) -> tuple[list[int], int | None, int, bool]:
     """``(processors, value, bound, proven)``; ``value`` is ``None`` when no solution was found.
 
     ``budget``: CP-SAT deterministic time; ``effort`` receives what was spent and why it stopped.
@@ -36,5 +42,9 @@ def solve_cpsat(up: np.ndarray, m: int, time_limit: float | None = None, seed: i
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return [], None, None, False  # stopped before presolve: its bound means nothing
     chosen = [q for q in range(p) if solver.value(x[q])]
-    return chosen, int(round(solver.objective_value)), int(round(solver.best_objective_bound)), \
-        status == cp_model.OPTIMAL
+    return (
+        chosen,
+        int(round(solver.objective_value)),
+        int(round(solver.best_objective_bound)),
+        status == cp_model.OPTIMAL,
+    )

@@ -24,8 +24,14 @@ from ..problem import Effort
 from .bnb import decide_bnb
 
 
-def solve_offline_inf(up: np.ndarray, m: int, w: int, time_limit: float | None = None,
-                      budget: float | None = None, effort: Effort | None = None):
+def solve_offline_inf(
+    up: np.ndarray,
+    m: int,
+    w: int,
+    time_limit: float | None = None,
+    budget: float | None = None,
+    effort: Effort | None = None,
+):
     """``(processors, k, T, lower_bound, proven)``; ``T`` is ``None`` if no iteration fits.
 
     ``budget``: bnb nodes over all the decisions, which ``effort`` counts.

@@ -137,8 +137,6 @@ class Trace:
     completions: list[int]
 
 
-
-
 def _configurations(instance: CoupledInstance, confs, horizon: int) -> dict[int, np.ndarray]:
     name = "schedule.configurations"
     reject_unless(isinstance(confs, (list, tuple)), name, "must be a list of {start, allocation} objects")
@@ -151,25 +149,41 @@ def _configurations(instance: CoupledInstance, confs, horizon: int) -> dict[int,
         unknown = sorted(set(conf) - {"start", "allocation"})
         reject_unless(not unknown, field, f"unknown keys {unknown}")
         start = conf.get("start")
-        reject_unless(is_int(start) and 0 <= start < horizon, f"{field}.start",
-                f"must be an integer slot in [0, {horizon}), got {start!r}")
-        reject_unless(start > previous, f"{field}.start",
-                f"starts must be strictly increasing, {start} follows {previous}")
+        reject_unless(
+            is_int(start) and 0 <= start < horizon,
+            f"{field}.start",
+            f"must be an integer slot in [0, {horizon}), got {start!r}",
+        )
+        reject_unless(
+            start > previous,
+            f"{field}.start",
+            f"starts must be strictly increasing, {start} follows {previous}",
+        )
         previous = int(start)
         alloc = conf.get("allocation")
-        reject_unless(isinstance(alloc, (list, tuple)) and len(alloc) == p, f"{field}.allocation",
-                f"must list one integer per processor ({p})")
+        reject_unless(
+            isinstance(alloc, (list, tuple)) and len(alloc) == p,
+            f"{field}.allocation",
+            f"must list one integer per processor ({p})",
+        )
         for q, v in enumerate(alloc):
-            reject_unless(is_int(v) and v >= 0, f"{field}.allocation[{q}]",
-                    f"must be a non-negative integer, got {v!r}")
+            reject_unless(
+                is_int(v) and v >= 0, f"{field}.allocation[{q}]", f"must be a non-negative integer, got {v!r}"
+            )
             # Against m first: a huge integer cannot be compared with the float mu (OverflowError).
             reject_unless(v <= m, f"{field}.allocation[{q}]", f"{v} tasks exceed the m = {m} of an iteration")
-            reject_unless(v <= instance.mu[q], f"{field}.allocation[{q}]",
-                    f"{v} tasks exceed mu[{q}] = {instance.mu[q]:g}")
+            reject_unless(
+                v <= instance.mu[q],
+                f"{field}.allocation[{q}]",
+                f"{v} tasks exceed mu[{q}] = {instance.mu[q]:g}",
+            )
         # Summed in Python integers: 2^62-sized entries must not wrap around to m in int64.
         total = sum(int(v) for v in alloc)
-        reject_unless(total in (0, m), f"{field}.allocation",
-                f"must be all zero (idle) or sum to m = {m}, sums to {total}")
+        reject_unless(
+            total in (0, m),
+            f"{field}.allocation",
+            f"must be all zero (idle) or sum to m = {m}, sums to {total}",
+        )
         out[int(start)] = np.asarray([int(v) for v in alloc], dtype=np.int64)
     return out
 
@@ -185,9 +199,11 @@ def _entries(instance: CoupledInstance, confs, horizon: int) -> tuple[np.ndarray
     if isinstance(confs, list) and confs and all(type(c) is dict and c.keys() == _ENTRY_KEYS for c in confs):
         starts = [c["start"] for c in confs]
         allocs = [c["allocation"] for c in confs]
-        if (all(type(v) is int for v in starts)
-                and all(type(a) is list and len(a) == p for a in allocs)
-                and all(type(v) is int for v in itertools.chain.from_iterable(allocs))):
+        if (
+            all(type(v) is int for v in starts)
+            and all(type(a) is list and len(a) == p for a in allocs)
+            and all(type(v) is int for v in itertools.chain.from_iterable(allocs))
+        ):
             try:
                 s = np.asarray(starts, dtype=np.int64)
                 x = np.asarray(allocs, dtype=np.int64).reshape(len(allocs), p)
@@ -195,9 +211,13 @@ def _entries(instance: CoupledInstance, confs, horizon: int) -> tuple[np.ndarray
                 pass
             else:
                 total = x.sum(axis=1)  # no wrap-around: every value is in [0, m] when it is used
-                if (s[0] >= 0 and s[-1] < horizon and bool(np.all(s[1:] > s[:-1]))
-                        and bool(np.all((x >= 0) & (x <= m) & (x <= instance.mu)))
-                        and bool(np.all((total == 0) | (total == m)))):
+                if (
+                    s[0] >= 0
+                    and s[-1] < horizon
+                    and bool(np.all(s[1:] > s[:-1]))
+                    and bool(np.all((x >= 0) & (x <= m) & (x <= instance.mu)))
+                    and bool(np.all((total == 0) | (total == m)))
+                ):
                     return s, x
     entries = _configurations(instance, confs, horizon)
     starts = np.fromiter(entries, dtype=np.int64, count=len(entries))
@@ -211,14 +231,16 @@ def _communication(instance: CoupledInstance, comm, communication: bool, horizon
     codes = np.zeros((p, horizon), dtype=np.int8)
     if comm is None or (isinstance(comm, (list, tuple)) and len(comm) == 0):
         return codes
-    reject_unless(isinstance(comm, (list, tuple)) and len(comm) == p, name,
-            f"must list one string per processor ({p})")
+    reject_unless(
+        isinstance(comm, (list, tuple)) and len(comm) == p, name, f"must list one string per processor ({p})"
+    )
     table = np.full(256, -1, dtype=np.int8)
     for code, letter in enumerate(LETTERS):
         table[ord(letter)] = code
     for q, row in enumerate(comm):
-        reject_unless(isinstance(row, str) and row.isascii(), f"{name}[{q}]",
-                      "must be a string over '.', 'P', 'D'")
+        reject_unless(
+            isinstance(row, str) and row.isascii(), f"{name}[{q}]", "must be a string over '.', 'P', 'D'"
+        )
         reject_unless(len(row) <= horizon, f"{name}[{q}]", f"has {len(row)} slots, the horizon is {horizon}")
         arr = table[np.frombuffer(row.encode(), dtype=np.uint8)]
         bad = np.flatnonzero(arr < 0)
@@ -227,7 +249,7 @@ def _communication(instance: CoupledInstance, comm, communication: bool, horizon
         if not communication and np.any(arr != IDLE):
             t = int(np.flatnonzero(arr != IDLE)[0])
             raise Infeasible(f"{name}[{q}][{t}]: no transfer in the communication-free replay")
-        codes[q, :len(row)] = arr
+        codes[q, : len(row)] = arr
     return codes
 
 
@@ -276,15 +298,34 @@ def replay_trace(instance: CoupledInstance, schedule, *, communication: bool = T
     t_prog, t_data = (instance.T_prog, instance.T_data) if communication else (0, 0)
     avail = instance.realization(horizon)
     trace = Trace(
-        entry=np.zeros(horizon, dtype=bool), new_attempt=np.zeros(horizon, dtype=bool),
+        entry=np.zeros(horizon, dtype=bool),
+        new_attempt=np.zeros(horizon, dtype=bool),
         progress=np.zeros(horizon, dtype=np.int64),
-        transfer=comm, compute=np.zeros(horizon, dtype=bool), complete=np.zeros(horizon, dtype=bool),
-        completions=[])
+        transfer=comm,
+        compute=np.zeros(horizon, dtype=bool),
+        complete=np.zeros(horizon, dtype=bool),
+        completions=[],
+    )
     completions = np.zeros(instance.K, dtype=np.int64)
     error = np.zeros(4, dtype=np.int64)
-    found = replay_slots(starts, allocations, comm, avail, instance.w, t_prog, t_data, instance.n_com,
-                         instance.K, trace.entry, trace.new_attempt, trace.progress, trace.compute,
-                         trace.complete, completions, error)
+    found = replay_slots(
+        starts,
+        allocations,
+        comm,
+        avail,
+        instance.w,
+        t_prog,
+        t_data,
+        instance.n_com,
+        instance.K,
+        trace.entry,
+        trace.new_attempt,
+        trace.progress,
+        trace.compute,
+        trace.complete,
+        completions,
+        error,
+    )
     kind, t, q, extra = (int(v) for v in error)
     if kind != OK:
         field = f"schedule.communication[{q}][{t}]"
@@ -294,11 +335,15 @@ def replay_trace(instance: CoupledInstance, schedule, *, communication: bool = T
         if kind == NOT_ENROLLED:
             raise Infeasible(f"{field}: {letter!r} to processor {q}, which is not enrolled at slot {t}")
         if kind == DATA_HELD:
-            raise Infeasible(f"{field}: 'D' but processor {q} already has the data of its "
-                             f"{extra} task(s) (T_data = {t_data})")
+            raise Infeasible(
+                f"{field}: 'D' but processor {q} already has the data of its "
+                f"{extra} task(s) (T_data = {t_data})"
+            )
         if kind == BANDWIDTH:
-            raise Infeasible(f"schedule.communication[*][{t}]: {extra} transfers at slot {t}, the master "
-                             f"sends at most n_com = {instance.n_com}")
+            raise Infeasible(
+                f"schedule.communication[*][{t}]: {extra} transfers at slot {t}, the master "
+                f"sends at most n_com = {instance.n_com}"
+            )
         raise Infeasible(f"{field}: 'P' but processor {q} already has the program (T_prog = {t_prog})")
     trace.completions = completions[:found].tolist()
     return trace
@@ -327,8 +372,11 @@ def replay(instance: CoupledInstance, schedule, *, communication: bool = True) -
 def claimed_completions(schedule) -> list[int]:
     """The schedule's ``completions``: a list of integer slots (a JSON ``6.0`` or ``true`` is not one)."""
     claimed = schedule.get("completions") if isinstance(schedule, Mapping) else None
-    reject_unless(isinstance(claimed, (list, tuple)) and all(is_int(v) for v in claimed),
-                  "schedule.completions", f"must be a list of integer slots, got {claimed!r}")
+    reject_unless(
+        isinstance(claimed, (list, tuple)) and all(is_int(v) for v in claimed),
+        "schedule.completions",
+        f"must be a list of integer slots, got {claimed!r}",
+    )
     return [int(v) for v in claimed]
 
 
@@ -345,11 +393,12 @@ def check_claim(instance: CoupledInstance, schedule, communication: bool = True)
     completions = replay(instance, schedule, communication=communication)
     claimed = claimed_completions(schedule)
     if claimed != completions:
-        raise Infeasible(f"schedule.completions: claimed {claimed} but the replay completes "
-                         f"at {completions}")
+        raise Infeasible(f"schedule.completions: claimed {claimed} but the replay completes at {completions}")
     if len(completions) < instance.K:
-        raise Infeasible(f"schedule.completions: the schedule completes {len(completions)} of the "
-                         f"K = {instance.K} iterations")
+        raise Infeasible(
+            f"schedule.completions: the schedule completes {len(completions)} of the "
+            f"K = {instance.K} iterations"
+        )
     return completions[-1] + 1
 
 

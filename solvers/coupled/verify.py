@@ -22,8 +22,11 @@ def _check_processors(instance: CoupledInstance, processors) -> None:
 def verify_offline(instance: CoupledInstance, processors, claimed: int | None = None) -> int:
     """Number of slots in which every chosen processor is UP; raise if ``claimed`` differs."""
     _check_processors(instance, processors)
-    reject_unless(len(processors) == instance.m, "processors",
-            f"has {len(processors)} processors, an iteration needs m = {instance.m}")
+    reject_unless(
+        len(processors) == instance.m,
+        "processors",
+        f"has {len(processors)} processors, an iteration needs m = {instance.m}",
+    )
     value = sum(all(instance.availability[q, t] == UP for q in processors) for t in range(instance.horizon))
     if claimed is not None and value != claimed:
         raise Infeasible(f"coupled: claimed {claimed} common UP slots but the processors have {value}")
@@ -41,8 +44,9 @@ def verify_offline_inf(instance: CoupledInstance, processors, claimed: int | Non
 
     _check_processors(instance, processors)
     reject_unless(len(processors) >= 1, "processors", "must name at least one processor")
-    reject_unless(len(processors) <= instance.m, "processors",
-                  f"more processors than the m = {instance.m} tasks")
+    reject_unless(
+        len(processors) <= instance.m, "processors", f"more processors than the m = {instance.m} tasks"
+    )
     w = int(instance.w[0])
     reject_unless(all(int(x) == w for x in instance.w), "w", "offline-coupled-inf needs identical w")
     need = math.ceil(instance.m / len(processors)) * w
@@ -51,7 +55,8 @@ def verify_offline_inf(instance: CoupledInstance, processors, claimed: int | Non
         shared += all(instance.availability[q, t] == UP for q in processors)
         if shared == need:
             if claimed is not None and t + 1 != claimed:
-                raise Infeasible(f"coupled: claimed completion {claimed} but the processors "
-                                        f"complete at {t + 1}")
+                raise Infeasible(
+                    f"coupled: claimed completion {claimed} but the processors complete at {t + 1}"
+                )
             return t + 1
     raise Infeasible(f"processors: they share {shared} UP slots, an iteration needs {need}")

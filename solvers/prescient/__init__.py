@@ -35,33 +35,44 @@ def _solution(schedule: dict) -> dict:
     return {"makespan": schedule["makespan"], "attempts": attempts_of(schedule)}
 
 
-def _greedy(instance: PrescientInstance, time_limit: float | None, seed: int,
-            budget: float | None = None) -> MethodOutcome:
+def _greedy(
+    instance: PrescientInstance, time_limit: float | None, seed: int, budget: float | None = None
+) -> MethodOutcome:
     if instance.identical:
         best = identical_optimum(instance)
         if best is None:
             return MethodOutcome(None, None, None, True, {"reason": "the traces cannot hold T tasks"})
-        return MethodOutcome(_solution(best), best["makespan"], best["makespan"], True,
-                             {"trace_read_until": best["horizon"]})
+        return MethodOutcome(
+            _solution(best), best["makespan"], best["makespan"], True, {"trace_read_until": best["horizon"]}
+        )
     smallest = instance.with_tasks(instance.n_tasks, float(instance.task_minutes.min()))
     low = identical_optimum(smallest)
     if low is None:
-        return MethodOutcome(None, None, None, True,
-                             {"reason": "the traces cannot hold T tasks even of the smallest size"})
+        return MethodOutcome(
+            None, None, None, True, {"reason": "the traces cannot hold T tasks even of the smallest size"}
+        )
     found = greedy_schedule(instance, span=2.0 * (low["horizon"] - float(instance.start)))
     if found is None:
-        return MethodOutcome(None, None, low["makespan"], False,
-                             {"reason": "the greedy placed not every task"})
-    return MethodOutcome(_solution(found), found["makespan"], low["makespan"], False,
-                         {"bound": "the optimum with every task at the smallest size"})
+        return MethodOutcome(
+            None, None, low["makespan"], False, {"reason": "the greedy placed not every task"}
+        )
+    return MethodOutcome(
+        _solution(found),
+        found["makespan"],
+        low["makespan"],
+        False,
+        {"bound": "the optimum with every task at the smallest size"},
+    )
 
 
-def _cpsat(instance: PrescientInstance, time_limit: float | None, seed: int,
-           budget: float | None = None) -> MethodOutcome:
+def _cpsat(
+    instance: PrescientInstance, time_limit: float | None, seed: int, budget: float | None = None
+) -> MethodOutcome:
     solve_cpsat = backend(f"{__package__}.cpsat", "solve_cpsat", "ortools")
     effort = Effort()
-    schedule, makespan, bound, proven, info = solve_cpsat(instance, time_limit, seed, budget=budget,
-                                                          effort=effort)
+    schedule, makespan, bound, proven, info = solve_cpsat(
+        instance, time_limit, seed, budget=budget, effort=effort
+    )
     done = {"stopped": None if proven else effort.stopped, "work": effort.work}
     if schedule is None:
         return MethodOutcome(None, None, bound, proven, info, **done)
@@ -80,20 +91,40 @@ METHODS = {"greedy": _greedy, "cpsat": _cpsat}
 
 PROBLEMS = {
     "makespan": Problem(
-        name="makespan", sense="min", methods=METHODS, verify=verify_solution, describe=describe,
-        verify_partial=verify_partial, budgets={"cpsat": "cpsat"}, warm=_warm,
-        metrics=(Metric("makespan", "min", "seconds from the submission to the last task's completion"),
-                 Metric("waste", "min", "100 x replica instances sent, failed included, / T (Section 5)"),
-                 Metric("laggers", None, "completions above Q3 + 1 IQR, failed executions excluded "
-                                         "(Section 3.4; a diagnostic)"),
-                 Metric("laggers_failure", None, "laggers whose task failed after the upper quartile "
-                                                 "(Section 3.4's failure cause)"),
-                 Metric("failed", None, "a heuristic run whose traces ended before every task completed"))),
+        name="makespan",
+        sense="min",
+        methods=METHODS,
+        verify=verify_solution,
+        describe=describe,
+        verify_partial=verify_partial,
+        budgets={"cpsat": "cpsat"},
+        warm=_warm,
+        metrics=(
+            Metric("makespan", "min", "seconds from the submission to the last task's completion"),
+            Metric("waste", "min", "100 x replica instances sent, failed included, / T (Section 5)"),
+            Metric(
+                "laggers",
+                None,
+                "completions above Q3 + 1 IQR, failed executions excluded (Section 3.4; a diagnostic)",
+            ),
+            Metric(
+                "laggers_failure",
+                None,
+                "laggers whose task failed after the upper quartile (Section 3.4's failure cause)",
+            ),
+            Metric("failed", None, "a heuristic run whose traces ended before every task completed"),
+        ),
+    ),
 }
 
 
-def solve(instance: PrescientInstance, method: str = "greedy", time_limit: float | None = None,
-          seed: int | None = None, problem: str | None = None) -> SolveResult:
+def solve(
+    instance: PrescientInstance,
+    method: str = "greedy",
+    time_limit: float | None = None,
+    seed: int | None = None,
+    problem: str | None = None,
+) -> SolveResult:
     """The prescient optimum of ``instance`` (status ``optimal`` with a proof)."""
     return solve_problem(FAMILY, PROBLEMS, instance, problem, method, time_limit, seed)
 

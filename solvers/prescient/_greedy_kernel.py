@@ -29,8 +29,9 @@ def _first_run(cpu_index, lo, hi, period, t):
 
 
 @njit(cache=True, nogil=True)
-def _walk(a, b, j, j_end, cpu_index, cpu_share, period, speed, work, suspension, out_start, out_end, pos,
-          limit, fit):
+def _walk(
+    a, b, j, j_end, cpu_index, cpu_share, period, speed, work, suspension, out_start, out_end, pos, limit, fit
+):
     """Back-to-back completions inside ``[a, b)`` from run ``j``, written from ``pos`` but never at or
     past ``limit``; returns the position after the last one (which may pass ``limit``: the caller's
     room was too small)."""
@@ -63,8 +64,23 @@ def _walk(a, b, j, j_end, cpu_index, cpu_share, period, speed, work, suspension,
 
 
 @njit(cache=True, nogil=True)
-def fill(iv_a, iv_b, iv_lo, iv_hi, cpu_index, cpu_share, period, iv_speed, work, suspension, offset,
-         room, out_start, out_end, fit):
+def fill(
+    iv_a,
+    iv_b,
+    iv_lo,
+    iv_hi,
+    cpu_index,
+    cpu_share,
+    period,
+    iv_speed,
+    work,
+    suspension,
+    offset,
+    room,
+    out_start,
+    out_end,
+    fit,
+):
     """Write each interval's completions (starts and ends) from ``offset[i]`` on; returns their counts.
 
     ``room[i]`` entries from ``offset[i]`` are interval ``i``'s: at most
@@ -76,6 +92,24 @@ def fill(iv_a, iv_b, iv_lo, iv_hi, cpu_index, cpu_share, period, iv_speed, work,
     counts = np.zeros(n, dtype=np.int64)
     for i in range(n):
         j = _first_run(cpu_index, iv_lo[i], iv_hi[i], period, iv_a[i])
-        counts[i] = _walk(iv_a[i], iv_b[i], j, iv_hi[i], cpu_index, cpu_share, period, iv_speed[i], work,
-                          suspension, out_start, out_end, offset[i], offset[i] + room[i], fit) - offset[i]
+        counts[i] = (
+            _walk(
+                iv_a[i],
+                iv_b[i],
+                j,
+                iv_hi[i],
+                cpu_index,
+                cpu_share,
+                period,
+                iv_speed[i],
+                work,
+                suspension,
+                out_start,
+                out_end,
+                offset[i],
+                offset[i] + room[i],
+                fit,
+            )
+            - offset[i]
+        )
     return counts

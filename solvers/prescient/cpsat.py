@@ -69,9 +69,12 @@ def _subset_sums(sizes: list[int], limit: int) -> list[int]:
     sums = {0}
     for s in sizes:
         sums |= {v + s for v in sums if v + s <= limit}
-        require(len(sums) <= MAX_CANDIDATES, "--method",
-                f"cpsat enumerates subset sums of the task sizes; more than {MAX_CANDIDATES} here "
-                "(use fewer or identical tasks, or --method greedy)")
+        require(
+            len(sums) <= MAX_CANDIDATES,
+            "--method",
+            f"cpsat enumerates subset sums of the task sizes; more than {MAX_CANDIDATES} here "
+            "(use fewer or identical tasks, or --method greedy)",
+        )
     return sorted(sums - {0})
 
 
@@ -129,8 +132,14 @@ def list_schedule_end(instance, profile: WorkProfile) -> float:
     return last
 
 
-def solve_cpsat(instance, time_limit: float | None = None, seed: int = 0, workers: int = 2,
-                budget: float | None = None, effort: Effort | None = None):
+def solve_cpsat(
+    instance,
+    time_limit: float | None = None,
+    seed: int = 0,
+    workers: int = 2,
+    budget: float | None = None,
+    effort: Effort | None = None,
+):
     """The optimum by the model above.
 
     ``budget``: CP-SAT deterministic time over the model's solves, which ``effort`` counts.
@@ -150,8 +159,11 @@ def solve_cpsat(instance, time_limit: float | None = None, seed: int = 0, worker
     started = time.perf_counter()
     limits = (time_limit, seed, workers, started, budget, Effort() if effort is None else effort)
     n_tasks = instance.n_tasks
-    require(n_tasks <= MAX_TASKS, "--method", f"cpsat takes at most {MAX_TASKS} tasks, got {n_tasks} "
-            "(use --method greedy)")
+    require(
+        n_tasks <= MAX_TASKS,
+        "--method",
+        f"cpsat takes at most {MAX_TASKS} tasks, got {n_tasks} (use --method greedy)",
+    )
     bins = _Bins(instance)
     upper = list_schedule_end(instance, bins.profile)
     if not math.isfinite(upper):
@@ -183,8 +195,11 @@ def _solve(instance, bins: _Bins, upper: float, time_limit, seed, workers, start
             if c > upper:
                 break
             cand.add(c)
-        require(len(cand) <= MAX_CANDIDATES, "--method",
-                f"cpsat would need more than {MAX_CANDIDATES} candidate makespans (use --method greedy)")
+        require(
+            len(cand) <= MAX_CANDIDATES,
+            "--method",
+            f"cpsat would need more than {MAX_CANDIDATES} candidate makespans (use --method greedy)",
+        )
     if not cand:
         return None, None, None, True, info
     times = np.array(sorted(cand))
@@ -231,5 +246,10 @@ def _solve(instance, bins: _Bins, upper: float, time_limit, seed, workers, start
                 done[t] = clock
     makespan = float(done.max()) - t0
     proven = status == cp_model.OPTIMAL
-    return ({"host": host, "start": begin, "end": done}, makespan, float(times[bound_index]) - t0,
-            proven, info)
+    return (
+        {"host": host, "start": begin, "end": done},
+        makespan,
+        float(times[bound_index]) - t0,
+        proven,
+        info,
+    )

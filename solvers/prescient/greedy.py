@@ -247,8 +247,23 @@ def identical_optimum(instance) -> dict | None:
         room = np.floor(speed[h] * (b - a) / work).astype(np.int64) + 1
         offset = np.concatenate([[0], np.cumsum(room)[:-1]])
         begin, done = np.empty(int(room.sum())), np.empty(int(room.sum()))
-        counts = kernel.fill(a, b, ptr[h], ptr[h + 1], index, share, period, speed[h], work, suspension,
-                             offset, room, begin, done, work * (1.0 - FIT_RTOL))
+        counts = kernel.fill(
+            a,
+            b,
+            ptr[h],
+            ptr[h + 1],
+            index,
+            share,
+            period,
+            speed[h],
+            work,
+            suspension,
+            offset,
+            room,
+            begin,
+            done,
+            work * (1.0 - FIT_RTOL),
+        )
         if np.any(counts > room):  # pragma: no cover - the bound is the work at share 1
             raise AssertionError("identical_optimum: more completions than the work at share 1 allows")
         total = int(counts.sum())
@@ -264,8 +279,13 @@ def identical_optimum(instance) -> dict | None:
     pick = np.argpartition(done, T - 1)[:T] if total > T else np.arange(total)
     pick = pick[np.argsort(done[pick], kind="stable")]
     host = h[iv][pick]
-    return {"makespan": float(done[pick[-1]]) - t0, "host": host, "start": begin[pick], "end": done[pick],
-            "horizon": until}
+    return {
+        "makespan": float(done[pick[-1]]) - t0,
+        "host": host,
+        "start": begin[pick],
+        "end": done[pick],
+        "horizon": until,
+    }
 
 
 def greedy_schedule(instance, span: float | None = None) -> dict | None:
@@ -316,12 +336,20 @@ def _greedy_until(instance, t0: float, until: float) -> dict | None:
         g = cand[best]
         host[task], begin[task], done[task] = pieces.g_host[g], s[g], when[best]
         ready[pieces.g_host[g]] = when[best]
-    return {"makespan": float(done.max()) - t0, "host": host, "start": begin, "end": done,
-            "horizon": pieces.until}
+    return {
+        "makespan": float(done.max()) - t0,
+        "host": host,
+        "start": begin,
+        "end": done,
+        "horizon": pieces.until,
+    }
 
 
 def attempts_of(schedule: dict) -> list[dict]:
     """The verifier's schedule format (:mod:`.verify`): one completed attempt per task."""
-    return [{"task": i, "host": int(h), "start": float(s), "end": float(e), "outcome": "completed"}
-            for i, (h, s, e) in enumerate(zip(schedule["host"].tolist(), schedule["start"].tolist(),
-                                              schedule["end"].tolist(), strict=True))]
+    return [
+        {"task": i, "host": int(h), "start": float(s), "end": float(e), "outcome": "completed"}
+        for i, (h, s, e) in enumerate(
+            zip(schedule["host"].tolist(), schedule["start"].tolist(), schedule["end"].tolist(), strict=True)
+        )
+    ]

@@ -139,16 +139,28 @@ def export_simgrid(instance: PrescientInstance, out_dir, schedule: dict | None =
         speed_file.write_text("\n".join(_speed_lines(instance, h)) + "\n")
         state_file.write_text("\n".join(_state_lines(s[keep], e[keep])) + "\n")
         written += [speed_file, state_file]
-        rows.append(f"    <host id={quoteattr(name)} speed=\"{_num(speed[h])}f\" "
-                    f"speed_file={quoteattr(speed_file.name)} state_file={quoteattr(state_file.name)}/>")
+        rows.append(
+            f'    <host id={quoteattr(name)} speed="{_num(speed[h])}f" '
+            f"speed_file={quoteattr(speed_file.name)} state_file={quoteattr(state_file.name)}/>"
+        )
     rows.append('    <host id="server" speed="1e9f"/>')
     platform = out / "platform.xml"
-    platform.write_text(_HEADER + '<platform version="4.1">\n  <zone id="volsched" routing="Full">\n'
-                        + "\n".join(rows) + "\n  </zone>\n</platform>\n")
+    platform.write_text(
+        _HEADER
+        + '<platform version="4.1">\n  <zone id="volsched" routing="Full">\n'
+        + "\n".join(rows)
+        + "\n  </zone>\n</platform>\n"
+    )
     written.append(platform)
-    meta = {"format": "volsched-simgrid", "origin": t0, "hosts": ids, "zero_speed": ZERO_SPEED,
-            "suspension": bool(instance.suspension), "server": "server",
-            "time": "SimGrid date = trace time - origin (the application's submission)"}
+    meta = {
+        "format": "volsched-simgrid",
+        "origin": t0,
+        "hosts": ids,
+        "zero_speed": ZERO_SPEED,
+        "suspension": bool(instance.suspension),
+        "server": "server",
+        "time": "SimGrid date = trace time - origin (the application's submission)",
+    }
     if schedule is not None:
         ops = task_ops(instance.task_minutes)
         per_host: dict[int, list] = {}
@@ -156,17 +168,23 @@ def export_simgrid(instance: PrescientInstance, out_dir, schedule: dict | None =
         for a in schedule["attempts"]:
             cancel = float(a["end"]) - t0 if a["outcome"] == "cancelled" else math.inf
             per_host.setdefault(int(a["host"]), []).append(
-                (float(a["start"]) - t0, int(a["task"]), float(ops[int(a["task"])]), cancel))
+                (float(a["start"]) - t0, int(a["task"]), float(ops[int(a["task"])]), cancel)
+            )
             last = max(last, float(a["end"]) - t0)
         actors = []
         for h in sorted(per_host):
-            args = "".join(f'\n    <argument value="{task} {_num(st)} {_num(fl)} '
-                           f'{_num(ca) if ca < math.inf else "inf"}"/>'
-                           for st, task, fl, ca in sorted(per_host[h]))
-            actors.append(f'  <actor host={quoteattr(ids[h])} function="worker" on_failure="RESTART">{args}\n'
-                          "  </actor>")
-        actors.append('  <actor host="server" function="keeper">\n'
-                      f'    <argument value="{_num(last + 1.0)}"/>\n  </actor>')
+            args = "".join(
+                f'\n    <argument value="{task} {_num(st)} {_num(fl)} '
+                f'{_num(ca) if ca < math.inf else "inf"}"/>'
+                for st, task, fl, ca in sorted(per_host[h])
+            )
+            actors.append(
+                f'  <actor host={quoteattr(ids[h])} function="worker" on_failure="RESTART">{args}\n  </actor>'
+            )
+        actors.append(
+            '  <actor host="server" function="keeper">\n'
+            f'    <argument value="{_num(last + 1.0)}"/>\n  </actor>'
+        )
         deployment = out / "deployment.xml"
         deployment.write_text(_HEADER + '<platform version="4.1">\n' + "\n".join(actors) + "\n</platform>\n")
         written.append(deployment)

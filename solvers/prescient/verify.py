@@ -108,9 +108,16 @@ def host_views(instance) -> list[HostView]:
     for h in range(instance.n_hosts):
         u0, u1 = instance.up_ptr[h], instance.up_ptr[h + 1]
         c0, c1 = instance.cpu_ptr[h], instance.cpu_ptr[h + 1]
-        views.append(HostView(instance.up_start[u0:u1], instance.up_end[u0:u1],
-                              instance.cpu_index[c0:c1] * instance.period, instance.cpu_share[c0:c1],
-                              float(speed[h]), bool(instance.suspension)))
+        views.append(
+            HostView(
+                instance.up_start[u0:u1],
+                instance.up_end[u0:u1],
+                instance.cpu_index[c0:c1] * instance.period,
+                instance.cpu_share[c0:c1],
+                float(speed[h]),
+                bool(instance.suspension),
+            )
+        )
     return views
 
 
@@ -138,7 +145,7 @@ def completion_time(host: HostView, start: float, work: float) -> float:
     while k < n:
         stop = min(n, k + width)
         begin = np.maximum(host.run_time[k:stop], start)
-        finish = np.append(host.run_time[k + 1:stop], host.run_time[stop] if stop < n else math.inf)
+        finish = np.append(host.run_time[k + 1 : stop], host.run_time[stop] if stop < n else math.inf)
         rate = host.speed * host.run_share[k:stop]
         with np.errstate(invalid="ignore"):
             gained = np.where(rate > 0, rate * (finish - begin), 0.0)
@@ -168,7 +175,7 @@ def availability_end(host: HostView, t: float) -> float | None:
         if host.run_share[j] == 0:
             return None
         hi = int(np.searchsorted(host.run_time, end, side="left"))
-        zero = np.flatnonzero(host.run_share[j + 1:hi] == 0)
+        zero = np.flatnonzero(host.run_share[j + 1 : hi] == 0)
         if zero.size:
             end = min(end, float(host.run_time[j + 1 + zero[0]]))
     return end
@@ -196,18 +203,22 @@ def _attempt(raw, index: int, n_tasks: int, n_hosts: int, submission: float) -> 
     if not _int_in(host, n_hosts):
         raise Infeasible(f"{where}.host: must be an integer in [0, {n_hosts}), got {host!r}")
     if not (_time(start) and start >= submission - TIME_TOL):
-        raise Infeasible(f"{where}.start: must be a finite number of seconds, at or after the submission "
-                         f"{submission!r}, got {start!r}")
+        raise Infeasible(
+            f"{where}.start: must be a finite number of seconds, at or after the submission "
+            f"{submission!r}, got {start!r}"
+        )
     if not (_time(end) and end >= start):
-        raise Infeasible(f"{where}.end: must be a finite number of seconds at or after start {start!r}, "
-                         f"got {end!r}")
+        raise Infeasible(
+            f"{where}.end: must be a finite number of seconds at or after start {start!r}, got {end!r}"
+        )
     if outcome not in OUTCOMES:
         raise Infeasible(f"{where}.outcome: must be one of {list(OUTCOMES)}, got {outcome!r}")
     return int(task), int(host), float(start), float(end), outcome
 
 
-def replay(hosts: list[HostView], work: np.ndarray, submission: float, attempts,
-           complete: bool = True) -> np.ndarray:
+def replay(
+    hosts: list[HostView], work: np.ndarray, submission: float, attempts, complete: bool = True
+) -> np.ndarray:
     """Check every attempt against the traces; returns each task's first completion time.
 
     With ``complete=False`` (a run whose traces ended first) a task may have no
@@ -241,22 +252,30 @@ def replay(hosts: list[HostView], work: np.ndarray, submission: float, attempts,
         done = completion_time(host, start, float(work[task]))
         if outcome == "completed":
             if not done <= down + tol:
-                raise Infeasible(f"attempts[{i}].outcome: task {task} cannot complete on host {h} from "
-                                 f"{start!r}: the host goes down at {down!r}, the work would be done at "
-                                 f"{done!r}")
+                raise Infeasible(
+                    f"attempts[{i}].outcome: task {task} cannot complete on host {h} from "
+                    f"{start!r}: the host goes down at {down!r}, the work would be done at "
+                    f"{done!r}"
+                )
             if not abs(end - done) <= tol:
-                raise Infeasible(f"attempts[{i}].end: task {task} started at {start!r} on host {h} completes "
-                                 f"at {done!r}, not {end!r}")
+                raise Infeasible(
+                    f"attempts[{i}].end: task {task} started at {start!r} on host {h} completes "
+                    f"at {done!r}, not {end!r}"
+                )
             first[task] = min(first[task], end)
         elif outcome == "failed":
             if not done >= down - tol:
-                raise Infeasible(f"attempts[{i}].outcome: task {task} completes at {done!r} on host {h}, "
-                                 f"before the host goes down at {down!r}")
+                raise Infeasible(
+                    f"attempts[{i}].outcome: task {task} completes at {done!r} on host {h}, "
+                    f"before the host goes down at {down!r}"
+                )
             if not abs(end - down) <= tol:
                 raise Infeasible(f"attempts[{i}].end: host {h} goes down at {down!r}, not {end!r}")
         elif not end <= min(done, down) + tol:
-            raise Infeasible(f"attempts[{i}].end: cancelled at {end!r}, after the attempt ended by itself "
-                             f"at {min(done, down)!r}")
+            raise Infeasible(
+                f"attempts[{i}].end: cancelled at {end!r}, after the attempt ended by itself "
+                f"at {min(done, down)!r}"
+            )
     by_host: dict[int, list[tuple[float, float, int]]] = {}
     for i, (_, h, start, end, _) in enumerate(parsed):
         by_host.setdefault(h, []).append((start, end, i))
@@ -264,12 +283,17 @@ def replay(hosts: list[HostView], work: np.ndarray, submission: float, attempts,
         runs.sort()
         for (_, end0, i0), (start1, _, i1) in zip(runs, runs[1:], strict=False):
             if not start1 >= end0 - tol:
-                raise Infeasible(f"attempts[{i1}].start: host {h} still runs attempts[{i0}] until {end0!r} "
-                                 "(one task at a time)")
+                raise Infeasible(
+                    f"attempts[{i1}].start: host {h} still runs attempts[{i0}] until {end0!r} "
+                    "(one task at a time)"
+                )
     first = np.array(first)
     missing = np.flatnonzero(~np.isfinite(first))
-    reject_unless(not complete or len(missing) == 0, f"task {int(missing[0]) if len(missing) else 0}",
-                  "has no completed attempt")
+    reject_unless(
+        not complete or len(missing) == 0,
+        f"task {int(missing[0]) if len(missing) else 0}",
+        "has no completed attempt",
+    )
     for i, (task, _, start, _, _) in enumerate(parsed):
         if not start <= first[task] + tol:
             raise Infeasible(f"attempts[{i}].start: task {task} already completed at {first[task]!r}")
@@ -282,8 +306,11 @@ def makespan_of(hosts: list[HostView], work: np.ndarray, submission: float, solu
     value = float(first.max()) - submission
     if "makespan" in solution:
         claim = solution["makespan"]
-        reject_unless(is_number(claim) and abs(claim - value) <= TIME_TOL, "solution.makespan",
-                      f"claimed {claim!r} but the schedule's last completion is {value!r} s after submission")
+        reject_unless(
+            is_number(claim) and abs(claim - value) <= TIME_TOL,
+            "solution.makespan",
+            f"claimed {claim!r} but the schedule's last completion is {value!r} s after submission",
+        )
     return value
 
 
@@ -321,5 +348,8 @@ def describe(instance, solution, value, bound) -> dict:
     the slowest host used in the corresponding optimal application execution".
     """
     used = sorted({int(a["host"]) for a in solution["attempts"] if a["outcome"] == "completed"})
-    return {"makespan": float(value), "hosts_used": used,
-            "slowest_clock_used_mhz": float(min(instance.clock_mhz[used]))}
+    return {
+        "makespan": float(value),
+        "hosts_used": used,
+        "slowest_clock_used_mhz": float(min(instance.clock_mhz[used])),
+    }

@@ -14,8 +14,14 @@ from ..result import SolveResult
 from .problems import PROBLEMS
 
 
-def solve(instance: SlackInstance, method: str | None = None, time_limit: float | None = None,
-          seed: int | None = None, problem: str | None = None, budget: float | None = None) -> SolveResult:
+def solve(
+    instance: SlackInstance,
+    method: str | None = None,
+    time_limit: float | None = None,
+    seed: int | None = None,
+    problem: str | None = None,
+    budget: float | None = None,
+) -> SolveResult:
     """Minimum reference makespan of ``instance`` for ``problem`` (default ``slack``, at its ``beta``)."""
     return solve_problem(FAMILY, PROBLEMS, instance, problem, method, time_limit, seed, budget)
 

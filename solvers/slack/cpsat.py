@@ -209,9 +209,18 @@ def _read(st: Structure, parts: dict, solver: cp_model.CpSolver) -> dict:
     return {"intervals": intervals, "open": opened}
 
 
-def solve_at(instance: SlackInstance, problem: str, lo: int, target: int, time_limit: float | None,
-             seed: int, workers: int, started: float, budget: float | None = None,
-             effort: Effort | None = None) -> tuple[str, dict | None, int | None, int, dict]:
+def solve_at(
+    instance: SlackInstance,
+    problem: str,
+    lo: int,
+    target: int,
+    time_limit: float | None,
+    seed: int,
+    workers: int,
+    started: float,
+    budget: float | None = None,
+    effort: Effort | None = None,
+) -> tuple[str, dict | None, int | None, int, dict]:
     """One model, ``lo <= C <= target``: ``(status, contents, value, bound, info)``.
 
     ``budget``: CP-SAT deterministic time for this model; ``effort`` counts what it spent.
@@ -233,14 +242,17 @@ def solve_at(instance: SlackInstance, problem: str, lo: int, target: int, time_l
             effort.stopped = effort.stopped or STOPPED_CLOCK
         return "unknown", None, None, lo, info
     except TooLarge:
-        info["reason"] = (f"the open bins' or a class's count model (its patterns are too many to "
-                          f"enumerate) would pass {MAX_COUNT_VARS} variables")
+        info["reason"] = (
+            f"the open bins' or a class's count model (its patterns are too many to "
+            f"enumerate) would pass {MAX_COUNT_VARS} variables"
+        )
         return "unknown", None, None, lo, info
     kinds = [k for k, _, _ in parts["classes"]]
     info["patterns"] = sum(len(d) for k, d, _ in parts["classes"] if k == "patterns")
     info["count_model_classes"] = kinds.count("bins")
-    solver, status = run_cpsat(model, time_limit, seed, workers, started, budget, effort,
-                               linearization_level=LINEARIZATION_LEVEL)
+    solver, status = run_cpsat(
+        model, time_limit, seed, workers, started, budget, effort, linearization_level=LINEARIZATION_LEVEL
+    )
     info["cpsat_status"] = solver.status_name(status)
     if status == cp_model.INFEASIBLE:
         return "infeasible", None, None, target + 1, info

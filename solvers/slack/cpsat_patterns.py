@@ -79,7 +79,7 @@ class BinClass:
     start: int
     cap: int
     count_cap: list[int] = field(default_factory=list)  # K(v_t) per type
-    need: list[int] = field(default_factory=list)       # r(v_t) per type
+    need: list[int] = field(default_factory=list)  # r(v_t) per type
     min_load: int = 0
     patterns: list[tuple[tuple[tuple[int, int], ...], int]] = field(default_factory=list)
 
@@ -104,13 +104,13 @@ class Structure:
     target: int
     num: int
     den: int
-    sizes: list[int]          # distinct processing times, decreasing
+    sizes: list[int]  # distinct processing times, decreasing
     counts: list[int]
     jobs_of: list[list[int]]  # job indices of each type
     classes: list[BinClass]
     open: list[OpenBin]
-    forced: list[int]         # types that fit no interval bin
-    open_room: int            # R: open capacity left after the forced jobs
+    forced: list[int]  # types that fit no interval bin
+    open_room: int  # R: open capacity left after the forced jobs
     infeasible: str | None = None
 
     def max_load(self, c: BinClass, leader: int) -> int:
@@ -154,8 +154,10 @@ def build(instance: SlackInstance, problem: str, target: int, beta: tuple[int, i
                 continue
             key = (a, 0, start, cap)
         groups.setdefault(key, []).append(r)
-    classes = [BinClass(rows=rows, a=a, e=e, start=start, cap=cap)
-               for (a, e, start, cap), rows in sorted(groups.items())]
+    classes = [
+        BinClass(rows=rows, a=a, e=e, start=start, cap=cap)
+        for (a, e, start, cap), rows in sorted(groups.items())
+    ]
     open_bins = [OpenBin(i, 0) for i in instance.free]
     if problem == "plain":
         for i, row in enumerate(instance.machines):
@@ -170,8 +172,9 @@ def build(instance: SlackInstance, problem: str, target: int, beta: tuple[int, i
     widest = max((target - o.start for o in open_bins), default=-1)
     too_long = [t for t in st.forced if sizes[t] > widest]
     if too_long:
-        st.infeasible = (f"a job of length {sizes[too_long[0]]} fits no interval bin and no open machine "
-                         f"by {target}")
+        st.infeasible = (
+            f"a job of length {sizes[too_long[0]]} fits no interval bin and no open machine by {target}"
+        )
     elif st.open_room < 0:
         st.infeasible = f"the jobs that fit no interval exceed the open machines' capacity by {target}"
     else:
@@ -195,8 +198,9 @@ def _prune_data(st: Structure) -> None:
             c.count_cap.append(min(k, n_ge[t]))
     total_k = [sum(c.m * c.count_cap[t] for c in st.classes) for t in range(q)]
     for c in st.classes:
-        c.need = [max(0, n_ge[t] - (total_k[t] - c.count_cap[t]) - st.open_room // st.sizes[t])
-                  for t in range(q)]
+        c.need = [
+            max(0, n_ge[t] - (total_k[t] - c.count_cap[t]) - st.open_room // st.sizes[t]) for t in range(q)
+        ]
     work = sum(st.sizes[t] * st.counts[t] for t in range(q) if t not in forced)
     ml = []
     for c in st.classes:
@@ -216,9 +220,14 @@ class OutOfTime(Exception):  # noqa: N818 - a signal, not an error
     """The enumeration passed its deadline (a ``time.perf_counter()`` reading)."""
 
 
-def enumerate_patterns(st: Structure, c: BinClass, max_nodes: int | None = None,
-                       max_patterns: int | None = None, deadline: float | None = None,
-                       spent: list[int] | None = None) -> list[tuple[tuple[tuple[int, int], ...], int]]:
+def enumerate_patterns(
+    st: Structure,
+    c: BinClass,
+    max_nodes: int | None = None,
+    max_patterns: int | None = None,
+    deadline: float | None = None,
+    spent: list[int] | None = None,
+) -> list[tuple[tuple[tuple[int, int], ...], int]]:
     """Every non-empty pattern of class ``c`` that passes the pruning: ``[((type, count), ...), load]``.
 
     ``spent = [nodes, patterns]`` carries what the other classes of the same

@@ -30,9 +30,16 @@ from hypothesis import strategies as st
 
 from volsched.families import FAMILIES
 
-FUZZ = settings(max_examples=300, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                       HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=300,
+    deadline=None,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
+)
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +53,10 @@ def _of(seeds, family):
 
 def _report(trial) -> str:
     o = trial.outcome
-    return (f"{trial.kind} mutant {trial.what}\n  argv: {o.argv}\n  exit {o.code}\n  stderr: {o.err!r}\n"
-            f"  defects: {o.defects}")
+    return (
+        f"{trial.kind} mutant {trial.what}\n  argv: {o.argv}\n  exit {o.code}\n  stderr: {o.err!r}\n"
+        f"  defects: {o.defects}"
+    )
 
 
 def test_the_seeds_cover_every_family_and_problem(seeds):
@@ -62,16 +71,26 @@ def test_the_oracle_accepts_every_seed_result(seeds, tmp_path):
     for seed in seeds:
         if seed.kind not in ("result", "solution"):
             continue
-        outcome = run_contract(["verify", seed.instance, seed.path, "--json"], tmp_path,
-                               oracle=lambda rep, s=seed: check_accepted(s.instance, s.path, rep))
+        outcome = run_contract(
+            ["verify", seed.instance, seed.path, "--json"],
+            tmp_path,
+            oracle=lambda rep, s=seed: check_accepted(s.instance, s.path, rep),
+        )
         assert outcome.code == 0 and not outcome.defects, (seed.path.name, outcome.err, outcome.defects)
 
 
 def test_every_seed_config_and_input_file_is_accepted(seeds, tmp_path):
     for seed in seeds:
         if seed.kind == "config":
-            argv = ["sweep", seed.path, "--store", tmp_path / f"{seed.path.stem}.db", "--workers", 1,
-                    "--quiet"]
+            argv = [
+                "sweep",
+                seed.path,
+                "--store",
+                tmp_path / f"{seed.path.stem}.db",
+                "--workers",
+                1,
+                "--quiet",
+            ]
         elif seed.kind == "input":
             argv = [*seed.argv, "--out", tmp_path / "g.json"]
             argv = [str(seed.path) if a in INPUTS else a for a in argv]
@@ -91,8 +110,9 @@ def test_the_oracle_rejects_what_it_should(seeds, tmp_path):
         wrong = {**seed.obj, "objective": seed.obj["objective"] + 1}
         path = tmp_path / "wrong.json"
         path.write_text(json.dumps(wrong))
-        assert check_accepted(seed.instance, path, {"problem": seed.problem,
-                                                    "objective": seed.obj["objective"]}), seed.path.name
+        assert check_accepted(
+            seed.instance, path, {"problem": seed.problem, "objective": seed.obj["objective"]}
+        ), seed.path.name
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
@@ -135,8 +155,9 @@ def test_damaged_result_stores_keep_the_contract(seeds, family, data):
     assert not trial.outcome.defects, _report(trial)
 
 
-@pytest.mark.parametrize("family", [f for f, opts in SMALL_INSTANCES.items()
-                                    if any(set(INPUTS) & set(o) for o in opts)])
+@pytest.mark.parametrize(
+    "family", [f for f, opts in SMALL_INSTANCES.items() if any(set(INPUTS) & set(o) for o in opts)]
+)
 @FUZZ
 @given(data=st.data())
 def test_mutated_generator_input_files_keep_the_contract(seeds, family, data):
@@ -156,6 +177,7 @@ def test_mutated_command_lines_keep_the_contract(seeds, family, data):
 
 def test_run_contract_catches_what_it_claims_to(tmp_path, monkeypatch):
     """The checker itself: an exit 1, a second stderr line and a file written on error are defects."""
+
     def two_lines(argv):
         print("volsched: error: one\nvolsched: error: two", file=__import__("sys").stderr)
         (tmp_path / "left.json").write_text("{}")

@@ -51,8 +51,12 @@ def test_a_wrong_gap_is_rejected_and_the_right_one_accepted(capsys, tmp_path, so
     for gap in (0.5, "0", None):
         code, _, err = _verify(capsys, tmp_path, path, {**result, "gap": gap})
         assert_input_error(code, err, f"gap: claims {gap!r}")
-    looser = {**result, "bound": result["objective"] + 10, "status": "feasible",
-              "gap": 10 / (result["objective"] + 10)}
+    looser = {
+        **result,
+        "bound": result["objective"] + 10,
+        "status": "feasible",
+        "gap": 10 / (result["objective"] + 10),
+    }
     code, out, err = _verify(capsys, tmp_path, path, looser)
     assert code == 0 and "gap" in one_json(out)["checked"], err
     code, _, err = _verify(capsys, tmp_path, path, {k: v for k, v in result.items() if k != "objective"})
@@ -89,13 +93,22 @@ def test_a_huge_integer_in_the_transitions_is_bad_input(capsys, tmp_path):
     assert_input_error(code, err, "transitions: must be a list of p 3x3 matrices of numbers")
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    (["simulate", "{job}", "--heuristic", "daly", "--seed", "-1"], "--seed: must be an integer >= 0"),
-    (["evaluate", "{job}", "--seed", "-1"], "--seed: must be an integer >= 0"),
-    (["simulate", "{job}", "--heuristic", "daly", "--samples", str(2**64)], "--samples: must be at most"),
-    (["simulate", "{job}", "--heuristic", "daly", "--samples", "1000000001"], "--samples: must be at most"),
-    (["simulate", "{job}", "--heuristic", "daly", "--samples", "1"], "--samples: must be an integer >= 2"),
-])
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["simulate", "{job}", "--heuristic", "daly", "--seed", "-1"], "--seed: must be an integer >= 0"),
+        (["evaluate", "{job}", "--seed", "-1"], "--seed: must be an integer >= 0"),
+        (["simulate", "{job}", "--heuristic", "daly", "--samples", str(2**64)], "--samples: must be at most"),
+        (
+            ["simulate", "{job}", "--heuristic", "daly", "--samples", "1000000001"],
+            "--samples: must be at most",
+        ),
+        (
+            ["simulate", "{job}", "--heuristic", "daly", "--samples", "1"],
+            "--samples: must be an integer >= 2",
+        ),
+    ],
+)
 def test_simulate_and_evaluate_options_are_checked(capsys, tmp_path, argv, fragment):
     """A negative seed reached numpy (ValueError) and a huge sample count its allocator: exit 1 or no end."""
     job = tmp_path / "job.json"
@@ -104,9 +117,14 @@ def test_simulate_and_evaluate_options_are_checked(capsys, tmp_path, argv, fragm
     assert_input_error(code, err, fragment)
 
 
-@pytest.mark.parametrize("command", [["solve", "{job}"], ["generate", "checkpoint"],
-                                     ["generate", "coupled", "--preset", "paper", "--scenarios", "1",
-                                      "--trials", "1", "--slots", "5"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["solve", "{job}"],
+        ["generate", "checkpoint"],
+        ["generate", "coupled", "--preset", "paper", "--scenarios", "1", "--trials", "1", "--slots", "5"],
+    ],
+)
 def test_an_out_path_the_system_refuses_is_bad_input(capsys, tmp_path, monkeypatch, command):
     """``Path.is_dir`` raised ``File name too long``: exit 1."""
     monkeypatch.chdir(tmp_path)
@@ -119,21 +137,35 @@ def test_an_out_path_the_system_refuses_is_bad_input(capsys, tmp_path, monkeypat
 
 @pytest.mark.parametrize("text", ["two\nlines", "x\ry", "a\u2028b", "v\x0bt"])
 def test_a_line_break_in_the_users_text_stays_on_the_error_line(capsys, tmp_path, text):
-    for argv in (["verify", text, text], ["solve", text], ["solve", "x", "--bogus", text],
-                 ["generate", "checkpoint", "--law", text]):
+    for argv in (
+        ["verify", text, text],
+        ["solve", text],
+        ["solve", "x", "--bogus", text],
+        ["generate", "checkpoint", "--law", text],
+    ):
         code, _, err = run(capsys, *argv)
         assert_input_error(code, err, text.encode("unicode_escape").decode())
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    (["--preset", "markov", "--processors", "1000000000", "--slots", "1000000000"],
-     "slots: 1000000000 processors"),
-    (["--preset", "markov", "--processors", "20", "--slots", str(MAX_CELLS // 20 + 1)],
-     f"at most {MAX_CELLS:,}"),
-    (["--preset", "planted", "--processors", "100000", "--slots", "100000"], "slots: 100000 processors"),
-    (["--preset", "paper-realization", "--slots", "50000000"], "slots: 20 processors x 50000000"),
-    (["--preset", "paper", "--scenarios", "1000", "--trials", "1000"], "scenarios: 60,000,000 realizations"),
-])
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (
+            ["--preset", "markov", "--processors", "1000000000", "--slots", "1000000000"],
+            "slots: 1000000000 processors",
+        ),
+        (
+            ["--preset", "markov", "--processors", "20", "--slots", str(MAX_CELLS // 20 + 1)],
+            f"at most {MAX_CELLS:,}",
+        ),
+        (["--preset", "planted", "--processors", "100000", "--slots", "100000"], "slots: 100000 processors"),
+        (["--preset", "paper-realization", "--slots", "50000000"], "slots: 20 processors x 50000000"),
+        (
+            ["--preset", "paper", "--scenarios", "1000", "--trials", "1000"],
+            "scenarios: 60,000,000 realizations",
+        ),
+    ],
+)
 def test_coupled_sizes_beyond_memory_are_refused(capsys, tmp_path, argv, fragment):
     """The generators allocated p x H (x 8 bytes of draws) first: MemoryError, exit 1, or swapping."""
     code, _, err = run(capsys, "generate", "coupled", *argv, "--out", tmp_path / "out")
@@ -141,14 +173,18 @@ def test_coupled_sizes_beyond_memory_are_refused(capsys, tmp_path, argv, fragmen
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("0 1\n1 \u00b2\n", "line 2: must be two non-negative integers"),   # '²'.isdigit(), int('²') raises
-    ("0 1\n1000000000000 3\n", "line 2: node index beyond"),
-    ("0 1\n" + "9" * 30 + " 3\n", "line 2: node index beyond"),
-    ("# 1000000000 1000000000 1\n0 1\n", "sizes: 1000000000 processors"),
-])
-@pytest.mark.parametrize("preset", [["--preset", "edgelist", "--tasks", "1"],
-                                    ["--preset", "encd", "--a", "1", "--b", "1"]])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("0 1\n1 \u00b2\n", "line 2: must be two non-negative integers"),  # '²'.isdigit(), int('²') raises
+        ("0 1\n1000000000000 3\n", "line 2: node index beyond"),
+        ("0 1\n" + "9" * 30 + " 3\n", "line 2: node index beyond"),
+        ("# 1000000000 1000000000 1\n0 1\n", "sizes: 1000000000 processors"),
+    ],
+)
+@pytest.mark.parametrize(
+    "preset", [["--preset", "edgelist", "--tasks", "1"], ["--preset", "encd", "--a", "1", "--b", "1"]]
+)
 def test_edge_lists_beyond_memory_or_with_odd_digits_are_bad_input(capsys, tmp_path, text, fragment, preset):
     graph = tmp_path / "g.txt"
     graph.write_text(text, encoding="utf-8")
@@ -157,15 +193,22 @@ def test_edge_lists_beyond_memory_or_with_odd_digits_are_bad_input(capsys, tmp_p
     assert not (tmp_path / "o.json").exists()
 
 
-@pytest.mark.parametrize("line, fragment", [
-    ("seeds = 1000000001", "sweep[0].seeds: must be at most 3,000"),   # list(range(10^9)) never ended
-    ("seeds = [0, 1]\n[sweep.grid]\nslices = [" + ", ".join(str(n) for n in range(1, 1001)) + "]\n"
-     "law = [\"weibull\", \"exponential\"]\n[[sweep]]\nname = \"b\"\nfamily = \"checkpoint\"\nseeds = 1",
-     "sweep[0].grid: 4,000 instances"),
-    ("seeds = 1\n[sweep.exact]\nproblem = [\"iterations\"]", "sweep[0].exact.problem: must be one of"),
-    ("seeds = 1\n[sweep.grid]\nslice_hours = [[0.05, -" + "9" * 400 + "]]",
-     "sweep[0].grid.slice_hours[0][1]: must be a finite number"),
-])
+@pytest.mark.parametrize(
+    "line, fragment",
+    [
+        ("seeds = 1000000001", "sweep[0].seeds: must be at most 3,000"),  # list(range(10^9)) never ended
+        (
+            "seeds = [0, 1]\n[sweep.grid]\nslices = [" + ", ".join(str(n) for n in range(1, 1001)) + "]\n"
+            'law = ["weibull", "exponential"]\n[[sweep]]\nname = "b"\nfamily = "checkpoint"\nseeds = 1',
+            "sweep[0].grid: 4,000 instances",
+        ),
+        ('seeds = 1\n[sweep.exact]\nproblem = ["iterations"]', "sweep[0].exact.problem: must be one of"),
+        (
+            "seeds = 1\n[sweep.grid]\nslice_hours = [[0.05, -" + "9" * 400 + "]]",
+            "sweep[0].grid.slice_hours[0][1]: must be a finite number",
+        ),
+    ],
+)
 def test_sweep_configs_that_broke_the_reader_are_bad_input(capsys, tmp_path, monkeypatch, line, fragment):
     """A huge seed count hung, a list as the problem was unhashable, a 400-digit hour overflowed."""
     monkeypatch.setattr("volsched.experiments.config.MAX_INSTANCES", 3_000)
@@ -200,12 +243,18 @@ def _files(folder):
     return {p.name: (p.stat().st_size, p.stat().st_mtime_ns, p.read_bytes()) for p in folder.iterdir()}
 
 
-@pytest.mark.parametrize("sql, fragment", [
-    ("UPDATE results SET metrics = '{'", "column metrics is not JSON (a damaged store)"),
-    ("UPDATE planned SET params = 'x'", "column params is not JSON (a damaged store)"),
-    ("UPDATE results SET family = CAST(x'ff' AS TEXT)", "not a readable volsched store (Could not decode"),
-    ("ALTER TABLE results RENAME COLUMN method_params TO mp", "do not have the store's columns"),
-])
+@pytest.mark.parametrize(
+    "sql, fragment",
+    [
+        ("UPDATE results SET metrics = '{'", "column metrics is not JSON (a damaged store)"),
+        ("UPDATE planned SET params = 'x'", "column params is not JSON (a damaged store)"),
+        (
+            "UPDATE results SET family = CAST(x'ff' AS TEXT)",
+            "not a readable volsched store (Could not decode",
+        ),
+        ("ALTER TABLE results RENAME COLUMN method_params TO mp", "do not have the store's columns"),
+    ],
+)
 def test_a_damaged_store_is_bad_input_and_stays_as_it_was(capsys, tmp_path, store, sql, fragment):
     """SQLite and JSON errors of a damaged store were exit 1 (DatabaseError, JSONDecodeError, KeyError)."""
     config, path = store
@@ -244,10 +293,13 @@ def test_report_reads_without_writing(capsys, tmp_path, store):
     assert empty.read_bytes() == b""
 
 
-@pytest.mark.parametrize("option, target", [("--csv", "s.toml"), ("--csv", "s.toml/sub"),
-                                            ("--plot", "s.toml/a/b"), ("--csv", "c" * 300)])
-def test_report_folders_the_system_refuses_are_bad_input(capsys, tmp_path, monkeypatch, store, option,
-                                                        target):
+@pytest.mark.parametrize(
+    "option, target",
+    [("--csv", "s.toml"), ("--csv", "s.toml/sub"), ("--plot", "s.toml/a/b"), ("--csv", "c" * 300)],
+)
+def test_report_folders_the_system_refuses_are_bad_input(
+    capsys, tmp_path, monkeypatch, store, option, target
+):
     """``--csv FILE`` raised FileExistsError in mkdir: exit 1."""
     monkeypatch.chdir(tmp_path)
     _, path = store
@@ -284,8 +336,18 @@ def test_slice_hours_beyond_integer_quanta_are_bad_input_without_a_warning(capsy
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        code, _, err = run(capsys, "generate", "checkpoint", "--slices", 4, "--slice-hours", 0.05, str(2**63),
-                           "--out", tmp_path / "j.json")
+        code, _, err = run(
+            capsys,
+            "generate",
+            "checkpoint",
+            "--slices",
+            4,
+            "--slice-hours",
+            0.05,
+            str(2**63),
+            "--out",
+            tmp_path / "j.json",
+        )
     assert_input_error(code, err, "--slice-hours[1]: must be a finite number in [0, 1000000]")
     assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
     assert not (tmp_path / "j.json").exists()

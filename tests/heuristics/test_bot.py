@@ -50,8 +50,7 @@ def test_without_failures_makespan_is_work_plus_uploads():
 
 def test_slice_time_scales_with_client_speed():
     bot = jobs([[60, 30]])
-    bot = BotInstance(**{**{f: getattr(bot, f) for f in bot.__dataclass_fields__},
-                         "speeds": [3542.0]})
+    bot = BotInstance(**{**{f: getattr(bot, f) for f in bot.__dataclass_fields__}, "speeds": [3542.0]})
     r = simulate_bot(bot, [[0, 1]], seed=0)
     assert r.makespan == 30 + 15 + 1
 
@@ -96,8 +95,9 @@ def test_never_dispatched_jobs_go_before_duplicates():
 def test_connection_limit_serialises_uploads(connections):
     # Four clients finish a 10-minute slice together and upload 5 minutes each.
     bot = jobs([[10]] * 4, mb=300.0, clients=4)
-    bot = BotInstance(**{**{f: getattr(bot, f) for f in bot.__dataclass_fields__},
-                         "max_connections": connections})
+    bot = BotInstance(
+        **{**{f: getattr(bot, f) for f in bot.__dataclass_fields__}, "max_connections": connections}
+    )
     r = simulate_bot(bot, [[1]] * 4, seed=0)
     if connections == 4:
         assert (r.makespan, r.wasted_wait, r.wasted_checkpoint) == (15, 0, 20)
@@ -168,8 +168,9 @@ def test_medium_run_is_complete_and_consistent(policy):
     assert r.wasted_wait <= r.wasted_checkpoint
     assert r.dispatches - r.duplicates == bot.n_jobs
     # Every job needs at least its own slices and result upload on the fastest client.
-    fast = [bot.job_instance(k, speed=bot.speeds.max(), bandwidth=bot.bandwidths.max())
-            for k in range(bot.n_jobs)]
+    fast = [
+        bot.job_instance(k, speed=bot.speeds.max(), bandwidth=bot.bandwidths.max()) for k in range(bot.n_jobs)
+    ]
     assert r.makespan >= max(job.tau[-1] + job.c[-1] for job in fast)
     if policy == "none":
         assert r.checkpoints == 0

@@ -34,8 +34,8 @@ def mask(p, members):
 def random_chains(rng, p):
     """Dirichlet rows with some exact zeros: reducible blocks, instant DOWN, no RECLAIMED."""
     trans = rng.dirichlet(np.ones(3), size=(p, 3))
-    trans[0, 0] = (0.7, 0.0, 0.3)   # P_ur = 0
-    trans[1, 1] = (0.0, 0.6, 0.4)   # P_ru = 0
+    trans[0, 0] = (0.7, 0.0, 0.3)  # P_ur = 0
+    trans[1, 1] = (0.0, 0.6, 0.4)  # P_ru = 0
     return trans
 
 
@@ -111,8 +111,10 @@ def test_truncation_is_the_smallest_T_meeting_both_bounds(eps):
     lams = np.array([1e-300, 0.1, 0.3, 0.5, 0.9, 0.97, 0.99, 0.995, 0.9999])
     T = _truncation(np.log(lams), eps)
     for lam, t in zip(lams, T, strict=True):
+
         def a_tail(n, lam=lam):
             return lam**n * (n / (1 - lam) + lam / (1 - lam) ** 2)
+
         assert a_tail(t) <= eps and lam**t / (1 - lam) <= eps
         assert t == 1 or a_tail(t - 1) > eps
 
@@ -191,7 +193,8 @@ def test_always_up_processor_changes_nothing_in_a_set():
         assert with_up == pytest.approx(without, rel=1e-14)
         for formula in FORMULAS:
             assert est.expected_span(mask(3, [0, *other]), 9, formula) == pytest.approx(
-                est.expected_span(mask(3, other), 9, formula), rel=1e-13)
+                est.expected_span(mask(3, other), 9, formula), rel=1e-13
+            )
 
 
 def test_w_one_and_per_set_w():
@@ -230,7 +233,7 @@ def no_down(b, c):
 def test_recurrent_route_closed_forms():
     trans = np.array([no_down(0.2, 0.3), no_down(0.1, 0.6), chain(0, 1, 0, 1, 0, 0), chain(0, 1, 0, 1, 0, 0)])
     est = MarkovEstimates(trans)
-    ret0, ret1 = (0.2 + 0.3) / 0.3, (0.1 + 0.6) / 0.6   # 1 / pi(u)
+    ret0, ret1 = (0.2 + 0.3) / 0.3, (0.1 + 0.6) / 0.6  # 1 / pi(u)
     cases = {(0,): ret0, (0, 1): ret0 * ret1, (2,): 2.0, (2, 3): 2.0, (0, 2): 2 * ret0, (): 1.0}
     for members, ret in cases.items():
         m = mask(4, members)

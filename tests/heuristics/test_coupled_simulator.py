@@ -26,17 +26,25 @@ class Fixed(PolicyDefaults):
 # P_5 are not UP at slot 1; P_3 RECLAIMED at 5 ("after it has downloaded the application program")
 # and at 12; P_2 RECLAIMED at 10-11. ../shared/readings/coupled-online.md 5.4 gives this matrix.
 FIGURE1 = [
-    "DDDDDDDDDDDDDDDD",   # P_1
-    "UUUUUUUUUURRUUUU",   # P_2
-    "UUUUURUUUUUURUUU",   # P_3
-    "UUUUUUUUUUUUUUUU",   # P_4
-    "RRRRRRRRRRRRRRRR",   # P_5
+    "DDDDDDDDDDDDDDDD",  # P_1
+    "UUUUUUUUUURRUUUU",  # P_2
+    "UUUUURUUUUUURUUU",  # P_3
+    "UUUUUUUUUUUUUUUU",  # P_4
+    "RRRRRRRRRRRRRRRR",  # P_5
 ]
 
 
 def figure1(rows=FIGURE1, K=1):
-    return CoupledInstance(availability=parse_availability(rows), w=[1, 2, 3, 4, 5], mu=[None] * 5, m=5,
-                           n_com=2, T_prog=2, T_data=1, K=K)
+    return CoupledInstance(
+        availability=parse_availability(rows),
+        w=[1, 2, 3, 4, 5],
+        mu=[None] * 5,
+        m=5,
+        n_com=2,
+        T_prog=2,
+        T_data=1,
+        K=K,
+    )
 
 
 def test_figure1_fifo_in_task_order_reproduces_the_figure():
@@ -56,25 +64,41 @@ def test_figure1_other_assignment_order_does_not():
     # P_3 receives its second data message at slot 4 and P_4 waits until 5: not the figure.
     assert run.schedule["communication"][2][4] == "D"
     assert run.schedule["communication"][3][:5] == "....."
-    assert run.failed and run.makespan is None   # 16 slots of realization are not enough now
+    assert run.failed and run.makespan is None  # 16 slots of realization are not enough now
 
 
 def test_a_down_worker_restarts_the_iteration_and_the_others_keep_their_data():
     # P_0, P_1 enrolled (one task each, T_data = 2, n_com = 1): P_0 gets its data at 0-1, P_1 at 2,
     # P_1 is DOWN at 3. P_0 keeps its two slots; P_1 needs both again at 4, 5; compute at 6.
-    instance = CoupledInstance(availability=parse_availability(["UUUUUUUUUU", "UUUDUUUUUU"]), w=[1, 1],
-                               mu=[1, 1], m=2, n_com=1, T_data=2)
+    instance = CoupledInstance(
+        availability=parse_availability(["UUUUUUUUUU", "UUUDUUUUUU"]),
+        w=[1, 1],
+        mu=[1, 1],
+        m=2,
+        n_com=1,
+        T_data=2,
+    )
     run = simulate(instance, Fixed([0, 1]), np.random.default_rng(0))
     assert run.schedule["communication"] == ["DD", "..D.DD"]
-    assert run.schedule["configurations"] == [{"start": 0, "allocation": [1, 1]},
-                                              {"start": 4, "allocation": [1, 1]},
-                                              {"start": 7, "allocation": [0, 0]}]   # the run's end
+    assert run.schedule["configurations"] == [
+        {"start": 0, "allocation": [1, 1]},
+        {"start": 4, "allocation": [1, 1]},
+        {"start": 7, "allocation": [0, 0]},
+    ]  # the run's end
     assert run.makespan == 7 and check_claim(instance, run.schedule) == 7
 
 
 def test_waiting_when_nobody_is_up_and_the_program_survives_iterations():
-    instance = CoupledInstance(availability=parse_availability(["DDUUUUUUUU"]), w=[2], mu=[None], m=1,
-                               n_com=1, T_prog=1, T_data=1, K=2)
+    instance = CoupledInstance(
+        availability=parse_availability(["DDUUUUUUUU"]),
+        w=[2],
+        mu=[None],
+        m=1,
+        n_com=1,
+        T_prog=1,
+        T_data=1,
+        K=2,
+    )
     run = simulate(instance, Random(), np.random.default_rng(0))
     # Nobody UP at 0, 1: wait. Program at 2, data at 3, compute 4, 5; data again at 6, compute 7, 8.
     assert run.schedule["communication"] == ["..PD..D"]
@@ -124,8 +148,14 @@ def test_waiting_drops_the_configuration_and_a_partial_program_with_it():
     """Found by the sample experiment: when nobody is UP at a decision the master waits with an
     idle entry, and its workers leave the configuration, so a partial program is lost (III-C).
     The simulator kept it and claimed a completion the replay did not see."""
-    instance = CoupledInstance(availability=parse_availability(["UURRUUUUUU", "UUDDUUUUUU"]), w=[1, 1],
-                               mu=[1, 1], m=2, n_com=2, T_prog=3)
+    instance = CoupledInstance(
+        availability=parse_availability(["UURRUUUUUU", "UUDDUUUUUU"]),
+        w=[1, 1],
+        mu=[1, 1],
+        m=2,
+        n_com=2,
+        T_prog=3,
+    )
     run = simulate(instance, Random(), np.random.default_rng(0))
     # P at 0, 1 (2 of 3); P_1 DOWN at 2; at 3 nobody is UP: idle entry; at 4 both again, 3 slots each.
     assert {"start": 3, "allocation": [0, 0]} in run.schedule["configurations"]

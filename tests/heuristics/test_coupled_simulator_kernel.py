@@ -33,8 +33,16 @@ class Fixed(PolicyDefaults):
 
 
 def figure1(m=5, K=1):
-    return CoupledInstance(availability=parse_availability(FIGURE1), w=[1, 2, 3, 4, 5], mu=[None] * 5, m=m,
-                           n_com=2, T_prog=2, T_data=1, K=K)
+    return CoupledInstance(
+        availability=parse_availability(FIGURE1),
+        w=[1, 2, 3, 4, 5],
+        mu=[None] * 5,
+        m=m,
+        n_com=2,
+        T_prog=2,
+        T_data=1,
+        K=K,
+    )
 
 
 PASSIVE = [n for n in NAMES if "-" not in n]
@@ -64,8 +72,16 @@ def test_figure1_and_hand_cases_as_before():
         new = simulate(instance, Fixed(order, start), np.random.default_rng(0))
         old = simulate_oracle(instance, Fixed(order, start), np.random.default_rng(0))
         assert dataclasses.asdict(new) == dataclasses.asdict(old)
-    waiting = CoupledInstance(availability=parse_availability(["DDUUUUUUUU", "UDDRUUDUUU"]), w=[2, 1],
-                              mu=[None, 1], m=2, n_com=1, T_prog=1, T_data=1, K=2)
+    waiting = CoupledInstance(
+        availability=parse_availability(["DDUUUUUUUU", "UDDRUUDUUU"]),
+        w=[2, 1],
+        mu=[None, 1],
+        m=2,
+        n_com=1,
+        T_prog=1,
+        T_data=1,
+        K=2,
+    )
     for seed in range(5):
         new = simulate(waiting, Random(), np.random.default_rng(seed))
         old = simulate_oracle(waiting, Random(), np.random.default_rng(seed))
@@ -119,10 +135,20 @@ def _random_observation(rng, instance, reason="iteration"):
     data = np.where(rng.random(p) < 0.3, rng.integers(0, 3 * instance.T_data + 1, p), 0).astype(np.int64)
     needs = np.where(x > 0, instance.T_prog * ~program + np.maximum(x * instance.T_data - data, 0), 0)
     workload = int((x * instance.w).max())
-    return Observation(t=t, reason=reason, platform=platform, states=instance.availability[:, : t + 1],
-                       iteration=0, iteration_start=int(rng.integers(0, t + 1)), allocation=x,
-                       program=program, data=data, needs=needs.astype(np.int64),
-                       progress=int(rng.integers(0, max(workload, 1))), workload=workload)
+    return Observation(
+        t=t,
+        reason=reason,
+        platform=platform,
+        states=instance.availability[:, : t + 1],
+        iteration=0,
+        iteration_start=int(rng.integers(0, t + 1)),
+        allocation=x,
+        program=program,
+        data=data,
+        needs=needs.astype(np.int64),
+        progress=int(rng.integers(0, max(workload, 1))),
+        workload=workload,
+    )
 
 
 @pytest.mark.parametrize("formula", FORMULAS)
@@ -149,8 +175,17 @@ def test_compiled_evaluation_gives_the_numpy_bits(name, formula):
 
 def test_needs_too_long_to_tabulate_use_numpy():
     instance = paper_realization(5, 5, 1, 0, 0, slots=200)
-    huge = CoupledInstance(availability=instance.availability, w=instance.w, mu=instance.mu, m=5, n_com=5,
-                           T_prog=5, T_data=20_000, K=2, transitions=instance.transitions)
+    huge = CoupledInstance(
+        availability=instance.availability,
+        w=instance.w,
+        mu=instance.mu,
+        m=5,
+        n_com=5,
+        T_prog=5,
+        T_data=20_000,
+        K=2,
+        transitions=instance.transitions,
+    )
     crit = Criterion("IE")
     crit.prepare(Platform.of(huge), estimates_for(Platform.of(huge), "IE"))
     assert crit.engine is None
@@ -243,12 +278,15 @@ def test_decisions_taken_in_python_or_in_the_kernel_are_the_same(name):
         assert dataclasses.asdict(python) == dataclasses.asdict(compiled)
 
 
-@pytest.mark.parametrize(("order", "fragment"), [
-    ((1, 2, 3, 1), "a configuration assigns the m = 5 tasks"),
-    ((1, 2, 3, 1, 9), "a configuration assigns the m = 5 tasks"),
-    ((0, 1, 1, 2, 3), "enrolls a worker that is not UP"),
-    ((4, 1, 1, 2, 3), "enrolls a worker that is not UP"),
-])
+@pytest.mark.parametrize(
+    ("order", "fragment"),
+    [
+        ((1, 2, 3, 1), "a configuration assigns the m = 5 tasks"),
+        ((1, 2, 3, 1, 9), "a configuration assigns the m = 5 tasks"),
+        ((0, 1, 1, 2, 3), "enrolls a worker that is not UP"),
+        ((4, 1, 1, 2, 3), "enrolls a worker that is not UP"),
+    ],
+)
 def test_a_policy_configuration_that_breaks_a_rule_is_refused(order, fragment):
     """P_0 is DOWN and P_4 RECLAIMED at slot 0 of Figure 1: a policy may not enroll them."""
     with pytest.raises(ValueError, match=fragment):

@@ -83,8 +83,9 @@ def test_a_tasks_completion_is_its_first_completed_execution():
 
 
 def test_cancelled_executions_are_ignored():
-    attempts = run_with(last_host=0) + [{"task": 4, "host": 1, "start": 0.0, "end": 1090.0,
-                                         "outcome": "cancelled"}]
+    attempts = run_with(last_host=0) + [
+        {"task": 4, "host": 1, "start": 0.0, "end": 1090.0, "outcome": "cancelled"}
+    ]
     assert lagger_causes(attempts, CLOCKS, 1000.0, 800.0)["laggers_failure"] == 0
 
 
@@ -94,10 +95,18 @@ def test_no_completion_no_lagger():
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 3), st.floats(0, 1e4, allow_nan=False),
-                          st.lists(st.floats(0, 1e4, allow_nan=False), max_size=2)),
-                min_size=1, max_size=30),
-       st.sampled_from([100.0, 250.0, 400.0, 900.0]))
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            st.floats(0, 1e4, allow_nan=False),
+            st.lists(st.floats(0, 1e4, allow_nan=False), max_size=2),
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    st.sampled_from([100.0, 250.0, 400.0, 900.0]),
+)
 def test_counts_agree_with_a_standard_library_recount(tasks, slow_below):
     clocks = [100.0, 300.0, 500.0, 1000.0]
     attempts = []

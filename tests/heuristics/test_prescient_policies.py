@@ -26,20 +26,34 @@ def run(name, inst, seed=0):
 
 
 def trail(result):
-    return [(a["task"], a["host"], pytest.approx(a["start"]), pytest.approx(a["end"]), a["outcome"],
-             a["replica"]) for a in result.attempts]
+    return [
+        (a["task"], a["host"], pytest.approx(a["start"]), pytest.approx(a["end"]), a["outcome"], a["replica"])
+        for a in result.attempts
+    ]
 
 
 def with_history(clock, up=None, cpu=None, tasks=1, minutes=1.0):
     up = up if up is not None else [[(0, 5000)]] * len(clock)
-    return build(clock, up, cpu=cpu, tasks=tasks, minutes=minutes, start=1000.0, history=(0.0, 1000.0),
-                 horizon=5000.0)
+    return build(
+        clock, up, cpu=cpu, tasks=tasks, minutes=minutes, start=1000.0, history=(0.0, 1000.0), horizon=5000.0
+    )
 
 
 def test_all_twelve_names():
-    assert list(HEURISTICS) == ["FCFS", "PRI-CR", "PRI-CR-WAIT", "PRI-HISTORY", "EXCL-S1.5", "EXCL-S1",
-                                "EXCL-S.5", "EXCL-S.25", "EXCL-PRED", "EXCL-PRED-DUP", "EXCL-PRED-TO",
-                                "REP-PROB"]
+    assert list(HEURISTICS) == [
+        "FCFS",
+        "PRI-CR",
+        "PRI-CR-WAIT",
+        "PRI-HISTORY",
+        "EXCL-S1.5",
+        "EXCL-S1",
+        "EXCL-S.5",
+        "EXCL-S.25",
+        "EXCL-PRED",
+        "EXCL-PRED-DUP",
+        "EXCL-PRED-TO",
+        "REP-PROB",
+    ]
     assert all(policy.name == name for name, policy in HEURISTICS.items())
 
 
@@ -118,13 +132,20 @@ def test_excl_s_thresholds_by_hand():
         assert ExclS(k).threshold(np.array(CLOCKS)) == pytest.approx(1240.0 - k * sd)
 
 
-@pytest.mark.parametrize(("name", "makespan", "used"), [
-    ("EXCL-S1.5", 450.0, {0, 1, 2, 3, 4}),   # threshold < 0: nothing excluded, the 200 MHz host takes 450 s
-    ("EXCL-S1", 90.0, {1, 2, 3, 4}),         # 307 MHz: the 200 MHz host excluded
-    ("EXCL-S.5", 90.0, {1, 2, 3, 4}),        # 774 MHz
-    ("EXCL-S.25", 150.0, {4}),               # 1007 MHz: only the 3 GHz host, 5 x 30 s
-    ("PRI-CR", 450.0, {0, 1, 2, 3, 4}),
-])
+@pytest.mark.parametrize(
+    ("name", "makespan", "used"),
+    [
+        (
+            "EXCL-S1.5",
+            450.0,
+            {0, 1, 2, 3, 4},
+        ),  # threshold < 0: nothing excluded, the 200 MHz host takes 450 s
+        ("EXCL-S1", 90.0, {1, 2, 3, 4}),  # 307 MHz: the 200 MHz host excluded
+        ("EXCL-S.5", 90.0, {1, 2, 3, 4}),  # 774 MHz
+        ("EXCL-S.25", 150.0, {4}),  # 1007 MHz: only the 3 GHz host, 5 x 30 s
+        ("PRI-CR", 450.0, {0, 1, 2, 3, 4}),
+    ],
+)
 def test_excl_s_on_five_tasks(name, makespan, used):
     result = run(name, always_up(CLOCKS, 5))
     assert result.makespan == pytest.approx(makespan)
@@ -144,14 +165,26 @@ def test_prediction_at_submission_and_after_n_completions():
 
     def obs(completions, t):
         c = np.asarray(completions, dtype=float)
-        return Observation(t=t, platform=platform, ready=empty, primary=empty, done=np.zeros(5, bool),
-                           original=np.full(5, -1), original_start=np.full(5, np.nan),
-                           replicas=np.zeros(5, np.int64), replicas_sent=np.zeros(5, np.int64), completions=c,
-                           live_task=empty, live_host=empty, live_start=np.zeros(0), memory={})
+        return Observation(
+            t=t,
+            platform=platform,
+            ready=empty,
+            primary=empty,
+            done=np.zeros(5, bool),
+            original=np.full(5, -1),
+            original_start=np.full(5, np.nan),
+            replicas=np.zeros(5, np.int64),
+            replicas_sent=np.zeros(5, np.int64),
+            completions=c,
+            live_task=empty,
+            live_host=empty,
+            live_start=np.zeros(0),
+            memory={},
+        )
 
-    assert prediction(obs([], 1000.0)) == pytest.approx(1000 + 3 * 40)          # ceil(5/2) s / r
-    assert prediction(obs([1010.0], 1015.0)) == pytest.approx(1000 + 3 * 40)    # fewer than N
-    assert prediction(obs([1010.0, 1020.0], 1025.0)) == pytest.approx(1020 + 2 * 40)   # ceil(3/2)
+    assert prediction(obs([], 1000.0)) == pytest.approx(1000 + 3 * 40)  # ceil(5/2) s / r
+    assert prediction(obs([1010.0], 1015.0)) == pytest.approx(1000 + 3 * 40)  # fewer than N
+    assert prediction(obs([1010.0, 1020.0], 1025.0)) == pytest.approx(1020 + 2 * 40)  # ceil(3/2)
     assert prediction(obs([1010.0, 1020.0, 1030.0, 1040.0], 1045.0)) == pytest.approx(1040 + 1 * 40)
 
 
@@ -184,7 +217,7 @@ def test_excl_pred_dup_one_replica_per_task():
 # EXCL-PRED-TO: hosts A = 3 GHz, B = 1.5 GHz, C = 1.2 GHz, up throughout. r = 3.8/3 ref:
 # theta = 1000 + 60 / (3.8/3) = 1047.37, the original's timeout; revert at theta - 45 (mean clock 1900).
 THETA = 1000.0 + 60.0 / (3.8 / 3.0)
-STUCK_A = [(0, 1.0), (101, 0.0), (200, 1.0)]   # A: share 0 on [1010, 2000): 20 ref-s done, 40 left at 2000
+STUCK_A = [(0, 1.0), (101, 0.0), (200, 1.0)]  # A: share 0 on [1010, 2000): 20 ref-s done, 40 left at 2000
 
 
 def to_instance(up=None, cpu_b=None, cpu_a=STUCK_A):
@@ -193,8 +226,10 @@ def to_instance(up=None, cpu_b=None, cpu_a=STUCK_A):
 
 def test_excl_pred_to_replicates_an_original_at_its_timeout():
     result = run("EXCL-PRED-TO", to_instance())
-    assert trail(result) == [(0, 0, 1000, THETA + 60, "cancelled", False),
-                             (0, 1, THETA, THETA + 60, "completed", True)]
+    assert trail(result) == [
+        (0, 0, 1000, THETA + 60, "cancelled", False),
+        (0, 1, THETA, THETA + 60, "completed", True),
+    ]
     assert result.makespan == pytest.approx(THETA + 60 - 1000)
 
 
@@ -219,10 +254,12 @@ def test_excl_pred_to_reissues_a_failed_original():
     # out at once and C gets a second replica. A's replica completes first; both others are cancelled.
     up = [[(0, 1020), (1030, 5000)], [(0, 5000)], [(0, 5000)]]
     result = run("EXCL-PRED-TO", to_instance(up=up, cpu_a=[(0, 1.0)]))
-    assert trail(result) == [(0, 0, 1000, 1020, "failed", False),
-                             (0, 0, THETA, THETA + 30, "completed", True),
-                             (0, 1, 1060, THETA + 30, "cancelled", False),
-                             (0, 2, 1060, THETA + 30, "cancelled", True)]
+    assert trail(result) == [
+        (0, 0, 1000, 1020, "failed", False),
+        (0, 0, THETA, THETA + 30, "completed", True),
+        (0, 1, 1060, THETA + 30, "cancelled", False),
+        (0, 2, 1060, THETA + 30, "cancelled", True),
+    ]
     assert result.waste == pytest.approx(200.0)
 
 
@@ -237,8 +274,11 @@ def test_rep_prob_prefers_the_likely_host_over_the_fast_one():
     # host 1: P = 1. The first task goes to host 1, the next to host 0 (P = 0.96 > 0.8: no replica).
     inst = with_history([3000.0, 1500.0], up=[volatile_history(), [(0, 5000)]], tasks=3)
     result = run("REP-PROB", inst)
-    assert trail(result) == [(0, 1, 1000, 1060, "completed", False), (1, 0, 1000, 1030, "completed", False),
-                             (2, 0, 1030, 1060, "completed", False)]
+    assert trail(result) == [
+        (0, 1, 1000, 1060, "completed", False),
+        (1, 0, 1000, 1030, "completed", False),
+        (2, 0, 1030, 1060, "completed", False),
+    ]
     assert [a["host"] for a in run("PRI-CR", inst).attempts[:2]] == [0, 1]
 
 
@@ -256,11 +296,22 @@ def test_rep_prob_success_probability_equation_1():
     inst = with_history([3000.0, 1500.0], up=[volatile_history(), [(0, 5000)]])
     obs_platform = Platform.of(inst)
     empty = np.zeros(0, dtype=np.int64)
-    obs = Observation(t=1000.0, platform=obs_platform, ready=empty, primary=empty, done=np.zeros(1, bool),
-                      original=np.full(1, -1), original_start=np.full(1, np.nan),
-                      replicas=np.zeros(1, np.int64), replicas_sent=np.zeros(1, np.int64),
-                      completions=np.zeros(0), live_task=empty, live_host=empty, live_start=np.zeros(0),
-                      memory={})
+    obs = Observation(
+        t=1000.0,
+        platform=obs_platform,
+        ready=empty,
+        primary=empty,
+        done=np.zeros(1, bool),
+        original=np.full(1, -1),
+        original_start=np.full(1, np.nan),
+        replicas=np.zeros(1, np.int64),
+        replicas_sent=np.zeros(1, np.int64),
+        completions=np.zeros(0),
+        live_task=empty,
+        live_host=empty,
+        live_start=np.zeros(0),
+        memory={},
+    )
     rep = HEURISTICS["REP-PROB"]
     # D = 1200: host 0 has A = floor((200 - 30) / 25) + 1 = 7 attempts: 1 - (1/3)^7; host 1 any
     # number (L = 0): P = 1; started at 1180, host 0 cannot finish by D (X = 30): P = 0.

@@ -23,15 +23,19 @@ SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[Healt
 
 
 @SETTINGS
-@given(seed=st.integers(0, 10_000), suspension=st.booleans(), tasks=st.integers(1, 14),
-       minutes=st.sampled_from([1.0, 3.0, 7.5]))
+@given(
+    seed=st.integers(0, 10_000),
+    suspension=st.booleans(),
+    tasks=st.integers(1, 14),
+    minutes=st.sampled_from([1.0, 3.0, 7.5]),
+)
 def test_every_heuristic_is_verified_and_never_beats_the_optimum(seed, suspension, tasks, minutes):
     inst = random_instance(seed, hosts=6, tasks=tasks, minutes=minutes, suspension=suspension)
     optimum = solve(inst, method="greedy")
     for name in NAMES:
         run = simulate(inst, HEURISTICS[name], np.random.default_rng(seed))
         if run.makespan is None:
-            continue   # the traces ended first: a heuristic may fail where the optimum does not
+            continue  # the traces ended first: a heuristic may fail where the optimum does not
         value = verify_solution(inst, {"attempts": run.attempts, "makespan": run.makespan})
         assert value == pytest.approx(run.makespan, abs=1e-6)
         assert optimum.status.value == "optimal"
@@ -67,9 +71,17 @@ def changed_after(inst: PrescientInstance, tau: float, seed: int) -> PrescientIn
             k += int(rng.integers(1, 40))
         ups.append(iv)
         cpus.append(runs)
-    return PrescientInstance.build(inst.clock_mhz, ups, task_minutes=inst.task_minutes, cpu=cpus,
-                                   period=inst.period, start=inst.start, history=inst.history,
-                                   horizon=inst.horizon, suspension=inst.suspension)
+    return PrescientInstance.build(
+        inst.clock_mhz,
+        ups,
+        task_minutes=inst.task_minutes,
+        cpu=cpus,
+        period=inst.period,
+        start=inst.start,
+        history=inst.history,
+        horizon=inst.horizon,
+        suspension=inst.suspension,
+    )
 
 
 def decisions_before(run, tau):
@@ -83,7 +95,7 @@ def test_no_heuristic_reads_the_future(name, seed):
     base = simulate(inst, HEURISTICS[name], np.random.default_rng(seed))
     tau = inst.start + 0.5 * (base.makespan if base.makespan is not None else 3600.0)
     before = decisions_before(base, tau)
-    assert before   # something was decided before tau
+    assert before  # something was decided before tau
     for other in range(3):
         changed = changed_after(inst, tau, 100 * seed + other)
         run = simulate(changed, HEURISTICS[name], np.random.default_rng(seed))
@@ -95,8 +107,9 @@ def test_the_future_does_change_the_run():
     inst = random_instance(1, hosts=8, tasks=16, minutes=5.0, zero_share=0.3)
     base = simulate(inst, HEURISTICS["FCFS"], np.random.default_rng(1))
     tau = inst.start + 0.5 * base.makespan
-    runs = [simulate(changed_after(inst, tau, k), HEURISTICS["FCFS"], np.random.default_rng(1))
-            for k in range(3)]
+    runs = [
+        simulate(changed_after(inst, tau, k), HEURISTICS["FCFS"], np.random.default_rng(1)) for k in range(3)
+    ]
     assert any(r.attempts != base.attempts for r in runs)
 
 
@@ -109,8 +122,9 @@ def test_reading_the_traces_in_short_windows_changes_nothing(name):
     for seed in (2, 5):
         inst = random_instance(seed, hosts=7, tasks=18, minutes=6.0, suspension=seed % 2 == 0)
         whole = simulate(inst, HEURISTICS[name], np.random.default_rng(seed))
-        short = simulate(inst, HEURISTICS[name], np.random.default_rng(seed),
-                         physics=Physics(inst, span=300.0))
+        short = simulate(
+            inst, HEURISTICS[name], np.random.default_rng(seed), physics=Physics(inst, span=300.0)
+        )
         assert short.attempts == whole.attempts
 
 
@@ -120,5 +134,6 @@ def test_tasks_of_different_sizes_verify(name):
     sizes = np.random.default_rng(8).choice([1.0, 4.0, 9.0], size=inst.n_tasks)
     inst = inst.replace(task_minutes=sizes)
     run = simulate(inst, HEURISTICS[name], np.random.default_rng(0))
-    assert verify_solution(inst, {"attempts": run.attempts, "makespan": run.makespan}) == \
-        pytest.approx(run.makespan, abs=1e-6)
+    assert verify_solution(inst, {"attempts": run.attempts, "makespan": run.makespan}) == pytest.approx(
+        run.makespan, abs=1e-6
+    )

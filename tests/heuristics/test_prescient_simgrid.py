@@ -7,7 +7,6 @@ and replayed by ``tests/simgrid_replay.py`` in a subprocess. Skipped, with the
 reason shown, when SimGrid's Python bindings are absent.
 """
 
-
 import numpy as np
 import pytest
 from prescient_sim_helpers import random_instance
@@ -26,7 +25,7 @@ def test_simgrid_replays_a_heuristic_run(name, suspension, tmp_path):
     assert run.makespan is not None
     schedule = {"attempts": run.attempts, "makespan": run.makespan}
     outcomes = {a["outcome"] for a in run.attempts}
-    assert "failed" in outcomes   # the instance was drawn so that every run meets failures
+    assert "failed" in outcomes  # the instance was drawn so that every run meets failures
     assert ("cancelled" in outcomes) == HEURISTICS[name].replicates
     events = replay(inst, schedule, tmp_path)
     t0 = inst.start

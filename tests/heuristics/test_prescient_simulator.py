@@ -21,14 +21,16 @@ def build(clock, up, cpu=None, tasks=1, minutes=1.0, **kw):
 
 
 def trail(run):
-    return [(a["task"], a["host"], pytest.approx(a["start"]), pytest.approx(a["end"]), a["outcome"])
-            for a in run.attempts]
+    return [
+        (a["task"], a["host"], pytest.approx(a["start"]), pytest.approx(a["end"]), a["outcome"])
+        for a in run.attempts
+    ]
 
 
 def test_detection_is_the_first_heartbeat_tick_after_the_failure():
     # Ticks every 60 s from the start: 60, 120, 180 ...
     assert detection_time(0.0, 100.0) == 120.0
-    assert detection_time(0.0, 120.0) == 180.0     # a tick at the failure instant is missed
+    assert detection_time(0.0, 120.0) == 180.0  # a tick at the failure instant is missed
     assert detection_time(10.0, 15.0) == 70.0
     assert detection_time(10.0, 69.999) == 70.0
 
@@ -81,8 +83,11 @@ def test_host_joins_the_ready_queue_when_it_comes_up_and_when_it_completes():
     # Host 0 runs tasks back to back; host 1 appears at 90 and takes the third task.
     inst = build([1500.0, 1500.0], [[(0, 1000)], [(90, 1000)]], tasks=3)
     run = simulate(inst, FCFS, np.random.default_rng(0))
-    assert trail(run) == [(0, 0, 0, 60, "completed"), (1, 0, 60, 120, "completed"),
-                          (2, 1, 90, 150, "completed")]
+    assert trail(run) == [
+        (0, 0, 0, 60, "completed"),
+        (1, 0, 60, 120, "completed"),
+        (2, 1, 90, 150, "completed"),
+    ]
     assert run.makespan == pytest.approx(150.0)
 
 
@@ -166,8 +171,18 @@ def whole_second_instance(seed, suspension=True):
             k += int(rng.integers(1, 12))
         cpus.append(runs)
     clocks = rng.permutation(np.arange(1, n + 1)) * 1500.0
-    return PrescientInstance.build(clocks, ups, tasks=14, task_minutes=1.0, cpu=cpus, period=10.0,
-                                   start=3000.0, history=(0.0, 3000.0), horizon=7000.0, suspension=suspension)
+    return PrescientInstance.build(
+        clocks,
+        ups,
+        tasks=14,
+        task_minutes=1.0,
+        cpu=cpus,
+        period=10.0,
+        start=3000.0,
+        history=(0.0, 3000.0),
+        horizon=7000.0,
+        suspension=suspension,
+    )
 
 
 @pytest.mark.parametrize("name", ["PRI-CR", "PRI-CR-WAIT", "PRI-HISTORY", "EXCL-S1", "EXCL-S.5", "EXCL-S.25"])

@@ -107,10 +107,11 @@ def test_compiled_runs_follow_the_python_rules(executor, inst, seed):
         want = [disturbed_makespan_reference(inst, sched, d, executor) for d in deltas]
         # the same decisions; sums of floats in another order (a constant plus delta, or delta first)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
-        assert got[4:].tolist() == want[4:]   # integer delta: exact
+        assert got[4:].tolist() == want[4:]  # integer delta: exact
 
 
 # --- the worst case against a dense grid ------------------------------------------------------------
+
 
 def grid(a):
     """delta values in [-a, 0]: integers, half-integers, and just beside each integer."""
@@ -122,9 +123,18 @@ def grid(a):
 def machine_grid_max(plan, executor):
     axes = [grid(int(a)) for a in plan.a]
     deltas = np.array(list(itertools.product(*axes)), dtype=float)
-    out = kernel(plan.p.astype(float), plan.r.astype(float), plan.kappa.astype(np.int64),
-                 np.array([0, len(plan.p)], dtype=np.int64), plan.s.astype(float), plan.e.astype(float),
-                 np.array([0, len(plan.s)], dtype=np.int64), deltas, 0.0, executor == "compact")
+    out = kernel(
+        plan.p.astype(float),
+        plan.r.astype(float),
+        plan.kappa.astype(np.int64),
+        np.array([0, len(plan.p)], dtype=np.int64),
+        plan.s.astype(float),
+        plan.e.astype(float),
+        np.array([0, len(plan.s)], dtype=np.int64),
+        deltas,
+        0.0,
+        executor == "compact",
+    )
     return out.max()
 
 
@@ -151,7 +161,7 @@ def test_sampled_stability_is_at_most_the_worst_case(inst, seed):
         worst = worst_case(inst, sched).makespan
         runs = sampled_makespans(inst, sched, np.random.default_rng(seed), draws=30)
         assert np.all(runs <= worst + 1e-9)
-        if algo is gaps:   # its makespan job is on an undisturbed free machine (last-period rule)
+        if algo is gaps:  # its makespan job is on an undisturbed free machine (last-period rule)
             assert np.all(runs >= sched.makespan(inst.p))
 
 
@@ -172,6 +182,7 @@ def test_worst_case_budget_is_bad_input():
 
 
 # --- Proposition 1 and Theorem 2 --------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("executor", EXECUTORS)
 @settings(max_examples=100, deadline=None)
@@ -239,8 +250,8 @@ def test_sampled_delta_is_uniform_on_minus_a_zero():
     sched = Schedule(np.array([0, 1]), np.array([0, 0]), None)
     runs = sampled_makespans(inst, sched, np.random.default_rng(2024), draws=40_000)
     cut = runs > 4
-    assert abs(cut.mean() - 0.4) < 0.01                      # 4 standard deviations: 0.0098
-    assert abs(runs[cut].mean() - 7) < 0.03                  # sd of 15 + delta given cut: 4 / sqrt(12)
+    assert abs(cut.mean() - 0.4) < 0.01  # 4 standard deviations: 0.0098
+    assert abs(runs[cut].mean() - 7) < 0.03  # sd of 15 + delta given cut: 4 / sqrt(12)
     assert runs[cut].min() >= 5 and runs[cut].max() <= 9
 
 

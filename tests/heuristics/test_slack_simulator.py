@@ -61,8 +61,9 @@ def test_every_policy_and_evaluation(inst):
 
 def test_same_seed_same_bytes():
     inst = random_instance(np.random.default_rng(1), busy=8, free=2, n=60, k=8, beta=0.3)
-    runs = [json.dumps(SlackSimulator().run(inst, POLICIES["gaps"], np.random.default_rng(11)))
-            for _ in range(2)]
+    runs = [
+        json.dumps(SlackSimulator().run(inst, POLICIES["gaps"], np.random.default_rng(11))) for _ in range(2)
+    ]
     assert runs[0] == runs[1]
     other = json.dumps(SlackSimulator().run(inst, POLICIES["gaps"], np.random.default_rng(12)))
     assert other != runs[0]
@@ -88,7 +89,8 @@ def test_executor_field_reaches_the_evaluations():
     # GAPS at 0.1 puts 6 and 3 in interval 0 (slack 1 >= 0.6), 4 in interval 1, 25 on the free machine:
     # the worked example of the disturbance module, whose suprema are 31 (planned) and 32 (compact)
     for executor, value in (("planned", 31), ("compact", 32)):
-        sol, metrics = SlackSimulator("worst", executor=executor).run(inst, POLICIES["gaps"],
-                                                                      np.random.default_rng(0))
+        sol, metrics = SlackSimulator("worst", executor=executor).run(
+            inst, POLICIES["gaps"], np.random.default_rng(0)
+        )
         assert sol["schedule"] == [[0, 0], [0, 6], [0, 12], [1, 0]]
         assert metrics["disturbed_makespan"] == value

@@ -42,8 +42,9 @@ def waste_by_integration(inst, a):
     total = 0.0
     for start, end, sigma in intervals(p, c, a):
         s_end = sf(end)
-        lost, _ = integrate.quad(lambda t, s_end=s_end: sf(t) - s_end, start, end,
-                                 epsabs=0.0, epsrel=1e-12, limit=200)
+        lost, _ = integrate.quad(
+            lambda t, s_end=s_end: sf(t) - s_end, start, end, epsabs=0.0, epsrel=1e-12, limit=200
+        )
         total += sigma * (sf(start) - s_end) + alpha * lost
     return total
 
@@ -82,8 +83,7 @@ def test_expected_waste_monte_carlo(law, alpha):
 def test_expected_waste_numeric_integration(law, alpha):
     inst = CheckpointInstance(p=P5, c=C5, alpha=alpha, law=law)
     for a in SCHEDULES5:
-        assert inst.expected_waste(a) == pytest.approx(waste_by_integration(inst, a), rel=1e-9,
-                                                       abs=1e-12), a
+        assert inst.expected_waste(a) == pytest.approx(waste_by_integration(inst, a), rel=1e-9, abs=1e-12), a
 
 
 @pytest.mark.parametrize(
@@ -126,8 +126,7 @@ def test_expected_waste_two_intervals_by_hand():
     def prob(x, y):
         return math.exp(-r * x) - math.exp(-r * y)
 
-    hand = (1 * prob(0, 5) + alpha * pe(0, 5)
-            + (3 - alpha * 5) * prob(5, 13) + alpha * pe(5, 13))
+    hand = 1 * prob(0, 5) + alpha * pe(0, 5) + (3 - alpha * 5) * prob(5, 13) + alpha * pe(5, 13)
     assert inst.expected_waste([1, 1]) == pytest.approx(hand, rel=1e-13)
     one = 2 * prob(0, 12) + alpha * pe(0, 12)
     assert inst.expected_waste([0, 1]) == pytest.approx(one, rel=1e-13)
@@ -138,24 +137,20 @@ def test_expected_waste_empirical_atoms_by_hand():
     # Atoms: 4 -> 1 + 4 alpha (end of the first interval), 5 -> 2 + alpha, 8 -> 2 + 4 alpha,
     # 9 -> 0 (after the job).
     alpha = 0.5
-    inst = CheckpointInstance(p=[3, 3], c=[1, 1], alpha=alpha,
-                              law=Empirical(samples=[4.0, 5.0, 8.0, 9.0]))
+    inst = CheckpointInstance(p=[3, 3], c=[1, 1], alpha=alpha, law=Empirical(samples=[4.0, 5.0, 8.0, 9.0]))
     hand = ((1 + 4 * alpha) + (2 + alpha) + (2 + 4 * alpha) + 0.0) / 4
     assert inst.expected_waste([1, 1]) == pytest.approx(hand, rel=1e-14)
     # a = (0, 1): one interval (0, 7] with sigma 1: atoms 4, 5 only.
-    assert inst.expected_waste([0, 1]) == pytest.approx(((1 + 4 * alpha) + (1 + 5 * alpha)) / 4,
-                                                        rel=1e-14)
+    assert inst.expected_waste([0, 1]) == pytest.approx(((1 + 4 * alpha) + (1 + 5 * alpha)) / 4, rel=1e-14)
 
 
 def test_expected_waste_is_zero_when_failures_come_after_the_job():
     # the job ends at 3 + 2 + 4 + 2 = 11
-    inst = CheckpointInstance(p=[3, 4], c=[2, 2], alpha=1.0,
-                              law=Empirical(samples=[11.5, 12.0, 50.0]))
+    inst = CheckpointInstance(p=[3, 4], c=[2, 2], alpha=1.0, law=Empirical(samples=[11.5, 12.0, 50.0]))
     assert inst.expected_waste([1, 1]) == 0.0
     assert inst.expected_waste([0, 1]) == 0.0
     # a failure exactly at the end still hits the last interval (5, 11]: 4 + (11 - 5)
-    inst = CheckpointInstance(p=[3, 4], c=[2, 2], alpha=1.0,
-                              law=Empirical(samples=[11.0, 12.0, 50.0]))
+    inst = CheckpointInstance(p=[3, 4], c=[2, 2], alpha=1.0, law=Empirical(samples=[11.0, 12.0, 50.0]))
     assert inst.expected_waste([1, 1]) == pytest.approx(10 / 3, rel=1e-14)
 
 
@@ -166,10 +161,14 @@ REPRO = {"p": [100, 3, 50, 7], "c": [2, 9, 1, 4], "alpha": 1.0, "law": LogNormal
 #: Expression 1 for each schedule of the repro, by waste_mpmath at 50 digits (and by a second
 #: mpmath quadrature without the splits: the same 17 digits).
 REPRO_WASTES = {
-    (0, 0, 0, 1): 6.414462740818875241, (0, 0, 1, 1): 4.6183074757393064075,
-    (0, 1, 0, 1): 7.9978245263925013944, (0, 1, 1, 1): 7.8925373824536910477,
-    (1, 0, 0, 1): 4.1674277882713844231, (1, 0, 1, 1): 4.0488146974060455393,
-    (1, 1, 0, 1): 4.2525023590370089901, (1, 1, 1, 1): 4.1488487565369296337,
+    (0, 0, 0, 1): 6.414462740818875241,
+    (0, 0, 1, 1): 4.6183074757393064075,
+    (0, 1, 0, 1): 7.9978245263925013944,
+    (0, 1, 1, 1): 7.8925373824536910477,
+    (1, 0, 0, 1): 4.1674277882713844231,
+    (1, 0, 1, 1): 4.0488146974060455393,
+    (1, 1, 0, 1): 4.2525023590370089901,
+    (1, 1, 1, 1): 4.1488487565369296337,
 }
 
 
@@ -182,18 +181,29 @@ def test_expected_waste_of_the_lognormal_sigma15_repro_by_schedule():
 
 
 HEAVY = [
-    LogNormal(mu=4.5, sigma=6.0), LogNormal(mu=4.5, sigma=15.0), LogNormal(mu=0.0, sigma=40.0),
-    LogNormal(mu=-3.0, sigma=LOGNORMAL_SIGMA_MAX), LogNormal(mu=4.0, sigma=1e-4),
-    Weibull(shape=WEIBULL_SHAPE_RANGE[0], scale=100.0), Weibull(shape=0.05, scale=1e6),
-    Weibull(shape=0.1, scale=30.0), Weibull(shape=30.0, scale=120.0),
-    Weibull(shape=WEIBULL_SHAPE_RANGE[1], scale=75.0), Exponential(rate=1e-200),
+    LogNormal(mu=4.5, sigma=6.0),
+    LogNormal(mu=4.5, sigma=15.0),
+    LogNormal(mu=0.0, sigma=40.0),
+    LogNormal(mu=-3.0, sigma=LOGNORMAL_SIGMA_MAX),
+    LogNormal(mu=4.0, sigma=1e-4),
+    Weibull(shape=WEIBULL_SHAPE_RANGE[0], scale=100.0),
+    Weibull(shape=0.05, scale=1e6),
+    Weibull(shape=0.1, scale=30.0),
+    Weibull(shape=30.0, scale=120.0),
+    Weibull(shape=WEIBULL_SHAPE_RANGE[1], scale=75.0),
+    Exponential(rate=1e-200),
     HyperExponential(probs=[0.999, 0.001], rates=[1e-250, 0.5]),
 ]
 #: mpmath takes up to a second a law: these run by default, every law with --runslow.
-QUICK = {"lognormal(mu=4.5, sigma=15.0)", f"weibull(shape={WEIBULL_SHAPE_RANGE[0]}, scale=100.0)",
-         "exponential(rate=1e-200)"}
-HEAVY_PARAMS = [pytest.param(law, id=law.describe(), marks=() if law.describe() in QUICK else
-                             pytest.mark.slow) for law in HEAVY]
+QUICK = {
+    "lognormal(mu=4.5, sigma=15.0)",
+    f"weibull(shape={WEIBULL_SHAPE_RANGE[0]}, scale=100.0)",
+    "exponential(rate=1e-200)",
+}
+HEAVY_PARAMS = [
+    pytest.param(law, id=law.describe(), marks=() if law.describe() in QUICK else pytest.mark.slow)
+    for law in HEAVY
+]
 
 
 @pytest.mark.parametrize("law", HEAVY_PARAMS)
@@ -221,8 +231,11 @@ def test_expected_waste_over_the_accepted_range_monte_carlo(law):
 def test_a_job_whose_failure_probability_underflows_is_rejected():
     # F(job's end) = 1.6e-306: the waste underflows; scale 1e308 gave NaN, then a
     # VerificationError (exit 1).
-    for law in (Weibull(shape=1.0, scale=1e308), LogNormal(mu=800.0, sigma=1.0),
-                Weibull(shape=30.0, scale=1e10)):
+    for law in (
+        Weibull(shape=1.0, scale=1e308),
+        LogNormal(mu=800.0, sigma=1.0),
+        Weibull(shape=30.0, scale=1e10),
+    ):
         with pytest.raises(InputError) as info:
             CheckpointInstance(p=[10, 20], c=[1, 1], alpha=1.0, law=law)
         message = str(info.value)
@@ -295,8 +308,9 @@ BAD_INSTANCES = [
 ]
 
 
-@pytest.mark.parametrize(("change", "field"), BAD_INSTANCES,
-                         ids=[f"{i}-{f}" for i, (_, f) in enumerate(BAD_INSTANCES)])
+@pytest.mark.parametrize(
+    ("change", "field"), BAD_INSTANCES, ids=[f"{i}-{f}" for i, (_, f) in enumerate(BAD_INSTANCES)]
+)
 def test_bad_instance_raises_input_error_naming_field_and_index(change, field):
     kwargs = {"p": [2, 3], "c": [1, 1], "alpha": 1.0, "law": LAW, **change}
     _raises_named(field, CheckpointInstance, **kwargs)
@@ -350,13 +364,15 @@ def test_check_schedule_accepts(a):
 # JSON
 
 
-ROUND_TRIP = [CheckpointInstance(p=P5, c=C5, alpha=a, law=law, name=f"rt-{law.kind}",
-                                 params={"seed": 7, "note": "hand"})
-              for a, law in zip([0.7, 1.0, 0.25, 1.0, 0.5, 0.9], LAWS, strict=True)]
+ROUND_TRIP = [
+    CheckpointInstance(
+        p=P5, c=C5, alpha=a, law=law, name=f"rt-{law.kind}", params={"seed": 7, "note": "hand"}
+    )
+    for a, law in zip([0.7, 1.0, 0.25, 1.0, 0.5, 0.9], LAWS, strict=True)
+]
 
 
-@pytest.mark.parametrize("inst", ROUND_TRIP + [generate(12, 5)],
-                         ids=LAW_IDS + ["generated"])
+@pytest.mark.parametrize("inst", ROUND_TRIP + [generate(12, 5)], ids=LAW_IDS + ["generated"])
 def test_json_round_trip(inst):
     obj = inst.to_json()
     text = json.dumps(obj, allow_nan=False)
@@ -390,6 +406,7 @@ def _mutate(path, value):
         else:
             target[path[-1]] = value
         return obj
+
     return edit
 
 
@@ -417,8 +434,7 @@ BAD_FILES = [
 ]
 
 
-@pytest.mark.parametrize(("edit", "field"), BAD_FILES,
-                         ids=[f"{i}-{f}" for i, (_, f) in enumerate(BAD_FILES)])
+@pytest.mark.parametrize(("edit", "field"), BAD_FILES, ids=[f"{i}-{f}" for i, (_, f) in enumerate(BAD_FILES)])
 def test_from_json_rejects_broken_files(edit, field):
     obj = edit(copy.deepcopy(ROUND_TRIP[0].to_json()))
     _raises_named(field, CheckpointInstance.from_json, obj)

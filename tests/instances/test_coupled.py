@@ -28,11 +28,25 @@ ROWS = ["UURD", "URUU", "DUUU"]
 
 def valid_obj(**data) -> dict:
     """A valid coupled instance file object; ``data`` overrides fields of ``data``."""
-    base = {"availability": list(ROWS), "w": [2, 3, 1], "mu": [1, None, 2], "m": 2, "n_com": 2,
-            "T_prog": 5, "T_data": 1, "K": 3}
+    base = {
+        "availability": list(ROWS),
+        "w": [2, 3, 1],
+        "mu": [1, None, 2],
+        "m": 2,
+        "n_com": 2,
+        "T_prog": 5,
+        "T_data": 1,
+        "K": 3,
+    }
     base.update(data)
-    return {"format": "volsched-instance", "version": 1, "family": "coupled", "name": "hand",
-            "params": {"note": "hand-built"}, "data": base}
+    return {
+        "format": "volsched-instance",
+        "version": 1,
+        "family": "coupled",
+        "name": "hand",
+        "params": {"note": "hand-built"},
+        "data": base,
+    }
 
 
 def make(**kw) -> CoupledInstance:
@@ -59,8 +73,11 @@ def test_model_fields_and_up_matrix():
     assert inst.w.tolist() == [2, 3, 1]
     assert inst.mu[0] == 1 and math.isinf(inst.mu[1]) and inst.mu[2] == 2
     # RECLAIMED and DOWN are both "not UP"
-    assert inst.up.tolist() == [[True, True, False, False], [True, False, True, True],
-                                [False, True, True, True]]
+    assert inst.up.tolist() == [
+        [True, True, False, False],
+        [True, False, True, True],
+        [False, True, True, True],
+    ]
     assert inst.name == "hand" and inst.params == {"note": "hand-built"}
 
 
@@ -71,60 +88,69 @@ def test_arrays_are_read_only():
             arr[0] = 1
 
 
-@pytest.mark.parametrize("rows, fragment", [
-    (["UUUU", "UURU", "UUDx"], "availability[2]: slot 3 is 'x', not U, R or D"),
-    (["UUUU", "UUUU", "uUUU"], "availability[2]: slot 0 is 'u'"),
-    (["UUU", "UU", "UUU"], "availability[1]: has 2 slots, processor 0 has 3"),
-    (["UUU", "UUU", "UUUU"], "availability[2]: has 4 slots, processor 0 has 3"),
-    ([], "availability: must be a non-empty list"),
-    ("UUU", "availability: must be a non-empty list"),
-    (None, "availability: must be a non-empty list"),
-    (["UUU", 7, "UUU"], "availability[1]: must be a string"),
-    (["", ""], "availability[0]: is empty"),
-    (["UÜU"], "availability[0]: must be a string over U, R, D"),
-])
+@pytest.mark.parametrize(
+    "rows, fragment",
+    [
+        (["UUUU", "UURU", "UUDx"], "availability[2]: slot 3 is 'x', not U, R or D"),
+        (["UUUU", "UUUU", "uUUU"], "availability[2]: slot 0 is 'u'"),
+        (["UUU", "UU", "UUU"], "availability[1]: has 2 slots, processor 0 has 3"),
+        (["UUU", "UUU", "UUUU"], "availability[2]: has 4 slots, processor 0 has 3"),
+        ([], "availability: must be a non-empty list"),
+        ("UUU", "availability: must be a non-empty list"),
+        (None, "availability: must be a non-empty list"),
+        (["UUU", 7, "UUU"], "availability[1]: must be a string"),
+        (["", ""], "availability[0]: is empty"),
+        (["UÜU"], "availability[0]: must be a string over U, R, D"),
+    ],
+)
 def test_parse_availability_names_row_and_slot(rows, fragment):
     with pytest.raises(InputError) as exc:
         parse_availability(rows)
     assert fragment in str(exc.value)
 
 
-@pytest.mark.parametrize("data, fragment", [
-    ({"availability": ["UURD", "URUU", "DUZU"]}, "availability[2]: slot 2 is 'Z'"),
-    ({"availability": ["UURD", "URUU", "DUU"]}, "availability[2]: has 3 slots, processor 0 has 4"),
-    ({"availability": []}, "availability: must be a non-empty list"),
-    ({"w": [2, 0, 1]}, "w[1]: must be an integer >= 1, got 0"),
-    ({"w": [2, 3]}, "w: must list one integer per processor (3)"),
-    ({"w": [2, True, 1]}, "w[1]: must be an integer >= 1, got True"),
-    ({"w": [2, 3, 1.0]}, "w[2]: must be an integer >= 1, got 1.0"),
-    ({"w": 2}, "w: must list one integer per processor"),
-    ({"mu": [0, 1, 1]}, "mu[0]: must be an integer >= 1, got 0"),
-    ({"mu": [1, 1.5, 1]}, "mu[1]: must be an integer >= 1, got 1.5"),
-    ({"mu": [1, 1]}, "mu: must list one bound per processor (3)"),
-    ({"mu": [1, 1, 1], "m": 4}, "mu: the processors hold at most 3 tasks, m = 4"),
-    ({"mu": [1, 2, 1], "m": 5}, "mu: the processors hold at most 4 tasks, m = 5"),
-    ({"m": 0}, "m: must be an integer >= 1, got 0"),
-    ({"m": True}, "m: must be an integer >= 1, got True"),
-    ({"n_com": 0}, "n_com: must be an integer >= 1, got 0"),
-    ({"T_prog": -1}, "T_prog: must be an integer >= 0, got -1"),
-    ({"T_data": -2}, "T_data: must be an integer >= 0, got -2"),
-    ({"T_prog": "5"}, "T_prog: must be an integer >= 0, got '5'"),
-    ({"K": 0}, "K: must be an integer >= 1, got 0"),
-])
+@pytest.mark.parametrize(
+    "data, fragment",
+    [
+        ({"availability": ["UURD", "URUU", "DUZU"]}, "availability[2]: slot 2 is 'Z'"),
+        ({"availability": ["UURD", "URUU", "DUU"]}, "availability[2]: has 3 slots, processor 0 has 4"),
+        ({"availability": []}, "availability: must be a non-empty list"),
+        ({"w": [2, 0, 1]}, "w[1]: must be an integer >= 1, got 0"),
+        ({"w": [2, 3]}, "w: must list one integer per processor (3)"),
+        ({"w": [2, True, 1]}, "w[1]: must be an integer >= 1, got True"),
+        ({"w": [2, 3, 1.0]}, "w[2]: must be an integer >= 1, got 1.0"),
+        ({"w": 2}, "w: must list one integer per processor"),
+        ({"mu": [0, 1, 1]}, "mu[0]: must be an integer >= 1, got 0"),
+        ({"mu": [1, 1.5, 1]}, "mu[1]: must be an integer >= 1, got 1.5"),
+        ({"mu": [1, 1]}, "mu: must list one bound per processor (3)"),
+        ({"mu": [1, 1, 1], "m": 4}, "mu: the processors hold at most 3 tasks, m = 4"),
+        ({"mu": [1, 2, 1], "m": 5}, "mu: the processors hold at most 4 tasks, m = 5"),
+        ({"m": 0}, "m: must be an integer >= 1, got 0"),
+        ({"m": True}, "m: must be an integer >= 1, got True"),
+        ({"n_com": 0}, "n_com: must be an integer >= 1, got 0"),
+        ({"T_prog": -1}, "T_prog: must be an integer >= 0, got -1"),
+        ({"T_data": -2}, "T_data: must be an integer >= 0, got -2"),
+        ({"T_prog": "5"}, "T_prog: must be an integer >= 0, got '5'"),
+        ({"K": 0}, "K: must be an integer >= 1, got 0"),
+    ],
+)
 def test_from_json_validation_names_field_and_index(data, fragment):
     with pytest.raises(InputError) as exc:
         CoupledInstance.from_json(valid_obj(**data))
     assert fragment in str(exc.value), str(exc.value)
 
 
-@pytest.mark.parametrize("mutate, fragment", [
-    (lambda o: o["data"].pop("K"), "data.K: missing"),
-    (lambda o: o["data"].pop("availability"), "data.availability: missing"),
-    (lambda o: o["data"].__setitem__("beta", 1), "data.beta: unknown field"),
-    (lambda o: o.__setitem__("family", "checkpoint"), "family: must be 'coupled'"),
-    (lambda o: o.__setitem__("version", 3), "version: must be one of [1, 2], got 3"),
-    (lambda o: o.__setitem__("data", []), "data: must be an object"),
-])
+@pytest.mark.parametrize(
+    "mutate, fragment",
+    [
+        (lambda o: o["data"].pop("K"), "data.K: missing"),
+        (lambda o: o["data"].pop("availability"), "data.availability: missing"),
+        (lambda o: o["data"].__setitem__("beta", 1), "data.beta: unknown field"),
+        (lambda o: o.__setitem__("family", "checkpoint"), "family: must be 'coupled'"),
+        (lambda o: o.__setitem__("version", 3), "version: must be one of [1, 2], got 3"),
+        (lambda o: o.__setitem__("data", []), "data: must be an object"),
+    ],
+)
 def test_from_json_envelope_errors(mutate, fragment):
     obj = valid_obj()
     mutate(obj)
@@ -133,20 +159,23 @@ def test_from_json_envelope_errors(mutate, fragment):
     assert fragment in str(exc.value), str(exc.value)
 
 
-@pytest.mark.parametrize("kw, fragment", [
-    ({"w": [1, 0, 1]}, "w[1]"),
-    ({"mu": [0, 1, 1]}, "mu[0]"),
-    ({"m": 0}, "m: "),
-    ({"mu": [1, 1, 1], "m": 4}, "mu: the processors hold at most 3 tasks"),
-    ({"n_com": 0}, "n_com"),
-    ({"T_prog": -1}, "T_prog"),
-    ({"T_data": -1}, "T_data"),
-    ({"K": 0}, "K: "),
-    ({"availability": np.array([[0, 1, 3]])}, "availability: codes must be"),
-    ({"availability": np.array([[0.0, 1.0]])}, "availability: codes must be"),
-    ({"availability": np.zeros((2, 0), dtype=np.int8)}, "availability: must be a (processors x slots)"),
-    ({"availability": np.zeros(3, dtype=np.int8)}, "availability: must be a (processors x slots)"),
-])
+@pytest.mark.parametrize(
+    "kw, fragment",
+    [
+        ({"w": [1, 0, 1]}, "w[1]"),
+        ({"mu": [0, 1, 1]}, "mu[0]"),
+        ({"m": 0}, "m: "),
+        ({"mu": [1, 1, 1], "m": 4}, "mu: the processors hold at most 3 tasks"),
+        ({"n_com": 0}, "n_com"),
+        ({"T_prog": -1}, "T_prog"),
+        ({"T_data": -1}, "T_data"),
+        ({"K": 0}, "K: "),
+        ({"availability": np.array([[0, 1, 3]])}, "availability: codes must be"),
+        ({"availability": np.array([[0.0, 1.0]])}, "availability: codes must be"),
+        ({"availability": np.zeros((2, 0), dtype=np.int8)}, "availability: must be a (processors x slots)"),
+        ({"availability": np.zeros(3, dtype=np.int8)}, "availability: must be a (processors x slots)"),
+    ],
+)
 def test_constructor_validation(kw, fragment):
     with pytest.raises(InputError) as exc:
         make(**kw)
@@ -199,8 +228,14 @@ def _round_trip(inst: CoupledInstance) -> None:
     assert json.dumps(again.to_json()) == text
     assert np.array_equal(again.availability, inst.availability)
     assert np.array_equal(again.w, inst.w) and np.array_equal(again.mu, inst.mu)
-    assert (again.m, again.n_com, again.T_prog, again.T_data, again.K, again.name) == \
-        (inst.m, inst.n_com, inst.T_prog, inst.T_data, inst.K, inst.name)
+    assert (again.m, again.n_com, again.T_prog, again.T_data, again.K, again.name) == (
+        inst.m,
+        inst.n_com,
+        inst.T_prog,
+        inst.T_data,
+        inst.K,
+        inst.name,
+    )
 
 
 def test_round_trip_hand_built():
@@ -242,12 +277,14 @@ def test_markov_chains_follow_the_paper():
 
 def test_markov_realization_frequencies_match_the_chain():
     rng = np.random.default_rng(2024)
-    trans = np.array([
-        [[0.90, 0.05, 0.05], [0.04, 0.92, 0.04], [0.03, 0.03, 0.94]],
-        [[0.97, 0.015, 0.015], [0.05, 0.90, 0.05], [0.01, 0.01, 0.98]],
-        # a deliberately asymmetric chain: catches a transposed matrix or a wrong row
-        [[0.80, 0.15, 0.05], [0.30, 0.60, 0.10], [0.02, 0.18, 0.80]],
-    ])
+    trans = np.array(
+        [
+            [[0.90, 0.05, 0.05], [0.04, 0.92, 0.04], [0.03, 0.03, 0.94]],
+            [[0.97, 0.015, 0.015], [0.05, 0.90, 0.05], [0.01, 0.01, 0.98]],
+            # a deliberately asymmetric chain: catches a transposed matrix or a wrong row
+            [[0.80, 0.15, 0.05], [0.30, 0.60, 0.10], [0.02, 0.18, 0.80]],
+        ]
+    )
     states = markov_realization(rng, trans, 60_000)
     assert states.shape == (3, 60_000) and states.dtype == np.int8
     assert np.all(states[:, 0] == UP)
@@ -301,14 +338,17 @@ def test_generate_markov_states_are_sticky():
     assert 0.01 <= changes <= 0.10
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"processors": 0, "slots": 10, "tasks": 1, "seed": 0}, "processors: must be an integer >= 1"),
-    ({"processors": 3, "slots": 0, "tasks": 1, "seed": 0}, "slots: must be an integer >= 1"),
-    ({"processors": 3, "slots": 10, "tasks": 0, "seed": 0}, "tasks: must be an integer >= 1"),
-    ({"processors": 3, "slots": 10, "tasks": 4, "seed": 0}, "tasks: m = 4 exceeds the 3 processors"),
-    ({"processors": 3, "slots": 10, "tasks": 1, "seed": -1}, "seed: must be a non-negative integer"),
-    ({"processors": 3.0, "slots": 10, "tasks": 1, "seed": 0}, "processors"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"processors": 0, "slots": 10, "tasks": 1, "seed": 0}, "processors: must be an integer >= 1"),
+        ({"processors": 3, "slots": 0, "tasks": 1, "seed": 0}, "slots: must be an integer >= 1"),
+        ({"processors": 3, "slots": 10, "tasks": 0, "seed": 0}, "tasks: must be an integer >= 1"),
+        ({"processors": 3, "slots": 10, "tasks": 4, "seed": 0}, "tasks: m = 4 exceeds the 3 processors"),
+        ({"processors": 3, "slots": 10, "tasks": 1, "seed": -1}, "seed: must be a non-negative integer"),
+        ({"processors": 3.0, "slots": 10, "tasks": 1, "seed": 0}, "processors"),
+    ],
+)
 def test_generate_markov_rejects_bad_parameters(kwargs, fragment):
     with pytest.raises(InputError) as exc:
         generate_markov(**kwargs)
@@ -321,8 +361,10 @@ def test_generate_markov_rejects_bad_parameters(kwargs, fragment):
 
 def _has_all_up_block(inst: CoupledInstance, m: int, block: int) -> bool:
     up = inst.up
-    return any(np.logical_and.reduce(up[list(s)], axis=0).sum() >= block
-               for s in itertools.combinations(range(inst.p), m))
+    return any(
+        np.logical_and.reduce(up[list(s)], axis=0).sum() >= block
+        for s in itertools.combinations(range(inst.p), m)
+    )
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -353,16 +395,19 @@ def test_generate_planted_density_extremes_and_hiding():
     assert not all(corners)
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"processors": 0}, "processors: must be an integer >= 1"),
-    ({"tasks": 6}, "tasks: m = 6 exceeds the 5 processors"),
-    ({"density": 1.5}, "density: must be in [0, 1], got 1.5"),
-    ({"density": -0.1}, "density: must be in [0, 1]"),
-    ({"density": True}, "density"),
-    ({"block": 21}, "block: 21 exceeds the 20 slots"),
-    ({"block": 0}, "block: must be an integer >= 1"),
-    ({"seed": -3}, "seed: must be a non-negative integer"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"processors": 0}, "processors: must be an integer >= 1"),
+        ({"tasks": 6}, "tasks: m = 6 exceeds the 5 processors"),
+        ({"density": 1.5}, "density: must be in [0, 1], got 1.5"),
+        ({"density": -0.1}, "density: must be in [0, 1]"),
+        ({"density": True}, "density"),
+        ({"block": 21}, "block: 21 exceeds the 20 slots"),
+        ({"block": 0}, "block: must be an integer >= 1"),
+        ({"seed": -3}, "seed: must be a non-negative integer"),
+    ],
+)
 def test_generate_planted_rejects_bad_parameters(kwargs, fragment):
     args = {"processors": 5, "slots": 20, "tasks": 2, "block": 4, "density": 0.5, "seed": 0}
     args.update(kwargs)
@@ -397,8 +442,11 @@ def test_chains_round_trip_and_version_1_files_still_read():
     back = CoupledInstance.from_json(json.loads(json.dumps(obj)))
     assert np.array_equal(back.transitions, inst.transitions)
     assert back.to_json() == obj
-    old = {**obj, "version": 1,
-           "data": {k: v for k, v in obj["data"].items() if k not in ("transitions", "continuation_seed")}}
+    old = {
+        **obj,
+        "version": 1,
+        "data": {k: v for k, v in obj["data"].items() if k not in ("transitions", "continuation_seed")},
+    }
     assert CoupledInstance.from_json(old).transitions is None
     planted = generate_planted(6, 40, 2, 5, 0.5, 0)
     assert planted.transitions is None and "transitions" not in planted.to_json()["data"]

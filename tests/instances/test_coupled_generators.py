@@ -33,8 +33,7 @@ from volsched.solvers.coupled import solve, verify_offline
 REPO = Path(__file__).resolve().parents[2]
 BENCHMARK = REPO.parent / "shared" / "data" / "biclique" / "random.m_100_n_100_r_0.2_p_0.8.txt"
 # The published maximum edge biclique of the benchmark (its README): 24 x 19 = 456 edges.
-PUBLISHED_I = [3, 4, 5, 10, 14, 15, 17, 24, 34, 35, 36, 40, 42, 49, 54, 58, 61, 64, 65, 68, 69, 73,
-               90, 91]
+PUBLISHED_I = [3, 4, 5, 10, 14, 15, 17, 24, 34, 35, 36, 40, 42, 49, 54, 58, 61, 64, 65, 68, 69, 73, 90, 91]
 PUBLISHED_J = [8, 10, 11, 30, 37, 41, 43, 45, 56, 67, 71, 72, 77, 80, 87, 89, 92, 98, 99]
 
 # A hand-written edge list: header (3 x 4, 5 edges), comments, blank lines, tabs and spaces.
@@ -48,9 +47,7 @@ SMALL = """# 3 4 5
 2 2
    2\t3
 """
-SMALL_UP = [[False, True, False, True],
-            [True, False, False, False],
-            [False, False, True, True]]
+SMALL_UP = [[False, True, False, True], [True, False, False, False], [False, False, True, True]]
 
 
 def write(path: Path, text: str) -> Path:
@@ -172,12 +169,15 @@ def test_read_edgelist_missing_file(tmp_path):
     assert str(info.value) == f"{path}: no such file"
 
 
-@pytest.mark.parametrize("tasks, transpose, fragment", [
-    (4, False, "tasks: m = 4 exceeds the 3 processors"),
-    (5, True, "tasks: m = 5 exceeds the 4 processors"),
-    (0, False, "tasks: must be an integer >= 1"),
-    (True, False, "tasks: must be an integer >= 1"),
-])
+@pytest.mark.parametrize(
+    "tasks, transpose, fragment",
+    [
+        (4, False, "tasks: m = 4 exceeds the 3 processors"),
+        (5, True, "tasks: m = 5 exceeds the 4 processors"),
+        (0, False, "tasks: must be an integer >= 1"),
+        (True, False, "tasks: must be an integer >= 1"),
+    ],
+)
 def test_read_edgelist_bad_tasks(tmp_path, tasks, transpose, fragment):
     with pytest.raises(InputError) as info:
         read_edgelist(write(tmp_path / "small.txt", SMALL), tasks, transpose=transpose)
@@ -196,8 +196,11 @@ def test_benchmark_reads_as_100_by_100_with_8092_up(benchmark_path):
     assert (inst.p, inst.horizon) == (100, 100)
     assert int(inst.up.sum()) == 8092
     # cross-check the reader against a plain parse of the file
-    edges = {tuple(map(int, line.split())) for line in benchmark_path.read_text().splitlines()
-             if line.strip() and not line.startswith("#")}
+    edges = {
+        tuple(map(int, line.split()))
+        for line in benchmark_path.read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
     assert len(edges) == 8092
     assert {(int(u), int(v)) for u, v in zip(*np.nonzero(inst.up), strict=True)} == edges
 
@@ -225,8 +228,12 @@ def test_read_bipartite_tags_parts_and_keeps_edges(tmp_path):
     assert set(graph.nodes) == set(left) | set(right)
     assert all(graph.nodes[v]["bipartite"] == 0 for v in left)
     assert all(graph.nodes[w]["bipartite"] == 1 for w in right)
-    expected = {frozenset({("v", u), ("w", v)}) for u, row in enumerate(SMALL_UP)
-                for v, is_up in enumerate(row) if is_up}
+    expected = {
+        frozenset({("v", u), ("w", v)})
+        for u, row in enumerate(SMALL_UP)
+        for v, is_up in enumerate(row)
+        if is_up
+    }
     assert {frozenset(e) for e in graph.edges} == expected and graph.number_of_edges() == 5
     assert nx.is_bipartite(graph)
 
@@ -327,18 +334,21 @@ def test_encd_mu_inf_smaller_configurations_never_fit():
             assert flexible_iteration_fits(inst.up, a, int(inst.w[0]))
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"a": 0}, "a: must be in [1, |V| = 3], got 0"),
-    ({"a": 4}, "a: must be in [1, |V| = 3], got 4"),
-    ({"a": True}, "a: must be in [1, |V| = 3]"),
-    ({"a": 1.0}, "a: must be in [1, |V| = 3]"),
-    ({"b": 0}, "b: must be in [1, |W| = 2], got 0"),
-    ({"b": 3}, "b: must be in [1, |W| = 2], got 3"),
-    ({"b": "1"}, "b: must be in [1, |W| = 2]"),
-    ({"mu": 1}, "mu: must be '1' or 'inf', got 1"),
-    ({"mu": "infinity"}, "mu: must be '1' or 'inf'"),
-    ({"mu": None}, "mu: must be '1' or 'inf'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"a": 0}, "a: must be in [1, |V| = 3], got 0"),
+        ({"a": 4}, "a: must be in [1, |V| = 3], got 4"),
+        ({"a": True}, "a: must be in [1, |V| = 3]"),
+        ({"a": 1.0}, "a: must be in [1, |V| = 3]"),
+        ({"b": 0}, "b: must be in [1, |W| = 2], got 0"),
+        ({"b": 3}, "b: must be in [1, |W| = 2], got 3"),
+        ({"b": "1"}, "b: must be in [1, |W| = 2]"),
+        ({"mu": 1}, "mu: must be '1' or 'inf', got 1"),
+        ({"mu": "infinity"}, "mu: must be '1' or 'inf'"),
+        ({"mu": None}, "mu: must be '1' or 'inf'"),
+    ],
+)
 def test_encd_bad_parameters_name_the_field(kwargs, fragment):
     graph = nx.complete_bipartite_graph(3, 2)
     args = {"a": 1, "b": 1, "mu": "1"}
@@ -363,9 +373,14 @@ def test_encd_empty_part():
         encd_instance(graph, [0, 1], [], 1, 1)
 
 
-@pytest.mark.parametrize("case", [
-    "W-W edge", "V node missing", "duplicate W node",
-])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "W-W edge",
+        "V node missing",
+        "duplicate W node",
+    ],
+)
 def test_encd_malformed_parts_raise_input_error(case):
     graph = nx.complete_bipartite_graph(2, 2)  # V = {0, 1}, W = {2, 3}
     left, right = [0, 1], [2, 3]
@@ -465,17 +480,20 @@ def test_generate_paper_json_round_trip(paper):
         assert np.array_equal(again.availability, inst.availability)
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"scenarios": 0}, "scenarios: must be an integer >= 1"),
-    ({"scenarios": 1.5}, "scenarios: must be an integer >= 1"),
-    ({"trials": 0}, "trials: must be an integer >= 1"),
-    ({"trials": True}, "trials: must be an integer >= 1"),
-    ({"slots": 0}, "slots: must be an integer >= 1"),
-    ({"slots": "50"}, "slots: must be an integer >= 1"),
-    ({"seed": -1}, "seed: must be a non-negative integer"),
-    ({"seed": 1.0}, "seed: must be a non-negative integer"),
-    ({"seed": None}, "seed: must be a non-negative integer"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"scenarios": 0}, "scenarios: must be an integer >= 1"),
+        ({"scenarios": 1.5}, "scenarios: must be an integer >= 1"),
+        ({"trials": 0}, "trials: must be an integer >= 1"),
+        ({"trials": True}, "trials: must be an integer >= 1"),
+        ({"slots": 0}, "slots: must be an integer >= 1"),
+        ({"slots": "50"}, "slots: must be an integer >= 1"),
+        ({"seed": -1}, "seed: must be a non-negative integer"),
+        ({"seed": 1.0}, "seed: must be a non-negative integer"),
+        ({"seed": None}, "seed: must be a non-negative integer"),
+    ],
+)
 def test_generate_paper_rejects_bad_parameters(kwargs, fragment):
     args = {"seed": 0, "scenarios": 1, "trials": 1, "slots": 5}
     args.update(kwargs)
@@ -503,8 +521,22 @@ def assert_input_error(code: int, out: str, err: str, fragment: str) -> None:
 
 def test_cli_paper_writes_one_file_per_instance(capsys, tmp_path):
     out_dir = tmp_path / "paper"
-    code, out, err = run(capsys, "generate", "coupled", "--preset", "paper", "--scenarios", 1,
-                         "--trials", 1, "--slots", 40, "--out", out_dir, "--json")
+    code, out, err = run(
+        capsys,
+        "generate",
+        "coupled",
+        "--preset",
+        "paper",
+        "--scenarios",
+        1,
+        "--trials",
+        1,
+        "--slots",
+        40,
+        "--out",
+        out_dir,
+        "--json",
+    )
     assert code == 0, err
     summary = json.loads(out)  # exactly one JSON document
     assert summary == {"family": "coupled", "out": str(out_dir), "instances": 60}
@@ -522,8 +554,20 @@ def test_cli_paper_writes_one_file_per_instance(capsys, tmp_path):
 
 def test_cli_paper_without_dir_exits_2(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    code, out, err = run(capsys, "generate", "coupled", "--preset", "paper", "--scenarios", 1,
-                         "--trials", 1, "--slots", 5, "--json")
+    code, out, err = run(
+        capsys,
+        "generate",
+        "coupled",
+        "--preset",
+        "paper",
+        "--scenarios",
+        1,
+        "--trials",
+        1,
+        "--slots",
+        5,
+        "--json",
+    )
     assert_input_error(code, out, err, "--dir")
     assert list(tmp_path.iterdir()) == []
 
@@ -531,23 +575,53 @@ def test_cli_paper_without_dir_exits_2(capsys, tmp_path, monkeypatch):
 def test_cli_paper_dir_is_an_existing_file(capsys, tmp_path):
     target = tmp_path / "taken.json"
     target.write_text("keep me")
-    code, out, err = run(capsys, "generate", "coupled", "--preset", "paper", "--scenarios", 1,
-                         "--trials", 1, "--slots", 5, "--dir", target)
+    code, out, err = run(
+        capsys,
+        "generate",
+        "coupled",
+        "--preset",
+        "paper",
+        "--scenarios",
+        1,
+        "--trials",
+        1,
+        "--slots",
+        5,
+        "--dir",
+        target,
+    )
     assert_input_error(code, out, err, "--dir")
     assert target.read_text() == "keep me"
     assert list(tmp_path.iterdir()) == [target]
 
 
-@pytest.mark.parametrize("extra, fragment", [
-    (["--scenarios", "0"], "scenarios: must be an integer >= 1"),
-    (["--trials", "0"], "trials: must be an integer >= 1"),
-    (["--slots", "0"], "slots: must be an integer >= 1"),
-    (["--seed", "-1"], "--seed: must be an integer >= 0"),
-])
+@pytest.mark.parametrize(
+    "extra, fragment",
+    [
+        (["--scenarios", "0"], "scenarios: must be an integer >= 1"),
+        (["--trials", "0"], "trials: must be an integer >= 1"),
+        (["--slots", "0"], "slots: must be an integer >= 1"),
+        (["--seed", "-1"], "--seed: must be an integer >= 0"),
+    ],
+)
 def test_cli_paper_bad_arguments_write_nothing(capsys, tmp_path, extra, fragment):
     out_dir = tmp_path / "paper"
-    code, out, err = run(capsys, "generate", "coupled", "--preset", "paper", "--scenarios", 1,
-                         "--trials", 1, "--slots", 5, *extra, "--out", out_dir)
+    code, out, err = run(
+        capsys,
+        "generate",
+        "coupled",
+        "--preset",
+        "paper",
+        "--scenarios",
+        1,
+        "--trials",
+        1,
+        "--slots",
+        5,
+        *extra,
+        "--out",
+        out_dir,
+    )
     assert_input_error(code, out, err, fragment)
     assert not out_dir.exists()
 
@@ -573,15 +647,31 @@ def test_cli_encd_decision_iff_2x2_biclique(capsys, tmp_path, name, matrix):
         up[0, 0] = True  # the reader needs an edge
     graph_file = write(tmp_path / f"{name}.txt", edgelist_text(up))
     inst_file = tmp_path / "encd.json"
-    code, _, err = run(capsys, "generate", "coupled", "--preset", "encd", "--file", graph_file,
-                       "--a", 2, "--b", 2, "--out", inst_file)
+    code, _, err = run(
+        capsys,
+        "generate",
+        "coupled",
+        "--preset",
+        "encd",
+        "--file",
+        graph_file,
+        "--a",
+        2,
+        "--b",
+        2,
+        "--out",
+        inst_file,
+    )
     assert code == 0, err
     inst = CoupledInstance.from_json(read_json(inst_file))
     assert inst.up.tolist() == up.tolist() and inst.m == 2 and inst.w.tolist() == [2] * up.shape[0]
 
     rows, cols = range(up.shape[0]), range(up.shape[1])
-    biclique = any(up[np.ix_(list(r), list(c))].all()
-                   for r in itertools.combinations(rows, 2) for c in itertools.combinations(cols, 2))
+    biclique = any(
+        up[np.ix_(list(r), list(c))].all()
+        for r in itertools.combinations(rows, 2)
+        for c in itertools.combinations(cols, 2)
+    )
     if name == "zigzag":
         assert not biclique
     if name == "zigzag-plus":
@@ -595,8 +685,23 @@ def test_cli_encd_decision_iff_2x2_biclique(capsys, tmp_path, name, matrix):
 def test_cli_encd_mu_inf(capsys, tmp_path):
     graph_file = write(tmp_path / "g.txt", edgelist_text(ZIGZAG_PLUS))
     inst_file = tmp_path / "encd.json"
-    code, _, err = run(capsys, "generate", "coupled", "--preset", "encd", "--file", graph_file,
-                       "--a", 2, "--b", 2, "--mu", "inf", "--out", inst_file)
+    code, _, err = run(
+        capsys,
+        "generate",
+        "coupled",
+        "--preset",
+        "encd",
+        "--file",
+        graph_file,
+        "--a",
+        2,
+        "--b",
+        2,
+        "--mu",
+        "inf",
+        "--out",
+        inst_file,
+    )
     assert code == 0, err
     obj = read_json(inst_file)
     assert obj["data"]["mu"] == [None, None, None]
@@ -605,14 +710,17 @@ def test_cli_encd_mu_inf(capsys, tmp_path):
     assert flexible_iteration_fits(inst.up, 2, 6)
 
 
-@pytest.mark.parametrize("extra, fragment", [
-    (["--a", "2", "--b", "2"], "--file"),
-    (["--file", "{graph}"], "--a"),
-    (["--file", "{graph}", "--a", "2"], "--b"),
-    (["--file", "{graph}", "--b", "2"], "--a"),
-    (["--file", "{graph}", "--a", "4", "--b", "1"], "a: must be in [1, |V| = 3], got 4"),
-    (["--file", "{missing}", "--a", "1", "--b", "1"], "no such file"),
-])
+@pytest.mark.parametrize(
+    "extra, fragment",
+    [
+        (["--a", "2", "--b", "2"], "--file"),
+        (["--file", "{graph}"], "--a"),
+        (["--file", "{graph}", "--a", "2"], "--b"),
+        (["--file", "{graph}", "--b", "2"], "--a"),
+        (["--file", "{graph}", "--a", "4", "--b", "1"], "a: must be in [1, |V| = 3], got 4"),
+        (["--file", "{missing}", "--a", "1", "--b", "1"], "no such file"),
+    ],
+)
 def test_cli_encd_missing_options_exit_2(capsys, tmp_path, extra, fragment):
     graph_file = write(tmp_path / "g.txt", edgelist_text(ZIGZAG))
     extra = [e.format(graph=graph_file, missing=tmp_path / "missing.txt") for e in extra]
@@ -624,8 +732,19 @@ def test_cli_encd_missing_options_exit_2(capsys, tmp_path, extra, fragment):
 
 def test_cli_edgelist_preset(capsys, tmp_path):
     graph_file = write(tmp_path / "small.txt", SMALL)
-    code, out, err = run(capsys, "generate", "coupled", "--preset", "edgelist", "--file", graph_file,
-                         "--tasks", 2, "--transpose", "--json")
+    code, out, err = run(
+        capsys,
+        "generate",
+        "coupled",
+        "--preset",
+        "edgelist",
+        "--file",
+        graph_file,
+        "--tasks",
+        2,
+        "--transpose",
+        "--json",
+    )
     assert code == 0, err
     inst = CoupledInstance.from_json(json.loads(out))
     assert inst.up.tolist() == np.asarray(SMALL_UP).T.tolist() and inst.m == 2

@@ -82,8 +82,15 @@ STICKY = [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.25, 0.25, 0.5]]
 
 def hand(rows, transitions=None, seed=None, **kw) -> CoupledInstance:
     p = len(rows)
-    return CoupledInstance(availability=parse_availability(rows), w=[1] * p, mu=[1] * p, m=1,
-                           transitions=transitions, continuation_seed=seed, **kw)
+    return CoupledInstance(
+        availability=parse_availability(rows),
+        w=[1] * p,
+        mu=[1] * p,
+        m=1,
+        transitions=transitions,
+        continuation_seed=seed,
+        **kw,
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -94,8 +101,9 @@ def hand(rows, transitions=None, seed=None, **kw) -> CoupledInstance:
 def test_markov_realization_is_the_python_loop_bit_for_bit(p, horizon, seed):
     trans = markov_chains(np.random.default_rng(seed + 100), p)
     rng_a, rng_b = np.random.default_rng(seed), np.random.default_rng(seed)
-    assert np.array_equal(markov_realization(rng_a, trans, horizon),
-                          reference_markov_realization(rng_b, trans, horizon))
+    assert np.array_equal(
+        markov_realization(rng_a, trans, horizon), reference_markov_realization(rng_b, trans, horizon)
+    )
     assert rng_a.random() == rng_b.random()  # the same uniforms consumed
 
 
@@ -104,8 +112,9 @@ def test_markov_realization_is_the_loop_across_draw_chunks(monkeypatch):
     trans = np.array([STICKY, STICKY[::-1], [[1 / 3] * 3] * 3])
     for horizon in (1, 2, 3, 4, 5, 50):
         rng_a, rng_b = np.random.default_rng(horizon), np.random.default_rng(horizon)
-        assert np.array_equal(markov_realization(rng_a, trans, horizon),
-                              reference_markov_realization(rng_b, trans, horizon))
+        assert np.array_equal(
+            markov_realization(rng_a, trans, horizon), reference_markov_realization(rng_b, trans, horizon)
+        )
         assert rng_a.random() == rng_b.random()
 
 
@@ -114,20 +123,29 @@ def test_rows_summing_below_one_end_in_down_like_the_loop():
     rng_a, rng_b = np.random.default_rng(5), np.random.default_rng(5)
     draws = np.random.default_rng(5).random((20_000, 1))
     assert (draws > 1 - 1e-10).sum() == 0  # the cap itself is reached through the comparisons
-    assert np.array_equal(markov_realization(rng_a, trans, 20_000),
-                          reference_markov_realization(rng_b, trans, 20_000))
+    assert np.array_equal(
+        markov_realization(rng_a, trans, 20_000), reference_markov_realization(rng_b, trans, 20_000)
+    )
 
 
 # Digests of the stored availability computed with the Python loop (before the kernel).
 STORED = [
-    (lambda: paper_realization(5, 5, 1, 0, 0),
-     "3e9f4cd98a41f401f3b84ce51abfa9e5063058817ecb8dc3737526c4b1a6bb70"),
-    (lambda: paper_realization(10, 20, 7, 3, 9, seed=4, slots=3000),
-     "586375e846eb1f3fa4181c9f7961324ebd9560794fc31e8315464a64ceeb4b25"),
-    (lambda: generate_markov(60, 2000, 10, 1),
-     "85dd29aff3873315015ff90a6a25310fd5bfca49207521a322cd8e3857b6c87f"),
-    (lambda: generate_markov(7, 333, 2, 12),
-     "493f157012b6fc26d01000864eff6a45d90b34e1d3aa3630bf512c901640ba50"),
+    (
+        lambda: paper_realization(5, 5, 1, 0, 0),
+        "3e9f4cd98a41f401f3b84ce51abfa9e5063058817ecb8dc3737526c4b1a6bb70",
+    ),
+    (
+        lambda: paper_realization(10, 20, 7, 3, 9, seed=4, slots=3000),
+        "586375e846eb1f3fa4181c9f7961324ebd9560794fc31e8315464a64ceeb4b25",
+    ),
+    (
+        lambda: generate_markov(60, 2000, 10, 1),
+        "85dd29aff3873315015ff90a6a25310fd5bfca49207521a322cd8e3857b6c87f",
+    ),
+    (
+        lambda: generate_markov(7, 333, 2, 12),
+        "493f157012b6fc26d01000864eff6a45d90b34e1d3aa3630bf512c901640ba50",
+    ),
 ]
 
 
@@ -243,10 +261,13 @@ def test_the_continuation_is_the_same_in_every_run():
     inst = paper_realization(5, 5, 1, 0, 0)
     assert inst.continuation_seed == GOLDEN_SEED
     r = inst.realization(inst.horizon + 70_000)
-    assert digest(r[:, inst.horizon:]) == GOLDEN_CONTINUATION
-    assert r[:4, 2000:2012].tolist() == [[1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2],
-                                         [2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0],
-                                         [0] * 12, [1] * 12]
+    assert digest(r[:, inst.horizon :]) == GOLDEN_CONTINUATION
+    assert r[:4, 2000:2012].tolist() == [
+        [1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2],
+        [2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0],
+        [0] * 12,
+        [1] * 12,
+    ]
 
 
 def test_pickled_instances_drop_the_cache_and_give_the_same_realization(paper):
@@ -281,7 +302,7 @@ def test_an_absorbing_down_state_stays_down_over_long_continuations():
     r = inst.realization(3 + 2 * REALIZATION_BLOCK)
     assert (r[0, 2:] == DOWN).all()
     down_at = np.flatnonzero(r[1] == DOWN)
-    assert down_at.size and (r[1, down_at[0]:] == DOWN).all()
+    assert down_at.size and (r[1, down_at[0] :] == DOWN).all()
 
 
 def test_continuation_transition_frequencies_match_the_chains():
@@ -313,10 +334,14 @@ def test_generators_set_distinct_deterministic_seeds():
     assert len(seeds) == 17
     assert all(type(s) is int and 0 <= s <= MAX_CONTINUATION_SEED for s in seeds)
     # The realization is the platform's: the markov seed ignores the application (tasks, w).
-    assert generate_markov(20, 2000, 5, 3).continuation_seed == \
-        generate_markov(20, 2000, 1, 3, w=4).continuation_seed
-    assert paper_realization(5, 5, 1, 0, 7).continuation_seed == \
+    assert (
+        generate_markov(20, 2000, 5, 3).continuation_seed
+        == generate_markov(20, 2000, 1, 3, w=4).continuation_seed
+    )
+    assert (
         paper_realization(5, 5, 1, 0, 7).continuation_seed
+        == paper_realization(5, 5, 1, 0, 7).continuation_seed
+    )
 
 
 def test_json_round_trip_keeps_the_continuation_seed():
@@ -341,16 +366,20 @@ def test_files_without_the_seed_still_read_and_end_at_their_horizon():
         inst.realization(51)
     assert str(err.value) == (
         "length: 51 slots asked, but the realization ends at slot H = 50 and the instance has no chains to "
-        "continue it (data.continuation_seed missing); ask for at most 50")
+        "continue it (data.continuation_seed missing); ask for at most 50"
+    )
 
 
-@pytest.mark.parametrize("value, fragment", [
-    (-1, "continuation_seed: must be an integer >= 0, got -1"),
-    ("7", "continuation_seed: must be an integer >= 0, got '7'"),
-    (True, "continuation_seed: must be an integer >= 0, got True"),
-    (3.0, "continuation_seed: must be an integer >= 0, got 3.0"),
-    (2**70, f"continuation_seed: must be at most {2**53 - 1}, got {2**70}"),
-])
+@pytest.mark.parametrize(
+    "value, fragment",
+    [
+        (-1, "continuation_seed: must be an integer >= 0, got -1"),
+        ("7", "continuation_seed: must be an integer >= 0, got '7'"),
+        (True, "continuation_seed: must be an integer >= 0, got True"),
+        (3.0, "continuation_seed: must be an integer >= 0, got 3.0"),
+        (2**70, f"continuation_seed: must be at most {2**53 - 1}, got {2**70}"),
+    ],
+)
 def test_bad_continuation_seeds_name_the_field(value, fragment):
     with pytest.raises(InputError, match="^" + fragment.replace("(", r"\(").replace(")", r"\)")):
         hand(["UU"], [STICKY], seed=value)
@@ -375,7 +404,8 @@ def test_a_non_extendable_instance_refuses_slots_beyond_its_horizon():
         inst.realization(301, name="--cap")
     assert str(err.value) == (
         "--cap: 301 slots asked, but the realization ends at slot H = 300 and the instance has no chains to "
-        "continue it (data.transitions and data.continuation_seed missing); ask for at most 300")
+        "continue it (data.transitions and data.continuation_seed missing); ask for at most 300"
+    )
 
 
 @pytest.mark.parametrize("length", [0, -5, True, 2.0, "10", None])
@@ -400,8 +430,14 @@ def test_the_paper_cap_fits_and_the_limits_are_refused(paper):
 
 def test_a_stored_horizon_beyond_the_slot_limit_is_still_given_whole():
     horizon = MAX_REALIZATION_SLOTS + 3
-    inst = CoupledInstance(availability=np.zeros((1, horizon), dtype=np.int8), w=[1], mu=[1], m=1,
-                           transitions=[STICKY], continuation_seed=0)
+    inst = CoupledInstance(
+        availability=np.zeros((1, horizon), dtype=np.int8),
+        w=[1],
+        mu=[1],
+        m=1,
+        transitions=[STICKY],
+        continuation_seed=0,
+    )
     assert inst.max_realization() == horizon
     assert inst.realization(horizon).shape == (1, horizon)
     with pytest.raises(InputError, match=r"^length: at most 10,000,003 slots"):

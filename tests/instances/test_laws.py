@@ -70,10 +70,8 @@ def density(law):
     if isinstance(law, LogNormal):
         mu, sg = law.mu, law.sigma
         norm = 1.0 / (sg * math.sqrt(2 * math.pi))
-        return lambda t: norm / t * math.exp(-((math.log(t) - mu) ** 2) / (2 * sg * sg)) \
-            if t > 0 else 0.0
-    pairs = list(zip(np.asarray(law.probs).tolist(), np.asarray(law.rates).tolist(),
-                     strict=True))
+        return lambda t: norm / t * math.exp(-((math.log(t) - mu) ** 2) / (2 * sg * sg)) if t > 0 else 0.0
+    pairs = list(zip(np.asarray(law.probs).tolist(), np.asarray(law.rates).tolist(), strict=True))
     return lambda t: sum(p * r * math.exp(-r * t) for p, r in pairs)
 
 
@@ -120,8 +118,7 @@ def pe_quad(law, a, b):
         edges = list(np.linspace(a, b, 9))
     total = 0.0
     for lo, hi in zip(edges[:-1], edges[1:], strict=False):
-        value, _ = integrate.quad(lambda t: t * f(t), lo, hi, limit=400, epsabs=0.0,
-                                  epsrel=1e-12)
+        value, _ = integrate.quad(lambda t: t * f(t), lo, hi, limit=400, epsabs=0.0, epsrel=1e-12)
         total += value
     return total
 
@@ -173,8 +170,9 @@ def test_tail_expectation_matches_base_class_quadrature(law):
 @pytest.mark.parametrize("law", CONTINUOUS, ids=_ids(CONTINUOUS))
 def test_tail_expectation_matches_density_quadrature(law):
     for t in interesting_points(law):
-        assert float(law.tail_expectation(t)) == pytest.approx(pe_quad(law, t, np.inf),
-                                                               rel=1e-8, abs=1e-13), t
+        assert float(law.tail_expectation(t)) == pytest.approx(
+            pe_quad(law, t, np.inf), rel=1e-8, abs=1e-13
+        ), t
 
 
 @pytest.mark.parametrize("law", CONTINUOUS, ids=_ids(CONTINUOUS))
@@ -205,8 +203,7 @@ def test_tail_expectation_at_infinity_is_zero(law):
 def test_partial_expectation_matches_density_quadrature(law):
     m = law_mean(law)
     far = isf(law, 1e-9)
-    pairs = [(0.0, 0.5 * m), (0.5 * m, 2.0 * m), (0.01 * m, 0.02 * m), (2.0 * m, far),
-             (0.0, far), (m, m)]
+    pairs = [(0.0, 0.5 * m), (0.5 * m, 2.0 * m), (0.01 * m, 0.02 * m), (2.0 * m, far), (0.0, far), (m, m)]
     for a, b in pairs:
         exact = pe_quad(law, a, b) if b > a else 0.0
         got = float(law.partial_expectation(a, b))
@@ -309,8 +306,7 @@ def test_lognormal_hand_formulas():
     # S(e^mu) = 1/2: the median
     assert float(law.sf(math.e)) == pytest.approx(0.5, rel=1e-14)
     # TE(e^{mu + sigma^2}) = mean / 2
-    assert float(law.tail_expectation(math.exp(1.25))) == pytest.approx(math.exp(1.125) / 2,
-                                                                        rel=1e-12)
+    assert float(law.tail_expectation(math.exp(1.25))) == pytest.approx(math.exp(1.125) / 2, rel=1e-12)
 
 
 def test_empirical_hand_sums():
@@ -338,8 +334,9 @@ def test_empirical_against_brute_sums():
     law = Empirical(samples=x)
     for t in [0.0, 0.5, 1.0, 7.0, 7.5, 20.0, 39.0, 100.0]:
         assert float(law.sf(t)) == pytest.approx(np.mean(x > t), abs=1e-15)
-        assert float(law.tail_expectation(t)) == pytest.approx(np.sum(x[x > t]) / len(x),
-                                                               rel=1e-13, abs=1e-15)
+        assert float(law.tail_expectation(t)) == pytest.approx(
+            np.sum(x[x > t]) / len(x), rel=1e-13, abs=1e-15
+        )
     for a, b in [(0.0, 7.0), (7.0, 20.0), (3.5, 3.9), (0.0, np.inf)]:
         hand = np.sum(x[(x > a) & (x <= b)]) / len(x)
         assert float(law.partial_expectation(a, b)) == pytest.approx(hand, rel=1e-13, abs=1e-15)
@@ -477,16 +474,17 @@ BAD_DICTS = [
     ({"kind": "lognormal", "mu": float("-inf"), "sigma": 1.0}, "law.mu"),
     ({"kind": "lognormal", "mu": 0.0, "sigma": 0.0}, "law.sigma"),
     ({"kind": "lognormal", "mu": 0.0, "sigma": -1.0}, "law.sigma"),
-    ({"kind": "hyperexponential", "probs": [0.398, 0.305, 0.298],
-      "rates": [0.031, 11.566, 1.322]}, "law.probs"),
+    (
+        {"kind": "hyperexponential", "probs": [0.398, 0.305, 0.298], "rates": [0.031, 11.566, 1.322]},
+        "law.probs",
+    ),
     ({"kind": "hyperexponential", "probs": [0.5, 0.4], "rates": [1.0, 2.0]}, "law.probs"),
     ({"kind": "hyperexponential", "probs": [0.5, 0.5], "rates": [1.0]}, "law.rates"),
     ({"kind": "hyperexponential", "probs": [1.0], "rates": [1.0, 2.0]}, "law.rates"),
     ({"kind": "hyperexponential", "probs": [1.5, -0.5], "rates": [1.0, 2.0]}, "law.probs[0]"),
     ({"kind": "hyperexponential", "probs": [0.5, 0.5], "rates": [1.0, 0.0]}, "law.rates[1]"),
     ({"kind": "hyperexponential", "probs": [0.5, 0.5], "rates": [-1.0, 1.0]}, "law.rates[0]"),
-    ({"kind": "hyperexponential", "probs": [0.5, float("nan")], "rates": [1.0, 1.0]},
-     "law.probs[1]"),
+    ({"kind": "hyperexponential", "probs": [0.5, float("nan")], "rates": [1.0, 1.0]}, "law.probs[1]"),
     ({"kind": "hyperexponential", "probs": [], "rates": []}, "law.probs"),
     ({"kind": "hyperexponential", "probs": 1.0, "rates": [1.0]}, "law.probs"),
     ({"kind": "empirical", "samples": [5.0]}, "law.samples"),
@@ -514,20 +512,19 @@ BAD_DICTS = [
 ]
 
 
-@pytest.mark.parametrize(("obj", "field"), BAD_DICTS,
-                         ids=[f"{i}-{f}" for i, (_, f) in enumerate(BAD_DICTS)])
+@pytest.mark.parametrize(("obj", "field"), BAD_DICTS, ids=[f"{i}-{f}" for i, (_, f) in enumerate(BAD_DICTS)])
 def test_bad_law_dict_raises_input_error_naming_the_field(obj, field):
     _raises_named(field, law_from_dict, obj)
 
 
 def test_law_from_dict_prefix_is_configurable():
-    _raises_named("data.law.rate", law_from_dict, {"kind": "exponential", "rate": 0.0},
-                  "data.law")
+    _raises_named("data.law.rate", law_from_dict, {"kind": "exponential", "rate": 0.0}, "data.law")
 
 
 def test_paper_weights_summing_to_1_001_are_rejected():
-    message = _raises_named("probs", HyperExponential, probs=[0.398, 0.305, 0.298],
-                            rates=[0.031, 11.566, 1.322])
+    message = _raises_named(
+        "probs", HyperExponential, probs=[0.398, 0.305, 0.298], rates=[0.031, 11.566, 1.322]
+    )
     assert "1.001" in message
 
 
@@ -551,7 +548,8 @@ def test_direct_construction_validates(factory, field):
 def test_valid_edge_parameters_are_accepted():
     assert Exponential(rate=1).rate == 1.0  # an int is a number
     assert HyperExponential(probs=[0.1] * 10, rates=list(range(1, 11))).mean == pytest.approx(
-        0.1 * float(special.digamma(11) + np.euler_gamma))
+        0.1 * float(special.digamma(11) + np.euler_gamma)
+    )
     assert Empirical(samples=np.array([2, 1])).samples.tolist() == [1.0, 2.0]
 
 
@@ -579,6 +577,7 @@ def pe_lognormal_logtime(mu, sigma, a, b):
 def pe_weibull_z(shape, scale, a, b):
     """``int_a^b t f(t) dt = scale int_{z_a}^{z_b} x^(1/k) e^{-x} dx`` with ``z = (t/scale)^k``,
     by quad; the result is scaled afterwards (``x^(1/k)`` alone overflows for small ``k``)."""
+
     def z(t):  # beyond e^700 the integrand e^{-x} is below every double
         return math.exp(min(shape * math.log(t / scale), 700.0)) if t > 0 else 0.0
 
@@ -595,10 +594,16 @@ def pe_weibull_z(shape, scale, a, b):
     return scale * total * math.exp(top)
 
 
-JOB_INTERVALS = [(0.0, 1.0), (0.0, 102.0), (102.0, 114.0), (114.0, 165.0), (1e4, 1e4 + 7.0),
-                 (3e5, 1e6)]
-HEAVY_LOGNORMAL = [(4.5, 6.0), (4.5, 15.0), (0.0, 40.0), (-10.0, 100.0), (12.0, 100.0), (4.5, 1000.0),
-                   (4.5, 0.01)]
+JOB_INTERVALS = [(0.0, 1.0), (0.0, 102.0), (102.0, 114.0), (114.0, 165.0), (1e4, 1e4 + 7.0), (3e5, 1e6)]
+HEAVY_LOGNORMAL = [
+    (4.5, 6.0),
+    (4.5, 15.0),
+    (0.0, 40.0),
+    (-10.0, 100.0),
+    (12.0, 100.0),
+    (4.5, 1000.0),
+    (4.5, 0.01),
+]
 
 
 @pytest.mark.parametrize(("mu", "sigma"), HEAVY_LOGNORMAL, ids=[f"{m}-{s}" for m, s in HEAVY_LOGNORMAL])
@@ -613,11 +618,24 @@ def test_lognormal_partial_expectation_heavy_tails(mu, sigma):
         assert got >= 0.0
         assert got == pytest.approx(exact, rel=1e-11, abs=0), (a, b, got, exact)
         assert float(law.head_expectation(b)) == pytest.approx(
-            pe_lognormal_logtime(mu, sigma, 0.0, b), rel=1e-11, abs=0), b
+            pe_lognormal_logtime(mu, sigma, 0.0, b), rel=1e-11, abs=0
+        ), b
 
 
-HEAVY_WEIBULL = [(0.001, 1.0), (0.001, 1e300), (0.01, 1.0), (0.01, 1e6), (0.05, 100.0), (0.05, 1e300),
-                 (0.1, 1e6), (0.3, 5.0), (30.0, 120.0), (100.0, 110.0), (100.0, 5e5), (1000.0, 150.0)]
+HEAVY_WEIBULL = [
+    (0.001, 1.0),
+    (0.001, 1e300),
+    (0.01, 1.0),
+    (0.01, 1e6),
+    (0.05, 100.0),
+    (0.05, 1e300),
+    (0.1, 1e6),
+    (0.3, 5.0),
+    (30.0, 120.0),
+    (100.0, 110.0),
+    (100.0, 5e5),
+    (1000.0, 150.0),
+]
 
 
 @pytest.mark.parametrize(("shape", "scale"), HEAVY_WEIBULL, ids=[f"k{k}-s{s:g}" for k, s in HEAVY_WEIBULL])
@@ -647,7 +665,8 @@ def test_rare_exponential_failures_keep_their_digits(rate):
         exact = rate * integrate.quad(lambda t: t * math.exp(-rate * t), a, b, **QUAD_TIGHT)[0]
         assert float(law.partial_expectation(a, b)) == pytest.approx(exact, rel=1e-11, abs=0), (a, b)
         assert float(law.interval_probability(a, b)) == pytest.approx(
-            -math.expm1(-(y - x)) * math.exp(-x), rel=1e-12, abs=0), (a, b)
+            -math.expm1(-(y - x)) * math.exp(-x), rel=1e-12, abs=0
+        ), (a, b)
 
 
 def test_hyperexponential_with_a_rare_phase():
@@ -664,11 +683,19 @@ def test_heavy_means_are_infinite_not_an_error():
     assert Weibull(shape=0.01, scale=1.0).mean == pytest.approx(math.factorial(100), rel=1e-12, abs=0)
 
 
-EXTREME = [LogNormal(mu=4.5, sigma=15.0), LogNormal(mu=0.0, sigma=100.0), LogNormal(mu=700.0, sigma=0.01),
-           LogNormal(mu=-700.0, sigma=1.0), Weibull(shape=0.01, scale=1e300),
-           Weibull(shape=0.05, scale=1e308), Weibull(shape=30.0, scale=1e-300),
-           Weibull(shape=100.0, scale=1e300), Exponential(rate=1e300), Exponential(rate=3e-308),
-           HyperExponential(probs=[0.5, 0.5], rates=[3e-308, 1e300])]
+EXTREME = [
+    LogNormal(mu=4.5, sigma=15.0),
+    LogNormal(mu=0.0, sigma=100.0),
+    LogNormal(mu=700.0, sigma=0.01),
+    LogNormal(mu=-700.0, sigma=1.0),
+    Weibull(shape=0.01, scale=1e300),
+    Weibull(shape=0.05, scale=1e308),
+    Weibull(shape=30.0, scale=1e-300),
+    Weibull(shape=100.0, scale=1e300),
+    Exponential(rate=1e300),
+    Exponential(rate=3e-308),
+    HyperExponential(probs=[0.5, 0.5], rates=[3e-308, 1e300]),
+]
 
 
 @pytest.mark.filterwarnings("error")
@@ -678,8 +705,14 @@ def test_extreme_parameters_raise_no_warning_and_give_no_nan(law):
     # user's stderr on runs that exit 0.
     t = np.array([0.0, 1.0, 7.0, 1e3, 1e14, np.inf])
     a, b = t[:-1], t[1:]
-    for values in (law.sf(t), law.cdf(t), law.head_expectation(t), law.tail_expectation(t),
-                   law.partial_expectation(a, b), law.interval_probability(a, b)):
+    for values in (
+        law.sf(t),
+        law.cdf(t),
+        law.head_expectation(t),
+        law.tail_expectation(t),
+        law.partial_expectation(a, b),
+        law.interval_probability(a, b),
+    ):
         values = np.asarray(values)
         assert not np.isnan(values).any()
         assert (values >= 0).all()

@@ -90,20 +90,25 @@ def test_intervals_are_read_only_arrays_and_inputs_are_copied():
 
 
 def test_numpy_inputs_are_accepted():
-    inst = SlackInstance(machines=[np.array([[1, 2], [4, 9]]), np.zeros((0, 2), dtype=np.int64)],
-                         p=np.array([2, 3]))
+    inst = SlackInstance(
+        machines=[np.array([[1, 2], [4, 9]]), np.zeros((0, 2), dtype=np.int64)], p=np.array([2, 3])
+    )
     assert inst.lam == 1 and inst.e(0).tolist() == [2, 9]
 
 
 intervals = st.lists(st.tuples(st.integers(0, 50), st.integers(1, 50)), max_size=6).map(
-    lambda au: [[sum(a + u for a, u in au[:k]) + au[k][0], sum(a + u for a, u in au[:k + 1])]
-                for k in range(len(au))])
+    lambda au: [
+        [sum(a + u for a, u in au[:k]) + au[k][0], sum(a + u for a, u in au[: k + 1])] for k in range(len(au))
+    ]
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(machines=st.lists(intervals, min_size=1, max_size=5),
-       p=st.lists(st.integers(1, 10**9), min_size=1, max_size=8),
-       beta=st.one_of(st.floats(0, 1), st.sampled_from([0, 1, 0.1, 0.3, 0.7])))
+@given(
+    machines=st.lists(intervals, min_size=1, max_size=5),
+    p=st.lists(st.integers(1, 10**9), min_size=1, max_size=8),
+    beta=st.one_of(st.floats(0, 1), st.sampled_from([0, 1, 0.1, 0.3, 0.7])),
+)
 def test_json_round_trip_is_exact(machines, p, beta):
     inst = SlackInstance(machines=machines, p=p, beta=beta, name="rt", params={"seed": 3})
     obj = json.loads(json.dumps(inst.to_json()))
@@ -124,12 +129,15 @@ def test_beta_defaults_to_one_when_the_file_has_none():
     assert SlackInstance.from_json(obj).beta == 1.0
 
 
-@pytest.mark.parametrize("rows, fragment", [
-    ([[5, 4]], "machines[0][0][1]: e = 4 must be after s = 5"),
-    ([[3, 5], [4, 8]], "machines[0][1][0]: s = 4 is before the end 5"),
-    ([[-1, 2]], "machines[0][0][0]: must be a date in [0,"),
-    ([[1, 2 * 10**9]], "machines[0][0][1]: must be a date in [0,"),
-])
+@pytest.mark.parametrize(
+    "rows, fragment",
+    [
+        ([[5, 4]], "machines[0][0][1]: e = 4 must be after s = 5"),
+        ([[3, 5], [4, 8]], "machines[0][1][0]: s = 4 is before the end 5"),
+        ([[-1, 2]], "machines[0][0][0]: must be a date in [0,"),
+        ([[1, 2 * 10**9]], "machines[0][0][1]: must be a date in [0,"),
+    ],
+)
 def test_numpy_arrays_are_checked_like_lists(rows, fragment):
     for value in (rows, np.array(rows, dtype=np.int64)):
         with pytest.raises(InputError) as err:

@@ -18,8 +18,17 @@ FALKENAUER = Path("/work/shared/data/falkenauer_t")
 
 def test_generate_three_partition_exactly_as_the_issue_says(capsys, tmp_path):
     out = tmp_path / "tp.json"
-    code, _, err = run(capsys, "generate", "slack", "--preset", "three-partition",
-                       "--file", BPPLIB / "valid.txt", "--out", out)
+    code, _, err = run(
+        capsys,
+        "generate",
+        "slack",
+        "--preset",
+        "three-partition",
+        "--file",
+        BPPLIB / "valid.txt",
+        "--out",
+        out,
+    )
     assert code == 0, err
     inst = SlackInstance.from_json(read_json(out))
     assert inst.target == 3 * 100 + 2 + 1 and inst.lam == 1 and inst.beta == 1.0
@@ -30,8 +39,20 @@ def test_generate_three_partition_exactly_as_the_issue_says(capsys, tmp_path):
 def test_generate_three_partition_from_falkenauer_with_the_shift(capsys, tmp_path):
     out = tmp_path / "t60.json"
     path = FALKENAUER / "Falkenauer_t60_00.txt"
-    code, _, err = run(capsys, "generate", "slack", "--preset", "three-partition", "--file", path,
-                       "--shift", 1, "--out", out, "--json")
+    code, _, err = run(
+        capsys,
+        "generate",
+        "slack",
+        "--preset",
+        "three-partition",
+        "--file",
+        path,
+        "--shift",
+        1,
+        "--out",
+        out,
+        "--json",
+    )
     assert code == 0, err
     inst = SlackInstance.from_json(read_json(out))
     assert (inst.m, inst.n, inst.target) == (21, 81, 3 * 1003 + 3)
@@ -40,8 +61,21 @@ def test_generate_three_partition_from_falkenauer_with_the_shift(capsys, tmp_pat
 def test_generate_paper_exactly_as_the_issue_says(capsys, tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     for path in (a, b):
-        code, _, err = run(capsys, "generate", "slack", "--preset", "paper", "--machines", 20, "--jobs", 100,
-                           "--seed", 4, "--out", path)
+        code, _, err = run(
+            capsys,
+            "generate",
+            "slack",
+            "--preset",
+            "paper",
+            "--machines",
+            20,
+            "--jobs",
+            100,
+            "--seed",
+            4,
+            "--out",
+            path,
+        )
         assert code == 0, err
     assert a.read_bytes() == b.read_bytes()  # same seed, same bytes
     inst = SlackInstance.from_json(read_json(a))
@@ -51,8 +85,9 @@ def test_generate_paper_exactly_as_the_issue_says(capsys, tmp_path):
 @pytest.mark.parametrize("name", sorted(BPPLIB_EXPECTED))
 def test_bad_bpplib_files_exit_2_naming_file_and_line(capsys, tmp_path, name):
     out = tmp_path / "o.json"
-    code, _, err = run(capsys, "generate", "slack", "--preset", "three-partition", "--file", BPPLIB / name,
-                       "--out", out)
+    code, _, err = run(
+        capsys, "generate", "slack", "--preset", "three-partition", "--file", BPPLIB / name, "--out", out
+    )
     assert_input_error(code, err, f"{BPPLIB / name}")
     assert BPPLIB_EXPECTED[name] in err
     assert not out.exists()
@@ -105,8 +140,23 @@ def test_verify_rejects_a_schedule_breaking_each_rule(capsys, tmp_path, small):
 def test_solve_beta_and_plain_reach_the_instance(capsys, tmp_path):
     # the reduction's NO instance (B = 13): above the target at beta = 1, at the target at beta = 0.9
     path = tmp_path / "no.json"
-    code, _, err = run(capsys, "generate", "slack", "--preset", "planted", "--groups", 2, "--B", 13,
-                       "--answer", "no", "--seed", 3, "--out", path)
+    code, _, err = run(
+        capsys,
+        "generate",
+        "slack",
+        "--preset",
+        "planted",
+        "--groups",
+        2,
+        "--B",
+        13,
+        "--answer",
+        "no",
+        "--seed",
+        3,
+        "--out",
+        path,
+    )
     assert code == 0, err
     target = read_json(path)["data"]["target"]
     results = {}
@@ -127,8 +177,20 @@ def test_solve_beta_and_plain_reach_the_instance(capsys, tmp_path):
 
 def test_simulate_prints_the_issue_fields(capsys, small):
     for heuristic in ("gaps", "lpt", "list"):
-        code, out, err = run(capsys, "simulate", small, "--heuristic", heuristic, "--beta", "0.5",
-                             "--disturbance", "sampled", "--seed", 1, "--json")
+        code, out, err = run(
+            capsys,
+            "simulate",
+            small,
+            "--heuristic",
+            heuristic,
+            "--beta",
+            "0.5",
+            "--disturbance",
+            "sampled",
+            "--seed",
+            1,
+            "--json",
+        )
         assert code == 0, err
         result = one_json(out)
         metrics = result.get("metrics", result)
@@ -137,8 +199,23 @@ def test_simulate_prints_the_issue_fields(capsys, small):
 
 def test_verify_checks_a_result_at_the_beta_it_was_solved_for(capsys, tmp_path):
     path, result = tmp_path / "no.json", tmp_path / "r.json"
-    code, _, err = run(capsys, "generate", "slack", "--preset", "planted", "--groups", 2, "--B", 13,
-                       "--answer", "no", "--seed", 3, "--out", path)
+    code, _, err = run(
+        capsys,
+        "generate",
+        "slack",
+        "--preset",
+        "planted",
+        "--groups",
+        2,
+        "--B",
+        13,
+        "--answer",
+        "no",
+        "--seed",
+        3,
+        "--out",
+        path,
+    )
     assert code == 0, err
     code, _, err = run(capsys, "solve", path, "--beta", "0.9", "--out", result)
     assert code == 0, err

@@ -10,21 +10,40 @@ PARAMS = {"preset": "paper", "machines": 4, "jobs": 8, "free_fraction": 0.2, "ho
 
 
 def _row(method, problem, beta, seed, objective, stability):
-    return {"family": "slack", "kind": "heuristic", "status": "ok", "method": method, "problem": problem,
-            "params": {**PARAMS, "beta": beta, "seed": seed}, "objective": objective, "bound": None,
-            "sense": "min", "instance_key": f"{beta}-{seed}",
-            "metrics": {"makespan": objective, "stability": stability}}
+    return {
+        "family": "slack",
+        "kind": "heuristic",
+        "status": "ok",
+        "method": method,
+        "problem": problem,
+        "params": {**PARAMS, "beta": beta, "seed": seed},
+        "objective": objective,
+        "bound": None,
+        "sense": "min",
+        "instance_key": f"{beta}-{seed}",
+        "metrics": {"makespan": objective, "stability": stability},
+    }
 
 
 def _optimum(row, value):
     """The proven exact row of ``row``'s instance and problem: its ratio is computed from it."""
-    return {**row, "kind": "exact", "method": "cpsat", "status": "optimal", "objective": value,
-            "bound": value, "metrics": {"makespan": value}}
+    return {
+        **row,
+        "kind": "exact",
+        "method": "cpsat",
+        "status": "optimal",
+        "objective": value,
+        "bound": value,
+        "metrics": {"makespan": value},
+    }
 
 
 def test_tables_divide_by_the_bound_of_the_heuristics_problem():
-    rows = [_row("gaps", "slack", beta, seed, 1000.0 * (seed + 1) * (1 + beta), 1 + seed)
-            for beta in (0.0, 1.0) for seed in (0, 1, 2)]
+    rows = [
+        _row("gaps", "slack", beta, seed, 1000.0 * (seed + 1) * (1 + beta), 1 + seed)
+        for beta in (0.0, 1.0)
+        for seed in (0, 1, 2)
+    ]
     rows += [_optimum(r, r["objective"] / (1.0 + r["params"]["beta"])) for r in list(rows)]
     rows.append(_row("lpt", "plain", 0.0, 0, 500.0, 2.0))
     rows.append({**_row("gaps", "slack", 0.5, 0, 1.0, 1.0), "params": {"preset": "theorem2", "seed": 0}})

@@ -34,6 +34,7 @@ def _json(inst) -> str:
 
 # --- paper ----------------------------------------------------------------------------------------
 
+
 def test_paper_is_seeded_and_round_trips():
     a, b = generate_paper(40, 300, seed=5), generate_paper(40, 300, seed=5)
     assert _json(a) == _json(b)
@@ -72,11 +73,20 @@ def test_paper_free_fraction():
 
 # --- theorem2 -------------------------------------------------------------------------------------
 
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), p_max=st.integers(1, 6), extra=st.integers(0, 10), lam=st.integers(1, 3))
 def test_theorem2_assumption_holds_by_construction(seed, p_max, extra, lam):
-    inst = generate_theorem2(machines=lam + 2, jobs=10, seed=seed, lam=lam, p_max=p_max,
-                             a_min=2 * p_max + extra, a_max=2 * p_max + extra + 5, u_max=4)
+    inst = generate_theorem2(
+        machines=lam + 2,
+        jobs=10,
+        seed=seed,
+        lam=lam,
+        p_max=p_max,
+        a_min=2 * p_max + extra,
+        a_max=2 * p_max + extra + 5,
+        u_max=4,
+    )
     assert inst.theorem2_assumption and 2 * inst.p_max <= inst.a_min
     t = inst.table
     assert (t["a"] >= 2 * p_max + extra).all() and (t["a"] <= 2 * p_max + extra + 5).all()
@@ -94,6 +104,7 @@ def test_theorem2_rejects_parameters_that_break_the_assumption():
 
 
 # --- BPPLIB and the reduction -------------------------------------------------------------------
+
 
 def test_every_broken_bpplib_file_has_an_expected_error():
     assert {p.name for p in BPPLIB.glob("*.txt")} - {"valid.txt"} == set(EXPECTED)
@@ -194,11 +205,16 @@ def test_three_partition_search_is_exact_on_small_cases():
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10**6), groups=st.integers(1, 6), B=st.integers(9, 500), shift=st.integers(0, 3),
-       u=st.integers(1, 5))
+@given(
+    seed=st.integers(0, 10**6),
+    groups=st.integers(1, 6),
+    B=st.integers(9, 500),
+    shift=st.integers(0, 3),
+    u=st.integers(1, 5),
+)
 def test_bpplib_files_of_planted_instances_read_back(tmp_path_factory, seed, groups, B, shift, u):
     planted = generate_planted(groups, B, seed)
-    elements = [int(x) for x in planted.p[:3 * groups]]
+    elements = [int(x) for x in planted.p[: 3 * groups]]
     path = tmp_path_factory.mktemp("bpp") / "items.txt"
     lines = [str(3 * groups), str(B - 3 * shift), *(str(w - shift) for w in elements)]
     if min(elements) - shift < 1 or B - 3 * shift < 1:
@@ -212,13 +228,16 @@ def test_bpplib_files_of_planted_instances_read_back(tmp_path_factory, seed, gro
     assert solve_three_partition(elements, B) is not None
 
 
-@pytest.mark.parametrize("make", [
-    lambda h: generate_paper(12, 60, seed=2, horizon=h),
-    lambda h: generate_theorem2(machines=5, jobs=9, seed=2, lam=2, horizon=h),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda h: generate_paper(12, 60, seed=2, horizon=h),
+        lambda h: generate_theorem2(machines=5, jobs=9, seed=2, lam=2, horizon=h),
+    ],
+)
 def test_a_longer_horizon_extends_the_same_intervals(make):
     short, long = make(2.0), make(6.0)
     assert short.p.tolist() == long.p.tolist()
     for a, b in zip(short.machines, long.machines, strict=True):
-        assert len(b) >= len(a) and b[:len(a)].tolist() == a.tolist()
+        assert len(b) >= len(a) and b[: len(a)].tolist() == a.tolist()
     assert long.horizon > short.horizon

@@ -48,8 +48,13 @@ def _instances() -> dict[tuple[str, str], object]:
 
 
 #: Small and larger budgets per unit: the small ones stop most searches of these instances.
-BUDGETS = {"cpsat": (0.002, 5.0), "nodes": (1, 100_000), "greedy-calls": (2, 100_000),
-           "cbc-nodes": (1, 10_000), "states": (50, 1_000_000)}
+BUDGETS = {
+    "cpsat": (0.002, 5.0),
+    "nodes": (1, 100_000),
+    "greedy-calls": (2, 100_000),
+    "cbc-nodes": (1, 10_000),
+    "states": (50, 1_000_000),
+}
 
 
 def _cases():

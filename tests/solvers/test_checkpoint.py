@@ -66,8 +66,12 @@ def _two_slice_wastes(p, c, r, alpha):
     only_last = c[1] * _prob_exp(r, 0, big) + alpha * _pe_exp(r, 0, big)
     b1 = p[0] + c[0]
     b2 = b1 + p[1] + c[1]
-    both = (c[0] * _prob_exp(r, 0, b1) + alpha * _pe_exp(r, 0, b1)
-            + (c[0] + c[1] - alpha * b1) * _prob_exp(r, b1, b2) + alpha * _pe_exp(r, b1, b2))
+    both = (
+        c[0] * _prob_exp(r, 0, b1)
+        + alpha * _pe_exp(r, 0, b1)
+        + (c[0] + c[1] - alpha * b1) * _prob_exp(r, b1, b2)
+        + alpha * _pe_exp(r, b1, b2)
+    )
     return only_last, both
 
 
@@ -85,8 +89,8 @@ def test_single_slice(method):
 @pytest.mark.parametrize(
     ("p", "c", "rate", "alpha", "best"),
     [
-        ([10, 10], [1, 1], 0.1, 1.0, [1, 1]),   # frequent failures, cheap checkpoint
-        ([1, 1], [5, 1], 0.01, 1.0, [0, 1]),    # rare failures, expensive checkpoint
+        ([10, 10], [1, 1], 0.1, 1.0, [1, 1]),  # frequent failures, cheap checkpoint
+        ([1, 1], [5, 1], 0.01, 1.0, [0, 1]),  # rare failures, expensive checkpoint
         ([30, 5], [2, 3], 0.05, 0.6, [1, 1]),
     ],
 )
@@ -107,8 +111,7 @@ def test_certain_failure_before_first_checkpoint_prefers_no_checkpoint(method):
     # never reached, the waste is alpha E[T] + (overhead of the first interval); the
     # first interval's overhead is smallest when only the last slice checkpoints and
     # c_n is small. By hand: a = (0, 0, 1): c3 + alpha * 1.5 = 1 + 0.75.
-    inst = CheckpointInstance(p=[3, 3, 3], c=[5, 5, 1], alpha=0.5,
-                              law=Empirical(samples=[1.0, 2.0]))
+    inst = CheckpointInstance(p=[3, 3, 3], c=[5, 5, 1], alpha=0.5, law=Empirical(samples=[1.0, 2.0]))
     res = solve(inst, method)
     assert res.solution["a"] == [0, 0, 1]
     assert res.objective == pytest.approx(1.75, rel=1e-14)
@@ -124,8 +127,7 @@ def _waste_by_quadrature(p, c, alpha, law, a):
     total = 0.0
     for start, end, sigma in intervals(p, c, a):
         s_end = sf(end)
-        lost, _ = integrate.quad(lambda t, s_end=s_end: sf(t) - s_end, start, end,
-                                 epsabs=0.0, epsrel=1e-12)
+        lost, _ = integrate.quad(lambda t, s_end=s_end: sf(t) - s_end, start, end, epsabs=0.0, epsrel=1e-12)
         total += sigma * (sf(start) - s_end) + alpha * lost
     return total
 
@@ -144,8 +146,10 @@ ORACLE_CASES = [
 def test_optimum_against_independent_enumeration(method, case):
     p, c, alpha, law = case
     n = len(p)
-    values = {a: _waste_by_quadrature(p, c, alpha, law, a)
-              for a in (bits + (1,) for bits in itertools.product((0, 1), repeat=n - 1))}
+    values = {
+        a: _waste_by_quadrature(p, c, alpha, law, a)
+        for a in (bits + (1,) for bits in itertools.product((0, 1), repeat=n - 1))
+    }
     best = min(values.values())
     res = solve(CheckpointInstance(p=p, c=c, alpha=alpha, law=law), method)
     assert res.objective == pytest.approx(best, rel=1e-9)
@@ -167,8 +171,9 @@ def random_law(rng, kind, work):
         return Weibull(shape=rng.uniform(0.3, 3.0), scale=scale)
     if kind == "hyperexponential":
         k = int(rng.integers(1, 4))
-        return HyperExponential(probs=rng.dirichlet(np.ones(k)),
-                                rates=1.0 / (work * 10 ** rng.uniform(-1.5, 1.0, k)))
+        return HyperExponential(
+            probs=rng.dirichlet(np.ones(k)), rates=1.0 / (work * 10 ** rng.uniform(-1.5, 1.0, k))
+        )
     if kind == "lognormal":
         return LogNormal(mu=math.log(scale), sigma=rng.uniform(0.2, 2.0))
     # integer observations land on interval ends
@@ -283,10 +288,8 @@ def test_solve_accepts_the_common_interface_arguments():
 def test_verify_accepts_solver_output(method):
     inst = random_instance(11)
     res = solve(inst, method)
-    assert verify(inst, res.solution["a"], res.objective) == pytest.approx(res.objective,
-                                                                           rel=1e-12)
-    assert verify(inst, np.asarray(res.solution["a"], dtype=bool)) == pytest.approx(
-        res.objective, rel=1e-12)
+    assert verify(inst, res.solution["a"], res.objective) == pytest.approx(res.objective, rel=1e-12)
+    assert verify(inst, np.asarray(res.solution["a"], dtype=bool)) == pytest.approx(res.objective, rel=1e-12)
 
 
 def test_verify_rejects_a_wrong_claimed_objective():
@@ -345,13 +348,13 @@ def small_instances(draw):
         law = Weibull(shape=draw(st.floats(0.3, 3.0)), scale=scale)
     elif kind == "hyperexponential":
         w = draw(st.floats(0.05, 0.95))
-        law = HyperExponential(probs=[w, 1.0 - w],
-                               rates=[1.0 / scale, 1.0 / (scale * draw(st.floats(0.05, 20.0)))])
+        law = HyperExponential(
+            probs=[w, 1.0 - w], rates=[1.0 / scale, 1.0 / (scale * draw(st.floats(0.05, 20.0)))]
+        )
     elif kind == "lognormal":
         law = LogNormal(mu=math.log(scale), sigma=draw(st.floats(0.2, 2.0)))
     else:
-        law = Empirical(samples=draw(st.lists(st.floats(0.5, 2.0 * work), min_size=2,
-                                              max_size=30)))
+        law = Empirical(samples=draw(st.lists(st.floats(0.5, 2.0 * work), min_size=2, max_size=30)))
     return CheckpointInstance(p=p, c=c, alpha=alpha, law=law)
 
 
@@ -438,12 +441,17 @@ EXTREME_FILES = [
 def test_extreme_laws_exit_0_with_nothing_on_stderr(capsys, tmp_path, law):
     # numpy RuntimeWarning lines reached stderr for extreme law.scale or law.shape.
     path = tmp_path / "job.json"
-    inst = CheckpointInstance(p=[100, 3, 50, 7], c=[2, 9, 1, 4], alpha=0.5,
-                              law=laws_module.law_from_dict(law))
+    inst = CheckpointInstance(
+        p=[100, 3, 50, 7], c=[2, 9, 1, 4], alpha=0.5, law=laws_module.law_from_dict(law)
+    )
     path.write_text(json.dumps(inst.to_json()))
-    for argv in (["solve", path, "--method", "dp"], ["solve", path, "--method", "graph"],
-                 ["solve", path, "--method", "brute"], ["evaluate", path],
-                 ["simulate", path, "--heuristic", "young"]):
+    for argv in (
+        ["solve", path, "--method", "dp"],
+        ["solve", path, "--method", "graph"],
+        ["solve", path, "--method", "brute"],
+        ["evaluate", path],
+        ["simulate", path, "--heuristic", "young"],
+    ):
         code, out, err = run(capsys, *argv, "--json")
         assert (code, err) == (0, ""), (argv, err)
         result = one_json(out)
@@ -454,15 +462,28 @@ def _broken(*_args, **_kwargs):
     raise AssertionError("the verifier used the model's closed forms")
 
 
-MODEL_FORMS = ["sf", "cdf", "head_expectation", "tail_expectation", "partial_expectation",
-               "interval_probability", "_head_tail"]
+MODEL_FORMS = [
+    "sf",
+    "cdf",
+    "head_expectation",
+    "tail_expectation",
+    "partial_expectation",
+    "interval_probability",
+    "_head_tail",
+]
 
 
-@pytest.mark.parametrize("law", [LogNormal(mu=4.5, sigma=15.0), Weibull(shape=0.431, scale=100.92),
-                                 Exponential(rate=0.02),
-                                 HyperExponential(probs=[0.6, 0.4], rates=[0.05, 0.005]),
-                                 Empirical(samples=[3.0, 17.0, 40.0, 90.0, 400.0])],
-                         ids=lambda law: law.kind)
+@pytest.mark.parametrize(
+    "law",
+    [
+        LogNormal(mu=4.5, sigma=15.0),
+        Weibull(shape=0.431, scale=100.92),
+        Exponential(rate=0.02),
+        HyperExponential(probs=[0.6, 0.4], rates=[0.05, 0.005]),
+        Empirical(samples=[3.0, 17.0, 40.0, 90.0, 400.0]),
+    ],
+    ids=lambda law: law.kind,
+)
 def test_the_verifier_shares_no_closed_form_with_the_model(monkeypatch, law):
     # The verifier summed CheckpointInstance.expected_waste: a formula bug was confirmed by its twin.
     inst = CheckpointInstance(p=[20, 35, 10, 50, 25], c=[3, 1, 5, 2, 4], alpha=0.7, law=law)
@@ -479,8 +500,9 @@ def test_the_verifier_shares_no_closed_form_with_the_model(monkeypatch, law):
 
 @pytest.mark.parametrize("method", list(METHODS))
 def test_a_formula_bug_in_the_model_is_caught_by_the_verifier(monkeypatch, method):
-    inst = CheckpointInstance(p=[20, 35, 10, 50, 25], c=[3, 1, 5, 2, 4], alpha=0.7,
-                              law=LogNormal(mu=3.5, sigma=1.0))
+    inst = CheckpointInstance(
+        p=[20, 35, 10, 50, 25], c=[3, 1, 5, 2, 4], alpha=0.7, law=LogNormal(mu=3.5, sigma=1.0)
+    )
     honest = solve(inst, method)
     assert honest.status is SolveStatus.OPTIMAL
     true_pe = FailureLaw.partial_expectation
@@ -504,9 +526,12 @@ def test_gauss_kronrod_rule_is_exact_on_polynomials():
     assert abs(verify_module.KRONROD @ verify_module.NODES**24 - 2 / 25) > 1e-10  # degree 23 is the limit
 
 
-STEP_LIKE = [LogNormal(mu=4.0, sigma=1e-4), Weibull(shape=WEIBULL_SHAPE_RANGE[1], scale=140.0),
-             Weibull(shape=WEIBULL_SHAPE_RANGE[0], scale=1e6),
-             pytest.param(LogNormal(mu=4.5, sigma=15.0), marks=pytest.mark.slow)]  # the repro's law: above
+STEP_LIKE = [
+    LogNormal(mu=4.0, sigma=1e-4),
+    Weibull(shape=WEIBULL_SHAPE_RANGE[1], scale=140.0),
+    Weibull(shape=WEIBULL_SHAPE_RANGE[0], scale=1e6),
+    pytest.param(LogNormal(mu=4.5, sigma=15.0), marks=pytest.mark.slow),
+]  # the repro's law: above
 
 
 @pytest.mark.parametrize("law", STEP_LIKE, ids=lambda law: law.describe())
@@ -521,8 +546,15 @@ def test_the_verifier_against_mpmath(law):
         assert verify(inst, a) == pytest.approx(exact, rel=1e-11, abs=0), a
 
 
-@pytest.mark.parametrize("law", [LogNormal(mu=0.0, sigma=LOGNORMAL_SIGMA_MAX), Weibull(shape=0.01, scale=1e6),
-                                 Weibull(shape=0.431, scale=100.92)], ids=lambda law: law.kind)
+@pytest.mark.parametrize(
+    "law",
+    [
+        LogNormal(mu=0.0, sigma=LOGNORMAL_SIGMA_MAX),
+        Weibull(shape=0.01, scale=1e6),
+        Weibull(shape=0.431, scale=100.92),
+    ],
+    ids=lambda law: law.kind,
+)
 def test_the_verifier_on_a_long_job(law):
     # 5,000 intervals: the refinement stops at the rounding floor of F(e) - F(t) instead of
     # splitting panels whose error estimate is rounding noise (it once ran out of memory).
@@ -558,8 +590,9 @@ def law_over_the_accepted_range(rng, kind, edge, work):
         return LogNormal(mu=math.log(scale), sigma=log_uniform(1e-8, LOGNORMAL_SIGMA_MAX))
     if kind == "hyperexponential":
         k = int(rng.integers(1, 4))
-        return HyperExponential(probs=rng.dirichlet(np.ones(k)),
-                                rates=1.0 / (scale * 10 ** rng.uniform(-3, 3, k)))
+        return HyperExponential(
+            probs=rng.dirichlet(np.ones(k)), rates=1.0 / (scale * 10 ** rng.uniform(-3, 3, k))
+        )
     return Empirical(samples=rng.uniform(0.5, 3.0 * work, int(rng.integers(2, 40))))
 
 

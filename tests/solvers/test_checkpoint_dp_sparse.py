@@ -98,8 +98,9 @@ def test_compressed_columns_give_the_dense_result(monkeypatch, seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(1, 30))
     p, c = rng.integers(1, 31, n), rng.integers(1, 10, n)
-    inst = CheckpointInstance(p=p, c=c, alpha=float(rng.uniform(0.1, 1.0)),
-                              law=_law(rng, int(p.sum() + c.sum())))
+    inst = CheckpointInstance(
+        p=p, c=c, alpha=float(rng.uniform(0.1, 1.0)), law=_law(rng, int(p.sum() + c.sum()))
+    )
     a_dense, v_dense = solve_dp(inst)
     monkeypatch.setattr(dp, "DENSE_RATIO", 0)
     a_sparse, v_sparse = solve_dp(inst)
@@ -142,8 +143,9 @@ def test_the_refusal_exits_2_on_the_command_line_and_writes_nothing(capsys, tmp_
 
 def test_the_refusal_names_a_method_that_still_fits(monkeypatch):
     # 16 distinct large costs: 2^15 sigmas. Under a 1 MiB budget neither dp nor graph fits; brute does.
-    inst = CheckpointInstance(p=[10] * 16, c=[1000 * 2**k for k in range(16)], alpha=1.0,
-                              law=Weibull(shape=0.7, scale=1e7))
+    inst = CheckpointInstance(
+        p=[10] * 16, c=[1000 * 2**k for k in range(16)], alpha=1.0, law=Weibull(shape=0.7, scale=1e7)
+    )
     monkeypatch.setattr(states, "MEMORY_BUDGET", 2**20)
     with pytest.raises(InputError, match=r"use --method brute\)$"):
         solve(inst, "dp")

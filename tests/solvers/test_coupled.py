@@ -26,8 +26,11 @@ from volsched.solvers.problem import Effort
 
 def test_problems_and_default_methods_are_the_documented_ones():
     assert {k: (p.sense, p.default_method) for k, p in PROBLEMS.items()} == {
-        "offline-coupled": ("max", "bnb"), "offline-coupled-inf": ("min", "bnb"),
-        "iterations": ("min", "chain"), "full": ("min", "greedy")}
+        "offline-coupled": ("max", "bnb"),
+        "offline-coupled-inf": ("min", "bnb"),
+        "iterations": ("min", "chain"),
+        "full": ("min", "greedy"),
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -70,10 +73,7 @@ def check_optimal(result, rows: list[str], m: int, optimum: int, optimal_sets=No
 # ---------------------------------------------------------------------------
 # Hand-built matrices with hand-derived optima
 
-TIES = ["UUUUUD",
-        "UUUURR",
-        "DDUUUU",
-        "RRUUUU"]
+TIES = ["UUUUUD", "UUUURR", "DDUUUU", "RRUUUU"]
 
 
 def _row(horizon: int, cols) -> str:
@@ -84,9 +84,14 @@ def _row(horizon: int, cols) -> str:
 # decoy (3, 4, 5), so greedy from any start takes a decoy pair and ends at 0; the decoys
 # together share slots 15-16 (value 2).
 _CORE = {0, 1, 2}
-GREEDY_TRAP = [_row(17, _CORE | {3, 4, 5, 6}), _row(17, _CORE | {7, 8, 9, 10}),
-               _row(17, _CORE | {11, 12, 13, 14}), _row(17, {3, 4, 5, 6, 15, 16}),
-               _row(17, {7, 8, 9, 10, 15, 16}), _row(17, {11, 12, 13, 14, 15, 16})]
+GREEDY_TRAP = [
+    _row(17, _CORE | {3, 4, 5, 6}),
+    _row(17, _CORE | {7, 8, 9, 10}),
+    _row(17, _CORE | {11, 12, 13, 14}),
+    _row(17, {3, 4, 5, 6, 15, 16}),
+    _row(17, {7, 8, 9, 10, 15, 16}),
+    _row(17, {11, 12, 13, 14, 15, 16}),
+]
 
 HAND_CASES = {
     # id: (rows, m, optimum, optimal sets or None when every m-subset ties)
@@ -323,14 +328,19 @@ def test_bnb_proves_the_same_value_as_cpsat_on_a_medium_instance():
 
 def encd_matrix(graph: nx.Graph, left: list, right: list) -> list[str]:
     """Processor v_i is UP in slot w_j iff (v_i, w_j) is an edge; non-edges alternate R/D."""
-    return ["".join("U" if graph.has_edge(v, w) else "RD"[(i + j) % 2] for j, w in enumerate(right))
-            for i, v in enumerate(left)]
+    return [
+        "".join("U" if graph.has_edge(v, w) else "RD"[(i + j) % 2] for j, w in enumerate(right))
+        for i, v in enumerate(left)
+    ]
 
 
 def has_biclique(graph: nx.Graph, left: list, right: list, a: int, b: int) -> bool:
     """ENCD by enumeration: a biclique with exactly ``a`` nodes of V and ``b`` of W."""
-    return any(all(graph.has_edge(u, w) for u in u1 for w in u2)
-               for u1 in itertools.combinations(left, a) for u2 in itertools.combinations(right, b))
+    return any(
+        all(graph.has_edge(u, w) for u in u1 for w in u2)
+        for u1 in itertools.combinations(left, a)
+        for u2 in itertools.combinations(right, b)
+    )
 
 
 def random_bipartite(seed: int) -> tuple[nx.Graph, list, list]:
@@ -385,7 +395,9 @@ def test_encd_decision_for_every_method(method, seed):
         for b in range(1, len(right) + 1):
             result = solve(instance(rows, a, w=b), method=method)
             assert result.solution["decision"] == {
-                "w": b, "iteration_fits": has_biclique(graph, left, right, a, b)}, (a, b)
+                "w": b,
+                "iteration_fits": has_biclique(graph, left, right, a, b),
+            }, (a, b)
 
 
 # ---------------------------------------------------------------------------
@@ -405,21 +417,24 @@ def test_verify_counts_common_up_slots(four):
     assert verify_offline(four, [0, 3], 3) == 3
 
 
-@pytest.mark.parametrize("processors, fragment", [
-    ([0], "processors: has 1 processors, an iteration needs m = 2"),
-    ([0, 1, 2], "processors: has 3 processors, an iteration needs m = 2"),
-    ([], "processors: has 0 processors"),
-    ([1, 1], "processors[1]: processor 1 is chosen twice"),
-    ([0, 4], "processors[1]: must be a processor index in [0, 4), got 4"),
-    ([-1, 0], "processors[0]: must be a processor index in [0, 4), got -1"),
-    ([True, 2], "processors[0]: must be a processor index in [0, 4), got True"),
-    ([0, 1.0], "processors[1]: must be a processor index in [0, 4), got 1.0"),
-    ([0, "1"], "processors[1]: must be a processor index"),
-    ([None, 1], "processors[0]: must be a processor index"),
-    ("01", "processors: must be a list"),
-    ({0, 1}, "processors: must be a list"),
-    (None, "processors: must be a list"),
-])
+@pytest.mark.parametrize(
+    "processors, fragment",
+    [
+        ([0], "processors: has 1 processors, an iteration needs m = 2"),
+        ([0, 1, 2], "processors: has 3 processors, an iteration needs m = 2"),
+        ([], "processors: has 0 processors"),
+        ([1, 1], "processors[1]: processor 1 is chosen twice"),
+        ([0, 4], "processors[1]: must be a processor index in [0, 4), got 4"),
+        ([-1, 0], "processors[0]: must be a processor index in [0, 4), got -1"),
+        ([True, 2], "processors[0]: must be a processor index in [0, 4), got True"),
+        ([0, 1.0], "processors[1]: must be a processor index in [0, 4), got 1.0"),
+        ([0, "1"], "processors[1]: must be a processor index"),
+        ([None, 1], "processors[0]: must be a processor index"),
+        ("01", "processors: must be a list"),
+        ({0, 1}, "processors: must be a list"),
+        (None, "processors: must be a list"),
+    ],
+)
 def test_verify_rejects_malformed_solutions(four, processors, fragment):
     with pytest.raises(Infeasible) as exc:
         verify_offline(four, processors)
@@ -442,12 +457,17 @@ def test_verify_is_independent_of_the_up_property(four):
 # solve(): bad input and the result object
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"problem": "makespan"}, "--problem: must be one of ['offline-coupled', 'offline-coupled-inf'"),
-    ({"problem": "offline-coupled-inf", "method": "cpsat"},
-     "--method: offline-coupled-inf has methods ['bnb', 'brute']"),
-    ({"method": "dp"}, "--method: offline-coupled has methods ['bnb', 'cpsat', 'milp', 'brute']"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"problem": "makespan"}, "--problem: must be one of ['offline-coupled', 'offline-coupled-inf'"),
+        (
+            {"problem": "offline-coupled-inf", "method": "cpsat"},
+            "--method: offline-coupled-inf has methods ['bnb', 'brute']",
+        ),
+        ({"method": "dp"}, "--method: offline-coupled has methods ['bnb', 'cpsat', 'milp', 'brute']"),
+    ],
+)
 def test_solve_rejects_unknown_problem_and_method(kwargs, fragment):
     with pytest.raises(InputError) as exc:
         solve(instance(TIES, 2), **kwargs)
@@ -471,8 +491,21 @@ def test_brute_refuses_more_than_16_processors():
 def test_result_dict_is_json_and_complete(method):
     result = solve(instance(TIES, 2, w=4), problem="offline-coupled", method=method)
     obj = json.loads(json.dumps(result.to_dict(), allow_nan=False))
-    assert set(obj) == {"family", "instance", "method", "status", "objective", "bound", "gap",
-                        "runtime_s", "solution", "verified", "stopped", "work", "info"}
+    assert set(obj) == {
+        "family",
+        "instance",
+        "method",
+        "status",
+        "objective",
+        "bound",
+        "gap",
+        "runtime_s",
+        "solution",
+        "verified",
+        "stopped",
+        "work",
+        "info",
+    }
     assert obj["status"] == "optimal" and obj["objective"] == obj["bound"] == 4.0
     assert obj["gap"] == 0.0 and obj["verified"] is True
     assert obj["solution"]["processors"] in ([0, 1], [2, 3])
@@ -485,8 +518,10 @@ def test_heavy_back_ends_are_imported_on_first_use_only():
     import subprocess
     import sys
 
-    code = ("import sys, volsched.cli, volsched.families, volsched.solvers.coupled; "
-            "print(sorted(m for m in ('ortools', 'pulp') if m in sys.modules))")
+    code = (
+        "import sys, volsched.cli, volsched.families, volsched.solvers.coupled; "
+        "print(sorted(m for m in ('ortools', 'pulp') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -524,8 +559,12 @@ def test_milp_node_budget_stops_unproven_within_the_optimum():
 
 
 def test_milp_stopped_without_a_solution_is_unknown_and_says_the_clock_stopped_it(tmp_path, monkeypatch):
-    fake_cbc(monkeypatch, tmp_path, "Result - Stopped on time limit\nEnumerated nodes: 0\n",
-             "Stopped on time (no integer solution - continuous used) - objective value 3.00000000")
+    fake_cbc(
+        monkeypatch,
+        tmp_path,
+        "Result - Stopped on time limit\nEnumerated nodes: 0\n",
+        "Stopped on time (no integer solution - continuous used) - objective value 3.00000000",
+    )
     result = solve(instance(TIES, 2), method="milp", time_limit=1.0)
     assert result.status == SolveStatus.UNKNOWN and result.objective is None
     assert result.stopped == "wall clock"

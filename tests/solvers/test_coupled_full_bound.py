@@ -17,16 +17,25 @@ from volsched.solvers.coupled.replay import check_claim
 
 
 def inst(rows, w, mu, m, n_com=1, T_prog=0, T_data=0, K=1):
-    return CoupledInstance(availability=parse_availability(rows), w=w, mu=mu, m=m, n_com=n_com,
-                           T_prog=T_prog, T_data=T_data, K=K)
+    return CoupledInstance(
+        availability=parse_availability(rows), w=w, mu=mu, m=m, n_com=n_com, T_prog=T_prog, T_data=T_data, K=K
+    )
 
 
 def tiny(seed: int) -> CoupledInstance:
     """``random_tiny`` with ``T_data`` drawn up to 2 too (the oracle's generator stops at 1)."""
     rng = np.random.default_rng([15, 4, seed])
     base = random_tiny(rng, max_p=3, max_h=9, max_k=2)
-    return CoupledInstance(availability=base.availability, w=base.w.tolist(), mu=list(base.mu), m=base.m,
-                           n_com=base.n_com, T_prog=base.T_prog, T_data=int(rng.integers(0, 3)), K=base.K)
+    return CoupledInstance(
+        availability=base.availability,
+        w=base.w.tolist(),
+        mu=list(base.mu),
+        m=base.m,
+        n_com=base.n_com,
+        T_prog=base.T_prog,
+        T_data=int(rng.integers(0, 3)),
+        K=base.K,
+    )
 
 
 def iterations_bound(instance) -> int:
@@ -38,7 +47,7 @@ TINY = [tiny(seed) for seed in range(300)]
 
 
 def test_the_tiny_sample_covers_the_rules():
-    assert any((i.availability == 1).any() for i in TINY)          # RECLAIMED slots
+    assert any((i.availability == 1).any() for i in TINY)  # RECLAIMED slots
     assert {i.n_com for i in TINY} == {1, 2}
     assert {i.T_prog for i in TINY} == {0, 1, 2} and {i.T_data for i in TINY} == {0, 1, 2}
     assert {i.K for i in TINY} == {1, 2}
@@ -48,7 +57,7 @@ def test_the_tiny_sample_covers_the_rules():
 def test_never_above_brute_force_and_never_below_the_old_bounds(block):
     """Valid (<= the exact optimum, or H + 1 when none fits), and at least iterations and trivial."""
     stronger = tight = 0
-    for instance in TINY[block * 50:(block + 1) * 50]:
+    for instance in TINY[block * 50 : (block + 1) * 50]:
         expected = brute_full(instance)
         optimum = instance.horizon + 1 if expected is None else expected
         bound = data_chain_bound(instance)
@@ -153,7 +162,7 @@ def test_a_chain_restarted_after_its_first_completion_is_its_tail():
 def test_the_prefix_and_chain_bound_never_exceeds_brute_force(block):
     """The chain restarted at the exact optimum of the first iteration bounds K = 2 iterations."""
     checked = 0
-    for instance in TINY[block * 100:(block + 1) * 100]:
+    for instance in TINY[block * 100 : (block + 1) * 100]:
         if instance.K != 2 or (first := brute_full(dataclasses.replace(instance, K=1))) is None:
             continue
         expected = brute_full(instance)
@@ -173,13 +182,20 @@ def quiet(seed: int) -> CoupledInstance:
     avail = np.zeros((p, horizon), dtype=np.int8)
     for q in range(p):
         down = int(rng.integers(0, horizon))
-        avail[q, down:down + int(rng.integers(0, 5))] = 2
+        avail[q, down : down + int(rng.integers(0, 5))] = 2
         spot = int(rng.integers(0, horizon))
-        stretch = avail[q, spot:spot + int(rng.integers(0, 3))]
+        stretch = avail[q, spot : spot + int(rng.integers(0, 3))]
         stretch[stretch == 0] = 1
-    return CoupledInstance(availability=avail, w=rng.integers(1, 4, p).tolist(), mu=[None] * p,
-                           m=int(rng.integers(1, 3)), n_com=int(rng.integers(1, 3)),
-                           T_prog=int(rng.integers(1, 4)), T_data=int(rng.integers(0, 2)), K=2)
+    return CoupledInstance(
+        availability=avail,
+        w=rng.integers(1, 4, p).tolist(),
+        mu=[None] * p,
+        m=int(rng.integers(1, 3)),
+        n_com=int(rng.integers(1, 3)),
+        T_prog=int(rng.integers(1, 4)),
+        T_data=int(rng.integers(0, 2)),
+        K=2,
+    )
 
 
 @pytest.mark.parametrize("block", range(4))
@@ -207,8 +223,9 @@ def test_the_quiet_window_charges_a_program_reloaded_while_others_compute():
     iteration in its UP slots 4-6, during a computation in which nobody receives anything:
     f_2 = 7. With it (W_min = 1, so slot 5 is quiet) P1 needs slot 7 too: f_2 = 8, and the
     optimum meets it (P1 runs both iterations: program 4-6, computations 7 and 8)."""
-    instance = inst(["UUUUUUDUUUUUUU", "DDDDUUUUUUUUUU"], [3, 1], [None, None], 1, n_com=1, T_prog=3,
-                    T_data=0, K=2)
+    instance = inst(
+        ["UUUUUUDUUUUUUU", "DDDDUUUUUUUUUU"], [3, 1], [None, None], 1, n_com=1, T_prog=3, T_data=0, K=2
+    )
     assert data_chain(instance, quiet=False) == [5, 7]
     assert data_chain(instance) == [5, 8]
     assert data_chain_bound(instance) == brute_full(instance) == 9
@@ -219,8 +236,9 @@ def test_the_quiet_window_length_is_the_least_workload_of_the_processors_up_befo
     for seed in range(40):
         instance = quiet(seed)
         cap = np.array([int(min(mu, instance.m)) for mu in instance.mu], dtype=np.int64)
-        lengths = _chain_kernel.quiet_lengths(instance.availability, np.asarray(instance.w, dtype=np.int64),
-                                              cap, instance.m)
+        lengths = _chain_kernel.quiet_lengths(
+            instance.availability, np.asarray(instance.w, dtype=np.int64), cap, instance.m
+        )
         assert lengths[0] == -1
         for v in range(1, instance.horizon + 1):
             fit = min_workload(instance, np.flatnonzero(instance.availability[:, v - 1] == 0).tolist())

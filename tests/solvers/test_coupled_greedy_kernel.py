@@ -30,9 +30,16 @@ def random_wide(rng: np.random.Generator) -> CoupledInstance:
     mu = [None if v == 0 else int(v) for v in rng.integers(0, 4, p)]
     if sum(min(m, v if v is not None else m) for v in mu) < m:
         mu = [None] * p
-    return CoupledInstance(availability=avail, w=rng.integers(1, 4, p).tolist(), mu=mu, m=m,
-                           n_com=int(rng.integers(1, 4)), T_prog=int(rng.integers(0, 4)),
-                           T_data=int(rng.integers(0, 3)), K=int(rng.integers(1, 4)))
+    return CoupledInstance(
+        availability=avail,
+        w=rng.integers(1, 4, p).tolist(),
+        mu=mu,
+        m=m,
+        n_com=int(rng.integers(1, 4)),
+        T_prog=int(rng.integers(0, 4)),
+        T_data=int(rng.integers(0, 3)),
+        K=int(rng.integers(1, 4)),
+    )
 
 
 @pytest.mark.parametrize("seed", range(300))
@@ -63,8 +70,10 @@ def test_the_greedy_keeps_the_best_pass():
     wins = {True: 0, False: 0}
     for seed in range(150):
         instance = random_wide(np.random.default_rng([37, seed]))
-        makespans = {spans: None if (s := greedy_full_oracle(instance, spans=spans)) is None
-                     else s["completions"][-1] for spans in (True, False)}
+        makespans = {
+            spans: None if (s := greedy_full_oracle(instance, spans=spans)) is None else s["completions"][-1]
+            for spans in (True, False)
+        }
         rollouts = guided_rollouts(instance) if makespans[True] is not None else []
         best = greedy_full(instance)
         if best is None:
@@ -83,16 +92,20 @@ def test_the_pass_without_span_orders_can_be_the_better():
     """(5, 5, 3, 3, 9): the span pass's first choices leave it later (373 slots against 334 in
     session 24), and greedy_full keeps the other pass."""
     instance = cut(paper_realization(5, 5, 3, scenario=3, trial=9), 2000)
-    with_spans, without = (greedy_full_oracle(instance, spans=spans)["completions"][-1]
-                           for spans in (True, False))
+    with_spans, without = (
+        greedy_full_oracle(instance, spans=spans)["completions"][-1] for spans in (True, False)
+    )
     assert without < with_spans
     rollouts = guided_rollouts(instance)
     assert greedy_full(instance)["completions"][-1] == min(
-        [without] + [rollout["completions"][-1] for rollout in rollouts if rollout is not None])
+        [without] + [rollout["completions"][-1] for rollout in rollouts if rollout is not None]
+    )
 
 
-@pytest.mark.parametrize(("m", "n_com", "w_min", "slots"),
-                         [(5, 5, 1, 2000), (10, 1, 2, 8000), (10, 10, 3, 16000), (5, 20, 6, 32000)])
+@pytest.mark.parametrize(
+    ("m", "n_com", "w_min", "slots"),
+    [(5, 5, 1, 2000), (10, 1, 2, 8000), (10, 10, 3, 16000), (5, 20, 6, 32000)],
+)
 def test_same_schedule_as_the_python_greedy_on_paper_realizations(m, n_com, w_min, slots):
     instance = cut(paper_realization(m, n_com, w_min, scenario=1, trial=2), slots)
     schedule = greedy_pass(instance, True)
@@ -182,8 +195,10 @@ def test_a_shorter_reach_can_be_the_better():
     greedy's noisy tail (626 slots); judged two iterations on it finishes at 368, and greedy_full
     keeps the best pass."""
     instance = cut(paper_realization(5, 20, 2, scenario=1, trial=3), 700)
-    whole, short = (greedy_pass(instance, True, lookahead=LOOKAHEAD, reach=reach)["completions"][-1] + 1
-                    for reach in (None, 2))
+    whole, short = (
+        greedy_pass(instance, True, lookahead=LOOKAHEAD, reach=reach)["completions"][-1] + 1
+        for reach in (None, 2)
+    )
     assert short < whole
     best = greedy_full(instance)
     assert best["completions"][-1] + 1 <= short
@@ -244,16 +259,31 @@ def test_a_configuration_kept_through_down_slots_replays_as_claimed(seed):
     run.top_px[:] = x
     scratch = full_greedy_kernel._scratch(instance.p, 1)
     next_down, next_off = run.tables[:2]
-    done, _ = full_greedy_kernel._persist(x, 0, run.prog, instance.horizon, 0, False, run.avail, next_down,
-                                          next_off, run.w, instance.n_com, instance.T_prog, instance.T_data,
-                                          *scratch)
+    done, _ = full_greedy_kernel._persist(
+        x,
+        0,
+        run.prog,
+        instance.horizon,
+        0,
+        False,
+        run.avail,
+        next_down,
+        next_off,
+        run.w,
+        instance.n_com,
+        instance.T_prog,
+        instance.T_data,
+        *scratch,
+    )
     if done < 0:
         return
     run.top_pt[0] = done
     run.commit_persist(True)
-    schedule = {"configurations": [{"start": 0, "allocation": x.tolist()}],
-                "communication": ["".join(LETTERS[c] for c in row).rstrip(".") for row in run.comm],
-                "completions": [done]}
+    schedule = {
+        "configurations": [{"start": 0, "allocation": x.tolist()}],
+        "communication": ["".join(LETTERS[c] for c in row).rstrip(".") for row in run.comm],
+        "completions": [done],
+    }
     assert check_claim(instance, schedule) == done + 1
 
 

@@ -15,8 +15,9 @@ from volsched.solvers.coupled import solve, verify_offline_inf
 
 def instance(up, m, w):
     up = np.asarray(up, dtype=bool)
-    return CoupledInstance(availability=np.where(up, UP, DOWN).astype(np.int8), w=[w] * up.shape[0],
-                           mu=[None] * up.shape[0], m=m)
+    return CoupledInstance(
+        availability=np.where(up, UP, DOWN).astype(np.int8), w=[w] * up.shape[0], mu=[None] * up.shape[0], m=m
+    )
 
 
 def earliest(up, m, w):
@@ -36,10 +37,7 @@ def earliest(up, m, w):
 def test_hand_built(method):
     # Two processors UP together in slots 1-4: m = 4, w = 1 fits on 2 processors x 2 tasks by slot 3
     # (end of slot 2), or on 4 processors only at slot 6 where all four are UP.
-    up = [[0, 1, 1, 1, 1, 0, 1],
-          [0, 1, 1, 1, 1, 0, 1],
-          [1, 0, 0, 0, 0, 0, 1],
-          [1, 0, 0, 0, 0, 0, 1]]
+    up = [[0, 1, 1, 1, 1, 0, 1], [0, 1, 1, 1, 1, 0, 1], [1, 0, 0, 0, 0, 0, 1], [1, 0, 0, 0, 0, 0, 1]]
     result = solve(instance(up, 4, 1), problem="offline-coupled-inf", method=method)
     assert result.status is SolveStatus.OPTIMAL and result.objective == 3
     assert result.solution["processors"] == [0, 1] and result.solution["tasks_per_processor"] == 2
@@ -88,8 +86,27 @@ def test_other_methods_and_mixed_w_are_bad_input():
 
 def test_cli(capsys, tmp_path):
     path = tmp_path / "c.json"
-    assert main(["generate", "coupled", "--preset", "markov", "--processors", "8", "--slots", "60",
-                 "--tasks", "4", "--seed", "3", "--out", str(path)]) == 0
+    assert (
+        main(
+            [
+                "generate",
+                "coupled",
+                "--preset",
+                "markov",
+                "--processors",
+                "8",
+                "--slots",
+                "60",
+                "--tasks",
+                "4",
+                "--seed",
+                "3",
+                "--out",
+                str(path),
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
     assert main(["solve", str(path), "--problem", "offline-coupled-inf", "--method", "bnb", "--json"]) == 0
     import json

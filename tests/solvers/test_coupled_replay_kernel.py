@@ -20,8 +20,16 @@ def outcome(fn, instance, schedule, communication=True):
         trace = fn(instance, schedule, communication=communication)
     except Infeasible as exc:
         return ("error", str(exc))
-    return ("trace", trace.entry.tolist(), trace.new_attempt.tolist(), trace.progress.tolist(),
-            trace.transfer.tolist(), trace.compute.tolist(), trace.complete.tolist(), trace.completions)
+    return (
+        "trace",
+        trace.entry.tolist(),
+        trace.new_attempt.tolist(),
+        trace.progress.tolist(),
+        trace.transfer.tolist(),
+        trace.compute.tolist(),
+        trace.complete.tolist(),
+        trace.completions,
+    )
 
 
 def random_case(rng):
@@ -33,10 +41,17 @@ def random_case(rng):
     mu = [int(v) if v < 4 else None for v in rng.integers(1, 5, p)]
     cap = sum(min(v or 99, 4) for v in mu)
     m = int(rng.integers(1, min(cap, 5) + 1))
-    instance = CoupledInstance(availability=avail.astype(np.int8), w=w.tolist(), mu=mu, m=m,
-                               n_com=int(rng.integers(1, 4)), T_prog=int(rng.integers(0, 3)),
-                               T_data=int(rng.integers(0, 3)), K=int(rng.integers(1, 4)))
-    slip = float(rng.choice([0.0, 0.01, 0.05]))   # how often a transfer breaks a rule on purpose
+    instance = CoupledInstance(
+        availability=avail.astype(np.int8),
+        w=w.tolist(),
+        mu=mu,
+        m=m,
+        n_com=int(rng.integers(1, 4)),
+        T_prog=int(rng.integers(0, 3)),
+        T_data=int(rng.integers(0, 3)),
+        K=int(rng.integers(1, 4)),
+    )
+    slip = float(rng.choice([0.0, 0.01, 0.05]))  # how often a transfer breaks a rule on purpose
     confs, comm = [], np.full((p, horizon), ".", dtype="<U1")
     x = np.zeros(p, dtype=np.int64)
     g = np.zeros(p, dtype=np.int64)
@@ -71,9 +86,11 @@ def random_case(rng):
         down = avail[:, t] == 2
         g[down] = 0
         d[down] = 0
-    schedule = {"configurations": confs,
-                "communication": ["".join(row).rstrip(".") for row in comm],
-                "completions": []}
+    schedule = {
+        "configurations": confs,
+        "communication": ["".join(row).rstrip(".") for row in comm],
+        "completions": [],
+    }
     return instance, schedule
 
 
@@ -87,7 +104,7 @@ def test_random_schedules_replay_as_the_python_loop(seed):
             old = outcome(replay_trace_oracle, instance, schedule, communication)
             assert outcome(replay_trace, instance, schedule, communication) == old
             kinds.add(old[0] if old[0] == "trace" else old[1].split(": ")[1][:6])
-    assert "trace" in kinds and len(kinds) >= 4   # valid replays and several broken rules met
+    assert "trace" in kinds and len(kinds) >= 4  # valid replays and several broken rules met
 
 
 def test_every_error_of_the_loop_is_met():
@@ -99,15 +116,21 @@ def test_every_error_of_the_loop_is_met():
         result = outcome(replay_trace_oracle, instance, schedule)
         if result[0] == "error":
             message = result[1]
-            for key in ("while processor", "not enrolled", "already has the program",
-                        "already has the data", "transfers at slot"):
+            for key in (
+                "while processor",
+                "not enrolled",
+                "already has the program",
+                "already has the data",
+                "transfers at slot",
+            ):
                 if key in message:
                     seen.add(key)
     assert len(seen) == 5
 
 
-@pytest.mark.parametrize("name,case", [("RANDOM", (10, 5, 5, 0, 0)), ("IE", (10, 20, 10, 1, 2)),
-                                       ("E-IAY", (5, 5, 3, 2, 1))])
+@pytest.mark.parametrize(
+    "name,case", [("RANDOM", (10, 5, 5, 0, 0)), ("IE", (10, 20, 10, 1, 2)), ("E-IAY", (5, 5, 3, 2, 1))]
+)
 def test_long_on_line_runs_replay_as_the_python_loop(name, case):
     instance = paper_realization(*case, slots=500)
     run = simulate(instance, policy(name), np.random.default_rng(0), cap=30_000)
@@ -131,8 +154,9 @@ def _parsed(fn, instance, confs, horizon):
 def test_bulk_entry_parsing_agrees_with_the_field_by_field_one(seed):
     """``_entries`` (bulk checks of plain JSON) returns what ``_configurations`` returns, or its error."""
     rng = np.random.default_rng(seed)
-    instance = CoupledInstance(availability=np.zeros((3, 50), dtype=np.int8), w=[1, 2, 3], mu=[2, None, 1],
-                               m=3, n_com=1)
+    instance = CoupledInstance(
+        availability=np.zeros((3, 50), dtype=np.int8), w=[1, 2, 3], mu=[2, None, 1], m=3, n_com=1
+    )
     odd = [-1, 4, 2**70, True, 1.0, np.int64(1), "1", None]
     for _ in range(500):
         starts = np.sort(rng.choice(60, int(rng.integers(1, 6)), replace=False)).tolist()

@@ -26,9 +26,16 @@ def random_instance(rng: np.random.Generator, p_range=(1, 13)) -> CoupledInstanc
         m = int(rng.integers(1, 8))
         mu = [None if v == 0 else int(v) for v in rng.integers(0, 4, p)]
         if sum(min(m, v if v is not None else m) for v in mu) >= m:
-            return CoupledInstance(availability=avail, w=rng.integers(1, 4, p).tolist(), mu=mu, m=m,
-                                   n_com=int(rng.integers(1, 4)), T_prog=int(rng.integers(0, 3)),
-                                   T_data=int(rng.integers(0, 3)), K=int(rng.integers(1, 4)))
+            return CoupledInstance(
+                availability=avail,
+                w=rng.integers(1, 4, p).tolist(),
+                mu=mu,
+                m=m,
+                n_com=int(rng.integers(1, 4)),
+                T_prog=int(rng.integers(0, 3)),
+                T_data=int(rng.integers(0, 3)),
+                K=int(rng.integers(1, 4)),
+            )
 
 
 def found_iterations(instance, start):
@@ -88,9 +95,10 @@ def test_a_table_that_starts_tiny_grows_to_the_same_answers(seed, monkeypatch):
     assert expected[1] == chain_oracle(instance, DataChainOracle(instance))
 
 
-@pytest.mark.parametrize(("m", "n_com", "w_min", "slots"),
-                         [(5, 5, 1, 2000), (10, 1, 2, 8000), (10, 10, 3, 16000), (5, 20, 6, 32000),
-                          (10, 5, 10, 32000)])
+@pytest.mark.parametrize(
+    ("m", "n_com", "w_min", "slots"),
+    [(5, 5, 1, 2000), (10, 1, 2, 8000), (10, 10, 3, 16000), (5, 20, 6, 32000), (10, 5, 10, 32000)],
+)
 def test_same_chains_on_paper_realizations(m, n_com, w_min, slots):
     instance = cut(paper_realization(m, n_com, w_min, scenario=1, trial=2), slots)
     assert solve_iterations(instance) == chain_oracle(instance, SweepOracle(instance))
@@ -99,7 +107,9 @@ def test_same_chains_on_paper_realizations(m, n_com, w_min, slots):
 
 def test_the_random_instances_are_not_vacuous():
     """Most random instances complete an iteration from slot 0 in both problems, some do not."""
-    found = [(found_iterations(inst, 0) is not None, found_data_chain(inst, 0) is not None)
-             for inst in (random_instance(np.random.default_rng([41, seed])) for seed in range(120))]
+    found = [
+        (found_iterations(inst, 0) is not None, found_data_chain(inst, 0) is not None)
+        for inst in (random_instance(np.random.default_rng([41, seed])) for seed in range(120))
+    ]
     assert 60 < sum(a for a, _ in found) < 120
     assert 30 < sum(b for _, b in found) < 120

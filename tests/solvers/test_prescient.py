@@ -87,8 +87,13 @@ def test_traces_too_short_is_infeasible(method):
 @pytest.mark.parametrize("seed", range(40))
 def test_identical_agree_with_brute_force(seed):
     rng = np.random.default_rng(seed)
-    inst = random_instance(rng, hosts=int(rng.integers(1, 4)), tasks=int(rng.integers(1, 5)),
-                           suspension=bool(seed % 3), nice=seed % 2 == 0)
+    inst = random_instance(
+        rng,
+        hosts=int(rng.integers(1, 4)),
+        tasks=int(rng.integers(1, 5)),
+        suspension=bool(seed % 3),
+        nice=seed % 2 == 0,
+    )
     best = brute_force(inst)
     for method in PROBLEMS["makespan"].methods:
         r = solve(inst, method)
@@ -102,8 +107,14 @@ def test_identical_agree_with_brute_force(seed):
 @pytest.mark.parametrize("seed", range(25))
 def test_non_identical_cpsat_matches_brute_force_greedy_brackets_it(seed):
     rng = np.random.default_rng(1000 + seed)
-    inst = random_instance(rng, hosts=int(rng.integers(1, 4)), tasks=int(rng.integers(2, 5)), identical=False,
-                           suspension=bool(seed % 3), nice=seed % 2 == 0)
+    inst = random_instance(
+        rng,
+        hosts=int(rng.integers(1, 4)),
+        tasks=int(rng.integers(2, 5)),
+        identical=False,
+        suspension=bool(seed % 3),
+        nice=seed % 2 == 0,
+    )
     best = brute_force(inst)
     exact = solve(inst, "cpsat")
     greedy = solve(inst, "greedy")
@@ -133,8 +144,9 @@ def test_greedy_is_only_a_heuristic_for_non_identical_sizes():
 @pytest.mark.parametrize("seed", range(30))
 def test_fast_identical_path_equals_step_by_step_greedy(seed):
     rng = np.random.default_rng(5000 + seed)
-    inst = random_instance(rng, hosts=int(rng.integers(1, 6)), tasks=int(rng.integers(1, 12)),
-                           suspension=bool(seed % 2))
+    inst = random_instance(
+        rng, hosts=int(rng.integers(1, 6)), tasks=int(rng.integers(1, 12)), suspension=bool(seed % 2)
+    )
     fast, slow = identical_optimum(inst), greedy_schedule(inst)
     assert (fast is None) == (slow is None)
     if fast is not None:
@@ -172,8 +184,13 @@ def test_oracle_is_exact_on_the_hand_case():
 def test_export_writes_platform_and_profiles(tmp_path):
     from volsched.solvers.prescient.simgrid import ZERO_SPEED, export_simgrid
 
-    inst = build([1500.0, 3000.0], [[(0, 200), (200, 1000)], [(700, 2000)]],
-                 cpu=[[(0, 1.0), (10, 0.0), (20, 1.0)], [(0, 0.5)]], tasks=1, start=100.0)
+    inst = build(
+        [1500.0, 3000.0],
+        [[(0, 200), (200, 1000)], [(700, 2000)]],
+        cpu=[[(0, 1.0), (10, 0.0), (20, 1.0)], [(0, 0.5)]],
+        tasks=1,
+        start=100.0,
+    )
     files = {p.name for p in export_simgrid(inst, tmp_path)}
     assert files == {"platform.xml", "h0.speed", "h0.state", "h1.speed", "h1.state", "volsched-simgrid.json"}
     # Dates from the submission (100): host 0 goes down and up at 100 (touching intervals), host 1 is down
@@ -187,8 +204,13 @@ def test_export_writes_platform_and_profiles(tmp_path):
 @pytest.mark.parametrize("seed", range(15))
 def test_greedy_and_cpsat_agree_beyond_brute_force(seed):
     rng = np.random.default_rng(3000 + seed)
-    inst = random_instance(rng, hosts=int(rng.integers(4, 8)), tasks=int(rng.integers(6, 16)),
-                           suspension=bool(seed % 3), nice=seed % 2 == 0)
+    inst = random_instance(
+        rng,
+        hosts=int(rng.integers(4, 8)),
+        tasks=int(rng.integers(6, 16)),
+        suspension=bool(seed % 3),
+        nice=seed % 2 == 0,
+    )
     g, c = solve(inst, "greedy"), solve(inst, "cpsat")
     assert g.status is c.status
     if g.objective is not None:
@@ -200,8 +222,9 @@ def test_greedy_and_cpsat_agree_beyond_brute_force(seed):
 @given(seed=st.integers(0, 2**32 - 1), suspension=st.booleans())
 def test_invariants_of_the_optimum(seed, suspension):
     rng = np.random.default_rng(seed)
-    inst = random_instance(rng, hosts=int(rng.integers(1, 5)), tasks=int(rng.integers(1, 8)),
-                           suspension=suspension)
+    inst = random_instance(
+        rng, hosts=int(rng.integers(1, 5)), tasks=int(rng.integers(1, 8)), suspension=suspension
+    )
     best = identical_optimum(inst)
     # Twice the clock rates or half the work: the same time per task, the same completions.
     fast = identical_optimum(inst.replace(clock_mhz=inst.clock_mhz * 2.0))
@@ -219,9 +242,16 @@ def test_invariants_of_the_optimum(seed, suspension):
         keep = np.flatnonzero(np.arange(inst.n_hosts) != int(rng.integers(inst.n_hosts)))
         ups = [inst.intervals(h) for h in keep]
         cpu = [[(int(i), float(v)) for i, v in zip(*inst.cpu_runs(h), strict=True)] for h in keep]
-        fewer = PrescientInstance.build(inst.clock_mhz[keep], ups, cpu=cpu,
-                                        task_minutes=inst.task_minutes, period=inst.period,
-                                        start=inst.start, horizon=inst.horizon, suspension=inst.suspension)
+        fewer = PrescientInstance.build(
+            inst.clock_mhz[keep],
+            ups,
+            cpu=cpu,
+            task_minutes=inst.task_minutes,
+            period=inst.period,
+            start=inst.start,
+            horizon=inst.horizon,
+            suspension=inst.suspension,
+        )
         worse = identical_optimum(fewer)
         assert worse is None or worse["makespan"] >= best["makespan"] - 1e-9
     # On each host the optimum runs back to back: a task starts where the previous one ended or later.
@@ -233,8 +263,13 @@ def test_invariants_of_the_optimum(seed, suspension):
 @pytest.mark.parametrize("seed", range(20))
 def test_greedy_on_a_short_span_is_the_whole_trace_greedy(seed):
     rng = np.random.default_rng(7000 + seed)
-    inst = random_instance(rng, hosts=int(rng.integers(1, 5)), tasks=int(rng.integers(1, 8)), identical=False,
-                           suspension=bool(seed % 2))
+    inst = random_instance(
+        rng,
+        hosts=int(rng.integers(1, 5)),
+        tasks=int(rng.integers(1, 8)),
+        identical=False,
+        suspension=bool(seed % 2),
+    )
     whole, short = greedy_schedule(inst), greedy_schedule(inst, span=60.0)
     assert (whole is None) == (short is None)
     if whole is not None:
@@ -245,9 +280,15 @@ def test_greedy_on_a_short_span_is_the_whole_trace_greedy(seed):
 @pytest.mark.parametrize("seed", range(20))
 def test_touching_intervals_agree_with_brute_force(seed):
     rng = np.random.default_rng(9000 + seed)
-    inst = random_instance(rng, hosts=int(rng.integers(1, 3)), tasks=int(rng.integers(1, 5)),
-                           identical=seed % 4 != 0, suspension=bool(seed % 3), nice=seed % 2 == 0,
-                           touching=True)
+    inst = random_instance(
+        rng,
+        hosts=int(rng.integers(1, 3)),
+        tasks=int(rng.integers(1, 5)),
+        identical=seed % 4 != 0,
+        suspension=bool(seed % 3),
+        nice=seed % 2 == 0,
+        touching=True,
+    )
     best = brute_force(inst)
     for method in PROBLEMS["makespan"].methods:
         r = solve(inst, method)

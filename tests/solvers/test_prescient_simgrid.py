@@ -9,7 +9,6 @@ replicas, cancellations) computed by the exact oracle. Skipped, with the reason
 shown, when SimGrid's Python bindings are absent.
 """
 
-
 import numpy as np
 import pytest
 from prescient_oracle import random_instance, random_run
@@ -64,20 +63,29 @@ def test_design_checks(tmp_path):
     # DESIGN.md: a 3e9-op task on a 1e9 op/s host with speed profile 0 1.0 / 1 0.5 / 3 1.0 ends at 4.0 s;
     # a host turned off at 2 s kills its task at 2.0 s. Here 1e9 op/s is a clock of 1500 / 0.1107 MHz.
     clock = 1e9 / 110.7e6 * 1500.0
-    inst = PrescientInstance.build([clock, clock], [[(0, 100)], [(0, 2), (50, 100)]],
-                                   cpu=[[(0, 1.0), (1, 0.5), (3, 1.0)], [(0, 1.0)]], period=1.0,
-                                   task_minutes=[3e9 / 110.7e6 / 60] * 2)
-    sched = {"attempts": [{"task": 0, "host": 0, "start": 0.0, "end": 4.0, "outcome": "completed"},
-                          {"task": 1, "host": 1, "start": 0.0, "end": 2.0, "outcome": "failed"},
-                          {"task": 1, "host": 1, "start": 50.0, "end": 53.0, "outcome": "completed"}]}
+    inst = PrescientInstance.build(
+        [clock, clock],
+        [[(0, 100)], [(0, 2), (50, 100)]],
+        cpu=[[(0, 1.0), (1, 0.5), (3, 1.0)], [(0, 1.0)]],
+        period=1.0,
+        task_minutes=[3e9 / 110.7e6 / 60] * 2,
+    )
+    sched = {
+        "attempts": [
+            {"task": 0, "host": 0, "start": 0.0, "end": 4.0, "outcome": "completed"},
+            {"task": 1, "host": 1, "start": 0.0, "end": 2.0, "outcome": "failed"},
+            {"task": 1, "host": 1, "start": 50.0, "end": 53.0, "outcome": "completed"},
+        ]
+    }
     assert verify_solution(inst, sched) == pytest.approx(53.0)
     assert_same(inst, sched, replay(inst, sched, tmp_path))
 
 
 def test_zero_share_is_suspension_in_simgrid(tmp_path):
     # Share 0 on [100, 200): the task ends at 400 (SimGrid 3.32 would ignore a literal 0; see ZERO_SPEED).
-    inst = PrescientInstance.build([1500.0], [[(0, 1000)]], cpu=[[(0, 1.0), (10, 0.0), (20, 1.0)]],
-                                   tasks=1, task_minutes=5.0)
+    inst = PrescientInstance.build(
+        [1500.0], [[(0, 1000)]], cpu=[[(0, 1.0), (10, 0.0), (20, 1.0)]], tasks=1, task_minutes=5.0
+    )
     sched = solve(inst, "greedy").solution
     events = replay(inst, sched, tmp_path)
     assert events[0]["end"] == pytest.approx(400.0, abs=1e-9 + 100 * ZERO_SPEED * 1e3)
@@ -95,8 +103,13 @@ def _first(seed: int, make):
 @pytest.mark.parametrize("seed", range(12))
 def test_optimum_replays_identically(seed, tmp_path):
     def make(rng):
-        inst = random_instance(rng, hosts=int(rng.integers(1, 4)), tasks=int(rng.integers(1, 6)),
-                               suspension=bool(seed % 3), nice=seed % 2 == 0)
+        inst = random_instance(
+            rng,
+            hosts=int(rng.integers(1, 4)),
+            tasks=int(rng.integers(1, 6)),
+            suspension=bool(seed % 3),
+            nice=seed % 2 == 0,
+        )
         r = solve(inst, "greedy")
         return None if r.objective is None else (inst, r.solution)
 
@@ -110,8 +123,13 @@ def test_heuristic_runs_replay_identically(seed, tmp_path):
     wanted = "failed" if seed % 2 == 0 else "cancelled"
 
     def make(rng):
-        inst = random_instance(rng, hosts=int(rng.integers(1, 4)), tasks=int(rng.integers(2, 6)),
-                               identical=bool(seed % 4 < 2), suspension=bool(seed % 3))
+        inst = random_instance(
+            rng,
+            hosts=int(rng.integers(1, 4)),
+            tasks=int(rng.integers(2, 6)),
+            identical=bool(seed % 4 < 2),
+            suspension=bool(seed % 3),
+        )
         sched = random_run(inst, rng, replicas=0.5)
         ok = sched is not None and any(a["outcome"] == wanted for a in sched["attempts"])
         return (inst, sched) if ok else None
@@ -136,8 +154,9 @@ def test_heuristic_simulator_runs_replay_identically(name, tmp_path):
     policy = _heuristics()[name]
 
     def make(rng):
-        inst = random_instance(rng, hosts=4, tasks=int(rng.integers(2, 5)), suspension=bool(rng.integers(3)),
-                               history=True)
+        inst = random_instance(
+            rng, hosts=4, tasks=int(rng.integers(2, 5)), suspension=bool(rng.integers(3)), history=True
+        )
         sched, _ = PrescientSimulator().run(inst, policy, np.random.default_rng(1))
         ok = "makespan" in sched and any(a["outcome"] == "failed" for a in sched["attempts"])
         return (inst, sched) if ok else None
@@ -151,8 +170,13 @@ def test_heuristic_simulator_runs_replay_identically(name, tmp_path):
 def test_touching_intervals_kill_in_simgrid_too(seed, tmp_path):
     # A host-down followed at once by a restart: written "date 0" then "date 1"; the task dies there.
     def make(rng):
-        inst = random_instance(rng, hosts=int(rng.integers(1, 3)), tasks=int(rng.integers(2, 5)),
-                               suspension=bool(seed % 2), touching=True)
+        inst = random_instance(
+            rng,
+            hosts=int(rng.integers(1, 3)),
+            tasks=int(rng.integers(2, 5)),
+            suspension=bool(seed % 2),
+            touching=True,
+        )
         sched = random_run(inst, rng, replicas=0.3)
         ok = sched is not None and any(a["outcome"] == "failed" for a in sched["attempts"])
         return (inst, sched) if ok else None
@@ -163,8 +187,9 @@ def test_touching_intervals_kill_in_simgrid_too(seed, tmp_path):
 
 
 def test_host_names_become_ids_when_unique(tmp_path):
-    inst = PrescientInstance.build([1500.0, 1500.0], [[(0, 1000)], [(0, 1000)]], tasks=2, task_minutes=5.0,
-                                   host_names=("alpha", "beta"))
+    inst = PrescientInstance.build(
+        [1500.0, 1500.0], [[(0, 1000)], [(0, 1000)]], tasks=2, task_minutes=5.0, host_names=("alpha", "beta")
+    )
     sched = solve(inst, "greedy").solution
     events = replay(inst, sched, tmp_path)
     assert sorted(e["host"] for e in events) == ["alpha", "beta"]

@@ -9,10 +9,18 @@ from hypothesis import strategies as st
 from volsched.solvers.result import relative_gap
 
 
-@pytest.mark.parametrize("objective, bound, gap", [
-    (0, 15, 1.0),            # issue 14: an incumbent of 0 against a bound of 15 is not "no bound"
-    (0, 0, 0.0), (10, 8, 0.2), (8, 10, 0.2), (66, 200, 134 / 200), (None, 3, None), (3, None, None),
-])
+@pytest.mark.parametrize(
+    "objective, bound, gap",
+    [
+        (0, 15, 1.0),  # issue 14: an incumbent of 0 against a bound of 15 is not "no bound"
+        (0, 0, 0.0),
+        (10, 8, 0.2),
+        (8, 10, 0.2),
+        (66, 200, 134 / 200),
+        (None, 3, None),
+        (3, None, None),
+    ],
+)
 def test_gap_by_hand(objective, bound, gap):
     assert relative_gap(objective, bound) == (None if gap is None else pytest.approx(gap))
 

@@ -92,8 +92,9 @@ def test_three_partition_target_is_above_the_bound():
 
 def test_bound_on_theorem2_instances_below_brute_force():
     for seed in range(5):
-        inst = generate_theorem2(machines=2, jobs=4, seed=seed, lam=1, p_max=3, a_min=6, a_max=9, u_max=3,
-                                 horizon=1.0)
+        inst = generate_theorem2(
+            machines=2, jobs=4, seed=seed, lam=1, p_max=3, a_min=6, a_max=9, u_max=3, horizon=1.0
+        )
         for beta in (0.0, 1.0):
             best = brute_force(inst, "slack", beta)
             assert lower_bound(inst, "slack") <= best[0]

@@ -134,15 +134,21 @@ def test_no_free_machine_makes_every_slack_schedule_infeasible():
     assert verify_plain(inst([3, 4], 1.0, machines), plain(schedule)) == 4
 
 
-@pytest.mark.parametrize("schedule, fragment", [
-    (GOOD[:4], "schedule: has 4 entries, the instance has 5 jobs"),
-    ([[0, 0], [0, 12], [2, 0], [1, 9], [1, 17]], r"schedule\[2\]\[0\]: job 2: machine must be an index"),
-    ([[0, 0], [0, 12], [True, 0], [1, 9], [1, 17]], r"schedule\[2\]\[0\]"),
-    ([[0, 0], [0, -1], [1, 0], [1, 9], [1, 17]], r"schedule\[1\]\[1\]: job 1: start must be an integer >= 0"),
-    ([[0, 0], [0, 12.0], [1, 0], [1, 9], [1, 17]], r"schedule\[1\]\[1\]"),
-    ([[0, 0], [0], [1, 0], [1, 9], [1, 17]], r"schedule\[1\]: must be a pair"),
-    ("x", "schedule: must be a list"),
-])
+@pytest.mark.parametrize(
+    "schedule, fragment",
+    [
+        (GOOD[:4], "schedule: has 4 entries, the instance has 5 jobs"),
+        ([[0, 0], [0, 12], [2, 0], [1, 9], [1, 17]], r"schedule\[2\]\[0\]: job 2: machine must be an index"),
+        ([[0, 0], [0, 12], [True, 0], [1, 9], [1, 17]], r"schedule\[2\]\[0\]"),
+        (
+            [[0, 0], [0, -1], [1, 0], [1, 9], [1, 17]],
+            r"schedule\[1\]\[1\]: job 1: start must be an integer >= 0",
+        ),
+        ([[0, 0], [0, 12.0], [1, 0], [1, 9], [1, 17]], r"schedule\[1\]\[1\]"),
+        ([[0, 0], [0], [1, 0], [1, 9], [1, 17]], r"schedule\[1\]: must be a pair"),
+        ("x", "schedule: must be a list"),
+    ],
+)
 def test_malformed_schedules(schedule, fragment):
     for verify, make in ((verify_slack, sol), (verify_plain, plain)):
         with pytest.raises(Infeasible, match=fragment):

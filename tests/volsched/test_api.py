@@ -296,8 +296,17 @@ def test_evaluate_applies_the_run_options_to_an_outside_heuristic(capsys, files,
     monkeypatch.chdir(tmp_path)
     scores = {}
     for disturbance in ("none", "worst"):
-        printed = cli_json(capsys, "evaluate", files["slack"], "--heuristic", "mine.py:Lpt",
-                           "--disturbance", disturbance, "--budget", "5")
+        printed = cli_json(
+            capsys,
+            "evaluate",
+            files["slack"],
+            "--heuristic",
+            "mine.py:Lpt",
+            "--disturbance",
+            disturbance,
+            "--budget",
+            "5",
+        )
         ev = volsched.evaluate(files["slack"], ["mine.py:Lpt"], budget=5, disturbance=disturbance)
         got = ev.to_dict()["policies"]["mine.py:Lpt"]
         assert got["metrics"] == printed["policies"]["mine.py:Lpt"]["metrics"]

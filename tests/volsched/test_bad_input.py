@@ -28,12 +28,15 @@ def _with(path, tmp_path, **data):
     return out
 
 
-@pytest.mark.parametrize("field, value, fragment", [
-    ("w", [10**30, 1, 1, 1, 1], "w[0]: must be at most 1000000000"),
-    ("w", [2**63, 1, 1, 1, 1], "w[0]: must be at most"),
-    ("K", 2**62, "K: must be at most"),
-    ("T_prog", 10**30, "T_prog: must be at most"),
-])
+@pytest.mark.parametrize(
+    "field, value, fragment",
+    [
+        ("w", [10**30, 1, 1, 1, 1], "w[0]: must be at most 1000000000"),
+        ("w", [2**63, 1, 1, 1, 1], "w[0]: must be at most"),
+        ("K", 2**62, "K: must be at most"),
+        ("T_prog", 10**30, "T_prog: must be at most"),
+    ],
+)
 def test_huge_integers_in_an_instance_are_bad_input(capsys, tmp_path, coupled, field, value, fragment):
     code, out, err = run(capsys, "solve", _with(coupled, tmp_path, **{field: value}))
     assert_input_error(code, err, fragment)
@@ -46,18 +49,21 @@ def test_a_huge_objective_in_a_result_is_bad_input(capsys, tmp_path, coupled):
     assert_input_error(code, err, "objective: must be a finite number or null")
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    (["generate", "checkpoint", "--slices", "1000000000000"], "--slices: must be at most"),
-    (["solve", "{coupled}", "--seed", "18446744073709551616"], "--seed: must be at most"),
-    (["solve", "{coupled}", "--seed", "-1"], "--seed: must be an integer >= 0"),
-    (["generate", "checkpoint", "--seed", "-1"], "--seed: must be an integer >= 0"),
-    (["solve", "{coupled}", "--time-limit", "0"], "--time-limit: must be a positive, finite number"),
-    (["solve", "{coupled}", "--time-limit", "nan"], "--time-limit"),
-    (["solve", "{coupled}", "--time-limit", "inf"], "--time-limit"),
-    (["solve", "{coupled}", "--time-limit", "1e400"], "--time-limit"),
-    (["solve", "{coupled}", "--time-limit", "-2"], "--time-limit"),
-    (["generate", "coupled", "--preset", "markov", "--density", "2"], "--density: generator 'markov'"),
-])
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["generate", "checkpoint", "--slices", "1000000000000"], "--slices: must be at most"),
+        (["solve", "{coupled}", "--seed", "18446744073709551616"], "--seed: must be at most"),
+        (["solve", "{coupled}", "--seed", "-1"], "--seed: must be an integer >= 0"),
+        (["generate", "checkpoint", "--seed", "-1"], "--seed: must be an integer >= 0"),
+        (["solve", "{coupled}", "--time-limit", "0"], "--time-limit: must be a positive, finite number"),
+        (["solve", "{coupled}", "--time-limit", "nan"], "--time-limit"),
+        (["solve", "{coupled}", "--time-limit", "inf"], "--time-limit"),
+        (["solve", "{coupled}", "--time-limit", "1e400"], "--time-limit"),
+        (["solve", "{coupled}", "--time-limit", "-2"], "--time-limit"),
+        (["generate", "coupled", "--preset", "markov", "--density", "2"], "--density: generator 'markov'"),
+    ],
+)
 def test_bad_options_exit_2(capsys, tmp_path, coupled, argv, fragment):
     argv = [a.replace("{coupled}", str(coupled)) for a in argv]
     code, out, err = run(capsys, *argv, "--out", tmp_path / "o.json")

@@ -13,9 +13,10 @@ from volsched.experiments.presets import preset
 from volsched.experiments.tasks import build_tasks
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-HALVES = {"casanova2013": ["casanova2013-m5.toml", "casanova2013-m10.toml"],
-          "casanova2013-conditional": ["casanova2013-conditional-m5.toml",
-                                       "casanova2013-conditional-m10.toml"]}
+HALVES = {
+    "casanova2013": ["casanova2013-m5.toml", "casanova2013-m10.toml"],
+    "casanova2013-conditional": ["casanova2013-conditional-m5.toml", "casanova2013-conditional-m10.toml"],
+}
 
 
 def keys(sweeps) -> set[str]:

@@ -54,8 +54,13 @@ def test_evaluate_takes_a_budget(capsys):
 
 
 def _sweep(exact: dict) -> dict:
-    return {"family": "coupled", "seeds": 1, "heuristics": [], "exact": exact,
-            "grid": {"preset": "markov", "processors": 6, "slots": 20, "tasks": 2}}
+    return {
+        "family": "coupled",
+        "seeds": 1,
+        "heuristics": [],
+        "exact": exact,
+        "grid": {"preset": "markov", "processors": 6, "slots": 20, "tasks": 2},
+    }
 
 
 def test_a_sweep_budget_is_keyed_per_problem():
@@ -66,9 +71,15 @@ def test_a_sweep_budget_is_keyed_per_problem():
     assert sweep.budget("offline-coupled") == 5 and sweep.budget("full") == 9
 
 
-@pytest.mark.parametrize(("budget", "where"), [(-1, "exact.budget"), ("ten", "exact.budget"),
-                                               ({"nope": 3}, "exact.budget.nope"),
-                                               ({"full": 0}, "exact.budget.full")])
+@pytest.mark.parametrize(
+    ("budget", "where"),
+    [
+        (-1, "exact.budget"),
+        ("ten", "exact.budget"),
+        ({"nope": 3}, "exact.budget.nope"),
+        ({"full": 0}, "exact.budget.full"),
+    ],
+)
 def test_a_bad_sweep_budget_names_its_key(budget, where):
     with pytest.raises(volsched.instances.errors.InputError, match=where.replace(".", r"\.")):
         parse_config({"sweep": [_sweep({"method": "bnb", "budget": budget})]})
@@ -130,10 +141,15 @@ def test_solve_times_the_method_without_its_compilation(monkeypatch):
     spec = FAMILIES["coupled"].problems["offline-coupled"]
     calls = []
     monkeypatch.setattr(problem_module, "_WARMED", set())
-    slow = problem_module.Problem(**{**{f: getattr(spec, f) for f in spec.__dataclass_fields__},
-                                     "warm": lambda method: (calls.append(method), time.sleep(0.5))})
-    result = problem_module.solve("coupled", {"offline-coupled": slow}, generate_markov(8, 40, 3, 0),
-                                  method="bnb")
+    slow = problem_module.Problem(
+        **{
+            **{f: getattr(spec, f) for f in spec.__dataclass_fields__},
+            "warm": lambda method: (calls.append(method), time.sleep(0.5)),
+        }
+    )
+    result = problem_module.solve(
+        "coupled", {"offline-coupled": slow}, generate_markov(8, 40, 3, 0), method="bnb"
+    )
     assert calls == ["bnb"] and result.runtime_s < 0.5
     problem_module.solve("coupled", {"offline-coupled": slow}, generate_markov(8, 40, 3, 1), method="bnb")
     assert calls == ["bnb"]  # once per process
@@ -167,8 +183,12 @@ def test_the_readme_names_the_budget_unit_of_every_budgeted_method():
     registry gives a budget appears in it, with the method's name in a row."""
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     start = readme.index("| method | budget unit |")
-    rows = readme[start:readme.index("\n\n", start)].splitlines()
-    missing = [(family, problem, method) for family in FAMILIES
-               for problem, spec in FAMILIES[family].problems.items() for method in spec.budgets
-               if not any(f"`{method}`" in row or f"--method {method}`" in row for row in rows)]
+    rows = readme[start : readme.index("\n\n", start)].splitlines()
+    missing = [
+        (family, problem, method)
+        for family in FAMILIES
+        for problem, spec in FAMILIES[family].problems.items()
+        for method in spec.budgets
+        if not any(f"`{method}`" in row or f"--method {method}`" in row for row in rows)
+    ]
     assert not missing

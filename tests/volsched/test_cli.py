@@ -43,19 +43,29 @@ def test_broken_instance_is_rejected_naming_the_field(capsys, tmp_path, name, co
 
 def test_generate_solve_verify_round_trip(capsys, tmp_path):
     inst = tmp_path / "job.json"
-    code, out, _ = run(capsys, "generate", "checkpoint", "--slices", 9, "--seed", 4,
-                       "--out", inst, "--json")
+    code, out, _ = run(capsys, "generate", "checkpoint", "--slices", 9, "--seed", 4, "--out", inst, "--json")
     assert code == 0 and one_json(out)["out"] == str(inst)
     instance = CheckpointInstance.from_json(read_json(inst))
     assert instance.n == 9
 
     for method in ("dp", "graph", "brute"):
-        code, out, _ = run(capsys, "solve", inst, "--method", method, "--json",
-                           "--out", tmp_path / f"{method}.json")
+        code, out, _ = run(
+            capsys, "solve", inst, "--method", method, "--json", "--out", tmp_path / f"{method}.json"
+        )
         assert code == 0
         result = one_json(out)
-        assert set(result) >= {"family", "instance", "method", "status", "objective", "bound",
-                               "gap", "runtime_s", "solution", "verified"}
+        assert set(result) >= {
+            "family",
+            "instance",
+            "method",
+            "status",
+            "objective",
+            "bound",
+            "gap",
+            "runtime_s",
+            "solution",
+            "verified",
+        }
         assert result["status"] == "optimal" and result["verified"] is True
         a, value = solve_brute(instance)
         assert result["objective"] == pytest.approx(value, rel=1e-9)
@@ -103,19 +113,22 @@ def test_simulate_monte_carlo_brackets_the_expected_waste(capsys):
     assert abs(metrics["monte_carlo_waste"] - metrics["expected_waste"]) <= 5 * metrics["monte_carlo_stderr"]
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    (["generate", "checkpoint", "--slices", "0"], "--slices: must be an integer >= 1"),
-    (["generate", "checkpoint", "--slices", "x"], "argument --slices: invalid int value"),
-    (["generate", "checkpoint", "--slices", "5", "--alpha", "1.5"], "alpha: must be in (0, 1]"),
-    (["generate", "checkpoint", "--slices", "5", "--law", "gamma"], "--law: must be one of"),
-    (["generate", "checkpoint", "--slices", "5", "--slice-hours", "2", "1"], "slice_hours"),
-    (["generate", "bogus"], "argument FAMILY"),
-    (["solve", str(VALID), "--method", "cpsat"], "--method: checkpoint has methods"),
-    (["simulate", str(VALID), "--heuristic", "lazy"], "--heuristic: choose from"),
-    (["evaluate", str(VALID), "--heuristics", "none,lazy"], "heuristics: choose from"),
-    (["solve", "/nonexistent/file.json"], "no such file"),
-    (["solve"], "the following arguments are required: instance"),
-])
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["generate", "checkpoint", "--slices", "0"], "--slices: must be an integer >= 1"),
+        (["generate", "checkpoint", "--slices", "x"], "argument --slices: invalid int value"),
+        (["generate", "checkpoint", "--slices", "5", "--alpha", "1.5"], "alpha: must be in (0, 1]"),
+        (["generate", "checkpoint", "--slices", "5", "--law", "gamma"], "--law: must be one of"),
+        (["generate", "checkpoint", "--slices", "5", "--slice-hours", "2", "1"], "slice_hours"),
+        (["generate", "bogus"], "argument FAMILY"),
+        (["solve", str(VALID), "--method", "cpsat"], "--method: checkpoint has methods"),
+        (["simulate", str(VALID), "--heuristic", "lazy"], "--heuristic: choose from"),
+        (["evaluate", str(VALID), "--heuristics", "none,lazy"], "heuristics: choose from"),
+        (["solve", "/nonexistent/file.json"], "no such file"),
+        (["solve"], "the following arguments are required: instance"),
+    ],
+)
 def test_bad_arguments_exit_2_and_write_nothing(capsys, tmp_path, argv, fragment):
     out_file = tmp_path / "out.json"
     if argv[0] == "generate" and argv[1] == "checkpoint":
@@ -134,8 +147,19 @@ def test_brute_refuses_large_jobs(capsys, tmp_path):
 
 def test_generate_is_deterministic(capsys, tmp_path):
     for k in (1, 2):
-        run(capsys, "generate", "checkpoint", "--slices", 12, "--seed", 7, "--law", "empirical",
-            "--out", tmp_path / f"{k}.json")
+        run(
+            capsys,
+            "generate",
+            "checkpoint",
+            "--slices",
+            12,
+            "--seed",
+            7,
+            "--law",
+            "empirical",
+            "--out",
+            tmp_path / f"{k}.json",
+        )
     assert (tmp_path / "1.json").read_bytes() == (tmp_path / "2.json").read_bytes()
     run(capsys, "generate", "checkpoint", "--slices", 12, "--seed", 8, "--out", tmp_path / "3.json")
     assert (tmp_path / "1.json").read_bytes() != (tmp_path / "3.json").read_bytes()
@@ -154,13 +178,18 @@ def test_internal_error_exits_1(capsys, monkeypatch):
 
 
 def test_console_entry_point_prints_no_traceback():
-    proc = subprocess.run([sys.executable, "-m", "volsched", "solve", str(BROKEN / "c_negative.json")],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "volsched", "solve", str(BROKEN / "c_negative.json")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr.strip().splitlines() == [
         f"volsched: error: {BROKEN / 'c_negative.json'}: c[1]: must be a positive integer "
-        "(time quanta), got -3"]
+        "(time quanta), got -3"
+    ]
 
 
 def test_report_checks_plot_arguments_before_writing_anything(capsys, tmp_path):
@@ -172,8 +201,9 @@ def test_report_checks_plot_arguments_before_writing_anything(capsys, tmp_path):
     assert not csv_dir.exists() and not plot_dir.exists()
     code, _, err = run(capsys, "report", store, "--param", "slices")
     assert_input_error(code, err, "--param: needs --plot")
-    code, out, _ = run(capsys, "report", store, "--json", "--csv", csv_dir, "--plot", plot_dir,
-                       "--param", "slices")
+    code, out, _ = run(
+        capsys, "report", store, "--json", "--csv", csv_dir, "--plot", plot_dir, "--param", "slices"
+    )
     summary = one_json(out)
     assert summary["tasks"] == summary["done"] > 0 and summary["pending"] == 0
     assert all(Path(p).exists() for p in summary["written"])

@@ -18,14 +18,30 @@ BROKEN = DATA / "broken" / "coupled"
 EXPECTED = json.loads((BROKEN / "EXPECTED.json").read_text())
 METHODS = registered_methods("coupled", "offline-coupled")
 
-VALID = {"format": "volsched-instance", "version": 1, "family": "coupled", "name": "valid",
-         "params": {}, "data": {"availability": ["UUUU", "URUU", "UUDU"], "w": [1, 1, 1],
-                                "mu": [1, 1, 1], "m": 2, "n_com": 1, "T_prog": 0, "T_data": 0, "K": 1}}
+VALID = {
+    "format": "volsched-instance",
+    "version": 1,
+    "family": "coupled",
+    "name": "valid",
+    "params": {},
+    "data": {
+        "availability": ["UUUU", "URUU", "UUDU"],
+        "w": [1, 1, 1],
+        "mu": [1, 1, 1],
+        "m": 2,
+        "n_com": 1,
+        "T_prog": 0,
+        "T_data": 0,
+        "K": 1,
+    },
+}
 
 
 def brute_optimum(rows: list[str], m: int) -> int:
-    return max(sum(all(rows[q][t] == "U" for q in s) for t in range(len(rows[0])))
-               for s in itertools.combinations(range(len(rows)), m))
+    return max(
+        sum(all(rows[q][t] == "U" for q in s) for t in range(len(rows[0])))
+        for s in itertools.combinations(range(len(rows)), m)
+    )
 
 
 @pytest.fixture
@@ -80,8 +96,24 @@ def test_broken_instance_is_rejected_naming_the_field(capsys, tmp_path, name, co
 @pytest.mark.parametrize("p, slots, m, seed", [(8, 60, 3, 5), (10, 40, 1, 0), (6, 30, 6, 2)])
 def test_generate_solve_verify_with_every_method(capsys, tmp_path, p, slots, m, seed):
     inst = tmp_path / "inst.json"
-    code, out, _ = run(capsys, "generate", "coupled", "--preset", "markov", "--processors", p,
-                       "--slots", slots, "--tasks", m, "--seed", seed, "--out", inst, "--json")
+    code, out, _ = run(
+        capsys,
+        "generate",
+        "coupled",
+        "--preset",
+        "markov",
+        "--processors",
+        p,
+        "--slots",
+        slots,
+        "--tasks",
+        m,
+        "--seed",
+        seed,
+        "--out",
+        inst,
+        "--json",
+    )
     assert code == 0
     gen = one_json(out)
     assert gen["out"] == str(inst) and gen["family"] == "coupled"
@@ -94,12 +126,32 @@ def test_generate_solve_verify_with_every_method(capsys, tmp_path, p, slots, m, 
     objectives = set()
     for method in METHODS:
         out_file = tmp_path / f"{method}.json"
-        code, out, err = run(capsys, "solve", inst, "--problem", "offline-coupled", "--method", method,
-                             "--json", "--out", out_file)
+        code, out, err = run(
+            capsys,
+            "solve",
+            inst,
+            "--problem",
+            "offline-coupled",
+            "--method",
+            method,
+            "--json",
+            "--out",
+            out_file,
+        )
         assert code == 0, err
         result = one_json(out)
-        assert set(result) >= {"family", "instance", "method", "status", "objective", "bound", "gap",
-                               "runtime_s", "solution", "verified"}
+        assert set(result) >= {
+            "family",
+            "instance",
+            "method",
+            "status",
+            "objective",
+            "bound",
+            "gap",
+            "runtime_s",
+            "solution",
+            "verified",
+        }
         assert result["family"] == "coupled" and result["method"] == method
         assert result["instance"] == instance.name
         assert result["status"] == "optimal" and result["verified"] is True
@@ -120,8 +172,24 @@ def test_generate_solve_verify_with_every_method(capsys, tmp_path, p, slots, m, 
 
 def test_default_problem_and_method_and_text_output(capsys, tmp_path):
     inst = tmp_path / "inst.json"
-    assert run(capsys, "generate", "coupled", "--preset", "markov", "--processors", 7, "--slots", 50,
-               "--tasks", 3, "--out", inst)[0] == 0
+    assert (
+        run(
+            capsys,
+            "generate",
+            "coupled",
+            "--preset",
+            "markov",
+            "--processors",
+            7,
+            "--slots",
+            50,
+            "--tasks",
+            3,
+            "--out",
+            inst,
+        )[0]
+        == 0
+    )
     code, out, _ = run(capsys, "solve", inst, "--json")
     assert code == 0
     result = one_json(out)
@@ -131,8 +199,22 @@ def test_default_problem_and_method_and_text_output(capsys, tmp_path):
 
 
 def test_generate_without_out_prints_the_instance(capsys):
-    code, out, _ = run(capsys, "generate", "coupled", "--preset", "markov", "--processors", 4,
-                       "--slots", 12, "--tasks", 2, "--seed", 1, "--json")
+    code, out, _ = run(
+        capsys,
+        "generate",
+        "coupled",
+        "--preset",
+        "markov",
+        "--processors",
+        4,
+        "--slots",
+        12,
+        "--tasks",
+        2,
+        "--seed",
+        1,
+        "--json",
+    )
     assert code == 0
     instance = CoupledInstance.from_json(one_json(out))
     assert (instance.p, instance.horizon, instance.m) == (4, 12, 2)
@@ -140,9 +222,27 @@ def test_generate_without_out_prints_the_instance(capsys):
 
 def test_planted_preset_decision_fits(capsys, tmp_path):
     inst = tmp_path / "planted.json"
-    code, _, _ = run(capsys, "generate", "coupled", "--preset", "planted", "--processors", 9,
-                     "--slots", 40, "--tasks", 3, "--block", 8, "--density", 0.4, "--seed", 3,
-                     "--out", inst)
+    code, _, _ = run(
+        capsys,
+        "generate",
+        "coupled",
+        "--preset",
+        "planted",
+        "--processors",
+        9,
+        "--slots",
+        40,
+        "--tasks",
+        3,
+        "--block",
+        8,
+        "--density",
+        0.4,
+        "--seed",
+        3,
+        "--out",
+        inst,
+    )
     assert code == 0
     rows = read_json(inst)["data"]["availability"]
     code, out, _ = run(capsys, "solve", inst, "--json")
@@ -162,8 +262,26 @@ def test_generate_is_deterministic(capsys, tmp_path):
 
 def test_time_limited_solve_never_overclaims(capsys, tmp_path):
     inst = tmp_path / "big.json"
-    assert run(capsys, "generate", "coupled", "--preset", "markov", "--processors", 60, "--slots", 2000,
-               "--tasks", 10, "--seed", 3, "--out", inst)[0] == 0
+    assert (
+        run(
+            capsys,
+            "generate",
+            "coupled",
+            "--preset",
+            "markov",
+            "--processors",
+            60,
+            "--slots",
+            2000,
+            "--tasks",
+            10,
+            "--seed",
+            3,
+            "--out",
+            inst,
+        )[0]
+        == 0
+    )
     code, out, _ = run(capsys, "solve", inst, "--method", "bnb", "--time-limit", 1e-4, "--json")
     assert code == 0
     result = one_json(out)
@@ -207,22 +325,44 @@ def test_more_tasks_than_processors_exits_2_at_solve_time(capsys, tmp_path):
 
 def test_brute_refuses_more_than_16_processors(capsys, tmp_path):
     inst = tmp_path / "p17.json"
-    assert run(capsys, "generate", "coupled", "--preset", "markov", "--processors", 17, "--slots", 10,
-               "--tasks", 2, "--out", inst)[0] == 0
+    assert (
+        run(
+            capsys,
+            "generate",
+            "coupled",
+            "--preset",
+            "markov",
+            "--processors",
+            17,
+            "--slots",
+            10,
+            "--tasks",
+            2,
+            "--out",
+            inst,
+        )[0]
+        == 0
+    )
     code, _, err = run(capsys, "solve", inst, "--method", "brute")
     assert_input_error(code, err, "method: brute enumerates")
 
 
-@pytest.mark.parametrize("extra, fragment", [
-    (["--preset", "markov", "--processors", "0"], "processors: must be an integer >= 1"),
-    (["--preset", "markov", "--processors", "4", "--tasks", "5"], "tasks: m = 5 exceeds the 4 processors"),
-    (["--preset", "markov", "--slots", "0"], "slots: must be an integer >= 1"),
-    (["--preset", "planted", "--density", "1.5"], "--density: must be a finite number in [0.0, 1.0]"),
-    (["--preset", "planted", "--slots", "50", "--block", "51"], "block: 51 exceeds the 50 slots"),
-    (["--preset", "hidden"], "argument --preset: invalid choice"),
-    (["--processors", "4"], "the following arguments are required: --preset"),
-    (["--preset", "markov", "--tasks", "two"], "argument --tasks: invalid int value"),
-])
+@pytest.mark.parametrize(
+    "extra, fragment",
+    [
+        (["--preset", "markov", "--processors", "0"], "processors: must be an integer >= 1"),
+        (
+            ["--preset", "markov", "--processors", "4", "--tasks", "5"],
+            "tasks: m = 5 exceeds the 4 processors",
+        ),
+        (["--preset", "markov", "--slots", "0"], "slots: must be an integer >= 1"),
+        (["--preset", "planted", "--density", "1.5"], "--density: must be a finite number in [0.0, 1.0]"),
+        (["--preset", "planted", "--slots", "50", "--block", "51"], "block: 51 exceeds the 50 slots"),
+        (["--preset", "hidden"], "argument --preset: invalid choice"),
+        (["--processors", "4"], "the following arguments are required: --preset"),
+        (["--preset", "markov", "--tasks", "two"], "argument --tasks: invalid int value"),
+    ],
+)
 def test_bad_generate_arguments_exit_2_and_write_nothing(capsys, tmp_path, extra, fragment):
     out_file = tmp_path / "inst.json"
     code, out, err = run(capsys, "generate", "coupled", *extra, "--out", out_file)
@@ -230,14 +370,20 @@ def test_bad_generate_arguments_exit_2_and_write_nothing(capsys, tmp_path, extra
     assert out == "" and not out_file.exists()
 
 
-@pytest.mark.parametrize("solution, fragment", [
-    ({"objective": 2, "solution": {"processors": [0, 1]}}, "objective: claimed 2 but the solution's is 3"),
-    ({"solution": {"processors": [0, 0]}}, "processors[1]: processor 0 is chosen twice"),
-    ({"solution": {"processors": [0, 3]}}, "processors[1]: must be a processor index in [0, 3), got 3"),
-    ({"solution": {"processors": [0]}}, "processors: has 1 processors, an iteration needs m = 2"),
-    ({"solution": {"processors": [0, True]}}, "processors[1]: must be a processor index"),
-    ({"solution": {"a": [0, 1]}}, "solution.processors: missing"),
-])
+@pytest.mark.parametrize(
+    "solution, fragment",
+    [
+        (
+            {"objective": 2, "solution": {"processors": [0, 1]}},
+            "objective: claimed 2 but the solution's is 3",
+        ),
+        ({"solution": {"processors": [0, 0]}}, "processors[1]: processor 0 is chosen twice"),
+        ({"solution": {"processors": [0, 3]}}, "processors[1]: must be a processor index in [0, 3), got 3"),
+        ({"solution": {"processors": [0]}}, "processors: has 1 processors, an iteration needs m = 2"),
+        ({"solution": {"processors": [0, True]}}, "processors[1]: must be a processor index"),
+        ({"solution": {"a": [0, 1]}}, "solution.processors: missing"),
+    ],
+)
 def test_verify_rejects_wrong_claims_and_bad_solutions(capsys, tmp_path, valid_file, solution, fragment):
     path = tmp_path / "s.json"
     path.write_text(json.dumps(solution))
@@ -258,9 +404,20 @@ def test_verify_accepts_a_bare_solution_object(capsys, tmp_path, valid_file):
 # Problem iterations on the command line
 
 # Hand-derived (tests/solvers/test_coupled_iterations.py, "heterogeneous"): makespan 9.
-ITERATIONS = {**VALID, "name": "iterations", "data": {
-    "availability": ["UUUDDDDDDD", "UUUUUUUUUU"], "w": [1, 3], "mu": [1, None], "m": 2,
-    "n_com": 1, "T_prog": 0, "T_data": 0, "K": 2}}
+ITERATIONS = {
+    **VALID,
+    "name": "iterations",
+    "data": {
+        "availability": ["UUUDDDDDDD", "UUUUUUUUUU"],
+        "w": [1, 3],
+        "mu": [1, None],
+        "m": 2,
+        "n_com": 1,
+        "T_prog": 0,
+        "T_data": 0,
+        "K": 2,
+    },
+}
 
 
 def test_iterations_solve_then_verify_and_a_tampered_claim_is_rejected(capsys, tmp_path):
@@ -300,12 +457,15 @@ def test_full_solve_then_verify_replays_with_communication(capsys, tmp_path):
     assert code == 2 and "volsched: error:" in err
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    (["--problem", "iterations", "--method", "bnb"], "--method: iterations has methods"),
-    (["--problem", "full", "--method", "milp"], "--method: full has methods"),
-    (["--problem", "makespan"], "--problem"),
-    (["--problem", "offline-coupled-inf", "--method", "milp"], "--method"),
-])
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["--problem", "iterations", "--method", "bnb"], "--method: iterations has methods"),
+        (["--problem", "full", "--method", "milp"], "--method: full has methods"),
+        (["--problem", "makespan"], "--problem"),
+        (["--problem", "offline-coupled-inf", "--method", "milp"], "--method"),
+    ],
+)
 def test_solve_rejects_a_method_of_another_problem(capsys, tmp_path, argv, fragment):
     inst = tmp_path / "it.json"
     inst.write_text(json.dumps(ITERATIONS))

@@ -18,26 +18,30 @@ def paper(tmp_path):
 
 def test_simulate_prints_the_run_and_verify_accepts_it(capsys, tmp_path, paper):
     out = tmp_path / "run.json"
-    code, stdout, _ = run(capsys, "simulate", paper, "--heuristic", "RANDOM", "--seed", 3, "--json",
-                          "--out", out)
+    code, stdout, _ = run(
+        capsys, "simulate", paper, "--heuristic", "RANDOM", "--seed", 3, "--json", "--out", out
+    )
     assert code == 0
     printed = one_json(stdout)
     assert {"heuristic", "makespan", "failed", "iterations", "schedule"} <= printed.keys()
     assert printed == json.loads(out.read_text())
     assert printed["failed"] is False and printed["iterations"] == 10
     assert printed["makespan"] == printed["schedule"]["completions"][-1] + 1
-    assert printed["makespan"] > 500   # beyond the stored slots: the realization's continuation
+    assert printed["makespan"] > 500  # beyond the stored slots: the realization's continuation
     code, stdout, _ = run(capsys, "verify", paper, out, "--json")
     report = one_json(stdout)
     assert code == 0 and report["feasible"] and report["objective"] == printed["makespan"]
 
 
-@pytest.mark.parametrize("key, value, fragment", [
-    ("makespan", 5, "makespan: claims 5"),
-    ("failed", True, "failed: claims True"),
-    ("iterations", 9, "iterations: claims 9"),
-    ("objective", 5, "objective: claimed 5"),
-])
+@pytest.mark.parametrize(
+    "key, value, fragment",
+    [
+        ("makespan", 5, "makespan: claims 5"),
+        ("failed", True, "failed: claims True"),
+        ("iterations", 9, "iterations: claims 9"),
+        ("objective", 5, "objective: claimed 5"),
+    ],
+)
 def test_verify_rejects_a_tampered_run(capsys, tmp_path, paper, key, value, fragment):
     out = tmp_path / "run.json"
     assert run(capsys, "simulate", paper, "--heuristic", "RANDOM", "--out", out)[0] == 0
@@ -49,8 +53,9 @@ def test_verify_rejects_a_tampered_run(capsys, tmp_path, paper, key, value, frag
 
 def test_a_run_that_reaches_the_cap_fails_and_its_witness_verifies(capsys, tmp_path, paper):
     out = tmp_path / "run.json"
-    code, stdout, _ = run(capsys, "simulate", paper, "--heuristic", "RANDOM", "--cap", 150, "--json",
-                          "--out", out)
+    code, stdout, _ = run(
+        capsys, "simulate", paper, "--heuristic", "RANDOM", "--cap", 150, "--json", "--out", out
+    )
     printed = one_json(stdout)
     assert code == 0 and printed["failed"] is True and printed["makespan"] is None
     assert printed["status"] == "unknown" and printed["iterations"] < 10
@@ -62,14 +67,18 @@ def test_bad_simulate_input(capsys, tmp_path, paper):
     assert_input_error(*run(capsys, "simulate", paper, "--heuristic", "NOPE")[::2], "--heuristic")
     assert_input_error(*run(capsys, "simulate", paper, "--heuristic", "RANDOM", "--seed", -1)[::2], "--seed")
     assert_input_error(*run(capsys, "simulate", paper, "--heuristic", "RANDOM", "--cap", 0)[::2], "--cap")
-    assert_input_error(*run(capsys, "simulate", paper, "--heuristic", "RANDOM", "--cap", 10**8)[::2],
-                       "--cap: the realization ends at slot")
+    assert_input_error(
+        *run(capsys, "simulate", paper, "--heuristic", "RANDOM", "--cap", 10**8)[::2],
+        "--cap: the realization ends at slot",
+    )
     obj = json.loads(paper.read_text())
     del obj["data"]["continuation_seed"]
     short = tmp_path / "short.json"
     short.write_text(json.dumps(obj))
-    assert_input_error(*run(capsys, "simulate", short, "--heuristic", "RANDOM", "--cap", 501)[::2],
-                       "--cap: the realization ends at slot 500 and the instance has no chains")
+    assert_input_error(
+        *run(capsys, "simulate", short, "--heuristic", "RANDOM", "--cap", 501)[::2],
+        "--cap: the realization ends at slot 500 and the instance has no chains",
+    )
     out = tmp_path / "nothing.json"
     assert run(capsys, "simulate", short, "--heuristic", "RANDOM", "--cap", 501, "--out", out)[0] == 2
     assert not out.exists()
@@ -90,8 +99,30 @@ def test_evaluate_reports_the_offline_interval(capsys, paper):
 
 def test_evaluate_without_chains_runs_random_and_says_why_the_others_are_left_out(capsys, tmp_path):
     path = tmp_path / "planted.json"
-    assert run(capsys, "generate", "coupled", "--preset", "planted", "--processors", 6, "--slots", 60,
-               "--tasks", 2, "--block", 3, "--density", 0.7, "--seed", 1, "--out", path)[0] == 0
+    assert (
+        run(
+            capsys,
+            "generate",
+            "coupled",
+            "--preset",
+            "planted",
+            "--processors",
+            6,
+            "--slots",
+            60,
+            "--tasks",
+            2,
+            "--block",
+            3,
+            "--density",
+            0.7,
+            "--seed",
+            1,
+            "--out",
+            path,
+        )[0]
+        == 0
+    )
     capsys.readouterr()
     code, out, _ = run(capsys, "evaluate", path, "--json")
     assert code == 0

@@ -36,8 +36,9 @@ def test_demo_writes_instances_results_and_plots(demo):
     for report in results["reports"]:
         instance = CheckpointInstance.from_json(read_json(out / "instances" / f"{report['instance']}.json"))
         # The optimum printed is the independent verifier's value; the model agrees to rounding.
-        assert math.isclose(instance.expected_waste(report["optimal_solution"]["a"]), report["optimum"],
-                            rel_tol=1e-9)
+        assert math.isclose(
+            instance.expected_waste(report["optimal_solution"]["a"]), report["optimum"], rel_tol=1e-9
+        )
         for policy in report["policies"].values():
             assert policy["ratio"] >= 1.0
             assert instance.expected_waste(policy["solution"]["a"]) >= report["optimum"] * (1 - 1e-9)

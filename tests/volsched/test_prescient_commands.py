@@ -20,16 +20,36 @@ def instance_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("prescient") / "p.json"
     from volsched.cli import main
 
-    assert main(["generate", "prescient", "--platform", "sdsc", "--hosts", "12", "--tasks", "30",
-                 "--task-minutes", "15", "--seed", "3", "--out", str(path)]) == 0
+    assert (
+        main(
+            [
+                "generate",
+                "prescient",
+                "--platform",
+                "sdsc",
+                "--hosts",
+                "12",
+                "--tasks",
+                "30",
+                "--task-minutes",
+                "15",
+                "--seed",
+                "3",
+                "--out",
+                str(path),
+            ]
+        )
+        == 0
+    )
     return path
 
 
 @pytest.mark.parametrize("method", ["greedy", "cpsat"])
 def test_solve_then_verify_gives_the_same_makespan(capsys, tmp_path, instance_file, method):
     capsys.readouterr()
-    code, out, _ = run(capsys, "solve", instance_file, "--method", method, "--json",
-                       "--out", tmp_path / "r.json")
+    code, out, _ = run(
+        capsys, "solve", instance_file, "--method", method, "--json", "--out", tmp_path / "r.json"
+    )
     assert code == 0
     result = one_json(out)
     assert result["status"] == "optimal" and result["verified"]
@@ -112,16 +132,27 @@ HISTORY = {"PRI-HISTORY", "EXCL-PRED", "EXCL-PRED-DUP", "EXCL-PRED-TO", "REP-PRO
 
 def test_evaluate_leaves_out_what_an_instance_cannot_feed_unless_named(capsys, tmp_path):
     path = tmp_path / "f.json"
-    assert run(capsys, "generate", "prescient", "--fta", FTA, "--tasks", 5, "--task-minutes", 5,
-               "--out", path)[0] == 0
+    assert (
+        run(capsys, "generate", "prescient", "--fta", FTA, "--tasks", 5, "--task-minutes", 5, "--out", path)[
+            0
+        ]
+        == 0
+    )
     capsys.readouterr()
     code, out, _ = run(capsys, "evaluate", path, "--json")
     assert code == 0
     report = one_json(out)
     assert set(report["skipped"]) == HISTORY
     assert all("data.history" in why for why in report["skipped"].values())
-    assert set(report["policies"]) == {"FCFS", "PRI-CR", "PRI-CR-WAIT", "EXCL-S1.5", "EXCL-S1", "EXCL-S.5",
-                                       "EXCL-S.25"}
+    assert set(report["policies"]) == {
+        "FCFS",
+        "PRI-CR",
+        "PRI-CR-WAIT",
+        "EXCL-S1.5",
+        "EXCL-S1",
+        "EXCL-S.5",
+        "EXCL-S.25",
+    }
     code, out, err = run(capsys, "evaluate", path, "--heuristics", "FCFS,EXCL-PRED", "--json")
     assert_input_error(code, err, "data.history: heuristic EXCL-PRED")
     assert out == ""

@@ -28,12 +28,20 @@ def _export(instance, folder: Path) -> list[Path]:
 
 
 OPTIONS = (
-    RunOption(Option("factor", lambda v, k: check_number(v, k, 0, 1), help="a factor", cli_type=float),
-              instance=_scaled),
-    RunOption(Option("other", lambda v, k: v, help="the other problem", flag=True), commands=("solve",),
-              problem="checkpoint"),
-    RunOption(Option("samples_too", lambda v, k: int(v), help="a simulator field", cli_type=int),
-              commands=("simulate",), simulator_field="samples"),
+    RunOption(
+        Option("factor", lambda v, k: check_number(v, k, 0, 1), help="a factor", cli_type=float),
+        instance=_scaled,
+    ),
+    RunOption(
+        Option("other", lambda v, k: v, help="the other problem", flag=True),
+        commands=("solve",),
+        problem="checkpoint",
+    ),
+    RunOption(
+        Option("samples_too", lambda v, k: int(v), help="a simulator field", cli_type=int),
+        commands=("simulate",),
+        simulator_field="samples",
+    ),
 )
 
 
@@ -53,15 +61,19 @@ def test_setup_applies_each_kind_of_option(with_options):
     assert setup.instance.name == f"{instance.name}-x0.5"
     assert setup.problem == "checkpoint"
     sim = with_options.setup("simulate", instance, {"samples_too": 7}).simulator(
-        with_options.heuristics["daly"].simulator)
+        with_options.heuristics["daly"].simulator
+    )
     assert sim.samples == 7
 
 
-@pytest.mark.parametrize(("command", "values", "fragment"), [
-    ("solve", {"factor": 2.0}, "--factor"),
-    ("solve", {"samples_too": 3}, "--samples-too: the checkpoint family's solve takes no such option"),
-    ("simulate", {"other": True}, "--other: the checkpoint family's simulate takes no such option"),
-])
+@pytest.mark.parametrize(
+    ("command", "values", "fragment"),
+    [
+        ("solve", {"factor": 2.0}, "--factor"),
+        ("solve", {"samples_too": 3}, "--samples-too: the checkpoint family's solve takes no such option"),
+        ("simulate", {"other": True}, "--other: the checkpoint family's simulate takes no such option"),
+    ],
+)
 def test_setup_rejects_bad_values_and_foreign_options(with_options, command, values, fragment):
     instance = with_options.load(read_json(VALID))
     with pytest.raises(InputError, match=fragment):

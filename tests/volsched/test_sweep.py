@@ -101,8 +101,11 @@ def count_rows(path: Path, read_only: bool = True) -> int:
     if not path.exists():
         return 0
     try:
-        db = (sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1) if read_only
-              else sqlite3.connect(path, timeout=1))
+        db = (
+            sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1)
+            if read_only
+            else sqlite3.connect(path, timeout=1)
+        )
         try:
             return db.execute("SELECT count(*) FROM results").fetchone()[0]
         finally:
@@ -181,8 +184,9 @@ def test_sigkill_then_resume_gives_the_clean_run(tmp_path, clean_kill_store):
     config, clean = clean_kill_store
     store = tmp_path / "killed.db"
     cmd = sweep_cmd(config, store, "--workers", "2", "--quiet")
-    proc = subprocess.Popen(cmd, cwd=tmp_path, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        cmd, cwd=tmp_path, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     try:
         wait_for_rows(proc, store, at_least=1)
     finally:
@@ -220,9 +224,15 @@ def test_sigint_stops_with_130_and_the_same_command_resumes(tmp_path, clean_kill
     store = tmp_path / "interrupted.db"
     cmd = sweep_cmd(config, store, "--workers", "2", "--quiet")
     # A shell's background job (pytest ... &) ignores SIGINT, and children inherit that.
-    proc = subprocess.Popen(cmd, cwd=tmp_path, start_new_session=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cmd,
+        cwd=tmp_path,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         wait_for_rows(proc, store, at_least=1)
         os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
@@ -283,10 +293,10 @@ def test_the_run_order_keeps_each_instance_whole_and_spreads_the_grid():
     for key in instances:
         own = [t for t in tasks if t["instance_key"] == key]
         first = next(i for i, t in enumerate(ordered) if t["instance_key"] == key)
-        assert ordered[first:first + len(own)] == own
+        assert ordered[first : first + len(own)] == own
     assert instances != list(dict.fromkeys(t["instance_key"] for t in tasks))
     # Grid order puts the 20 instances of slices = 5 first; a stopped sweep holds a sample of all sizes.
-    first_quarter = {t["params"]["slices"] for t in ordered[:len(ordered) // 4]}
+    first_quarter = {t["params"]["slices"] for t in ordered[: len(ordered) // 4]}
     assert len(first_quarter) >= 6
 
 
@@ -304,8 +314,14 @@ def test_a_sweep_runs_its_tasks_in_the_run_order(tmp_path, monkeypatch):
 
 
 def test_task_keys_are_deterministic_and_depend_on_what_defines_the_task():
-    base = {"name": "k", "family": "checkpoint", "seeds": [0, 1], "heuristics": ["none", "daly"],
-            "grid": {"slices": [5, 7], "law": ["weibull"]}, "exact": {"method": "dp", "time_limit": 30}}
+    base = {
+        "name": "k",
+        "family": "checkpoint",
+        "seeds": [0, 1],
+        "heuristics": ["none", "daly"],
+        "grid": {"slices": [5, 7], "law": ["weibull"]},
+        "exact": {"method": "dp", "time_limit": 30},
+    }
 
     def keys(**change):
         obj = json.loads(json.dumps(base))
@@ -330,8 +346,11 @@ def test_task_keys_are_deterministic_and_depend_on_what_defines_the_task():
     assert not set(keys(seeds=[2, 3])) & set(k0)
     assert keys(seeds=[1])[:3] == k0[3:6]
 
-    for change in ({"method": "graph", "time_limit": 30}, {"method": "dp", "time_limit": 31},
-                   {"method": "dp"}):
+    for change in (
+        {"method": "graph", "time_limit": 30},
+        {"method": "dp", "time_limit": 31},
+        {"method": "dp"},
+    ):
         other = keys(exact=change)
         assert not set(exact_keys(other)) & set(exact_keys(k0)), change
         # A heuristic's result does not depend on the exact method, so its row is shared.
@@ -339,12 +358,18 @@ def test_task_keys_are_deterministic_and_depend_on_what_defines_the_task():
 
 
 def test_task_keys_are_the_same_in_another_process():
-    code = ("import json; from volsched.experiments.config import parse_sweep; "
-            "from volsched.experiments.tasks import build_tasks; "
-            "print(json.dumps([t['key'] for t in build_tasks(parse_sweep("
-            "{'family': 'checkpoint', 'seeds': 2, 'grid': {'slices': [5, 6], 'alpha': [0.5, 1]}}))]))")
-    here = [t["key"] for t in build_tasks(parse_sweep(
-        {"family": "checkpoint", "seeds": 2, "grid": {"slices": [5, 6], "alpha": [0.5, 1]}}))]
+    code = (
+        "import json; from volsched.experiments.config import parse_sweep; "
+        "from volsched.experiments.tasks import build_tasks; "
+        "print(json.dumps([t['key'] for t in build_tasks(parse_sweep("
+        "{'family': 'checkpoint', 'seeds': 2, 'grid': {'slices': [5, 6], 'alpha': [0.5, 1]}}))]))"
+    )
+    here = [
+        t["key"]
+        for t in build_tasks(
+            parse_sweep({"family": "checkpoint", "seeds": 2, "grid": {"slices": [5, 6], "alpha": [0.5, 1]}})
+        )
+    ]
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     assert json.loads(there.stdout) == here
@@ -356,8 +381,21 @@ def test_a_stored_row_can_be_rederived_from_its_parameters(tmp_path):
     with Store(store) as s:
         rows = s.rows()
     for row in rows[::7]:
-        task = {k: row[k] for k in ("key", "sweep", "family", "instance_key", "params", "method", "kind",
-                                    "method_params", "problem", "sense")}
+        task = {
+            k: row[k]
+            for k in (
+                "key",
+                "sweep",
+                "family",
+                "instance_key",
+                "params",
+                "method",
+                "kind",
+                "method_params",
+                "problem",
+                "sense",
+            )
+        }
         again = run_task(task)
         assert again["status"] == row["status"]
         assert again["objective"] == row["objective"]
@@ -397,24 +435,33 @@ BAD_CONFIGS = {
     "time_limit_inf": ('family = "checkpoint"\n[exact]\ntime_limit = inf\n', "exact.time_limit"),
     "time_limit_nan": ('family = "checkpoint"\n[exact]\ntime_limit = nan\n', "exact.time_limit"),
     "empty_name": ('family = "checkpoint"\nname = ""\n', ".name"),
-    "problem_of_a_one_problem_family": ('family = "checkpoint"\n[exact]\nproblem = "iterations"\n',
-                                        "exact.problem"),
+    "problem_of_a_one_problem_family": (
+        'family = "checkpoint"\n[exact]\nproblem = "iterations"\n',
+        "exact.problem",
+    ),
     "unknown_problem": ('family = "coupled"\n[exact]\nproblem = "makespan"\n', "exact.problem"),
-    "method_of_another_problem": ('family = "coupled"\n[exact]\nproblem = "iterations"\nmethod = "bnb"\n',
-                                  "exact.method"),
-    "unknown_coupled_generator": ('family = "coupled"\n[grid]\npreset = ["plantd"]\n',
-                                  "grid.preset[0]"),
+    "method_of_another_problem": (
+        'family = "coupled"\n[exact]\nproblem = "iterations"\nmethod = "bnb"\n',
+        "exact.method",
+    ),
+    "unknown_coupled_generator": ('family = "coupled"\n[grid]\npreset = ["plantd"]\n', "grid.preset[0]"),
     "many_instance_generator": ('family = "coupled"\n[grid]\npreset = "paper"\n', "grid.preset[0]"),
     "option_of_another_generator": ('family = "coupled"\n[grid]\ndensity = 0.5\n', "grid.density"),
-    "negative_trial": ('family = "coupled"\n[grid]\npreset = "paper-realization"\ntrial = [-1]\n',
-                       "grid.trial[0]"),
+    "negative_trial": (
+        'family = "coupled"\n[grid]\npreset = "paper-realization"\ntrial = [-1]\n',
+        "grid.trial[0]",
+    ),
     "invalid_toml": ('family = "checkpoint"\nseeds = \n', "not valid TOML"),
-    "duplicate_sweep_names": ('[[sweep]]\nname = "x"\nfamily = "checkpoint"\n'
-                              '[[sweep]]\nname = "x"\nfamily = "checkpoint"\n', ".sweep"),
+    "duplicate_sweep_names": (
+        '[[sweep]]\nname = "x"\nfamily = "checkpoint"\n[[sweep]]\nname = "x"\nfamily = "checkpoint"\n',
+        ".sweep",
+    ),
     "key_next_to_sweeps": ('seeds = 2\n[[sweep]]\nfamily = "checkpoint"\n', ".seeds"),
-    "error_in_second_sweep": ('[[sweep]]\nname = "x"\nfamily = "checkpoint"\n'
-                              '[[sweep]]\nname = "y"\nfamily = "checkpoint"\n[sweep.grid]\nslices = [0]\n',
-                              "sweep[1].grid.slices[0]"),
+    "error_in_second_sweep": (
+        '[[sweep]]\nname = "x"\nfamily = "checkpoint"\n'
+        '[[sweep]]\nname = "y"\nfamily = "checkpoint"\n[sweep.grid]\nslices = [0]\n',
+        "sweep[1].grid.slices[0]",
+    ),
 }
 
 
@@ -428,16 +475,19 @@ def test_bad_config_exits_2_naming_the_key_and_writes_nothing(capsys, tmp_path, 
     assert not store.exists()
 
 
-@pytest.mark.parametrize("argv, fragment", [
-    (["sweep", "MISSING.toml", "--store", "s.db"], "no such file"),
-    (["sweep", "CONFIG", "--preset", "smoke", "--store", "s.db"], "--preset"),
-    (["sweep", "--store", "s.db"], "--preset"),
-    (["sweep", "--preset", "bouguerra2099", "--store", "s.db"], "--preset"),
-    (["sweep", "CONFIG"], "--store"),
-    (["sweep", "CONFIG", "--store", "s.db", "--workers", "0"], "--workers"),
-    (["sweep", "CONFIG", "--store", "s.db", "--workers", "two"], "--workers"),
-    (["sweep", "CONFIG", "--store", "DIR"], "directory"),
-])
+@pytest.mark.parametrize(
+    "argv, fragment",
+    [
+        (["sweep", "MISSING.toml", "--store", "s.db"], "no such file"),
+        (["sweep", "CONFIG", "--preset", "smoke", "--store", "s.db"], "--preset"),
+        (["sweep", "--store", "s.db"], "--preset"),
+        (["sweep", "--preset", "bouguerra2099", "--store", "s.db"], "--preset"),
+        (["sweep", "CONFIG"], "--store"),
+        (["sweep", "CONFIG", "--store", "s.db", "--workers", "0"], "--workers"),
+        (["sweep", "CONFIG", "--store", "s.db", "--workers", "two"], "--workers"),
+        (["sweep", "CONFIG", "--store", "DIR"], "directory"),
+    ],
+)
 def test_bad_command_line_exits_2_and_writes_nothing(capsys, tmp_path, monkeypatch, argv, fragment):
     monkeypatch.chdir(tmp_path)
     write(tmp_path, 'family = "checkpoint"\n[grid]\nslices = [4]\n', "CONFIG")
@@ -462,9 +512,23 @@ def _damaged_store_is_refused_untouched(capsys, tmp_path, damage) -> None:
     config = write(tmp_path, 'family = "checkpoint"\n[grid]\nslices = [4]\n')
     store = tmp_path / "s.db"
     with Store(store) as s:
-        s.plan([{"key": f"k{i}", "sweep": "s", "family": "checkpoint", "instance_key": "i", "params": {},
-                 "method": "dp", "kind": "exact", "method_params": {}, "problem": "checkpoint",
-                 "sense": "min"} for i in range(400)])
+        s.plan(
+            [
+                {
+                    "key": f"k{i}",
+                    "sweep": "s",
+                    "family": "checkpoint",
+                    "instance_key": "i",
+                    "params": {},
+                    "method": "dp",
+                    "kind": "exact",
+                    "method_params": {},
+                    "problem": "checkpoint",
+                    "sense": "min",
+                }
+                for i in range(400)
+            ]
+        )
     data = bytearray(store.read_bytes())
     damage(data)
     store.write_bytes(bytes(data))
@@ -514,7 +578,7 @@ def past_the_checks(text: str, **grid) -> list:
 
 
 def test_a_task_whose_generation_fails_is_stored_as_error_and_the_sweep_goes_on(tmp_path):
-    sweeps = past_the_checks(FOUR + 'seeds = 2\n[grid]\nslices = [5]\n', alpha=[0.5, 1.5])
+    sweeps = past_the_checks(FOUR + "seeds = 2\n[grid]\nslices = [5]\n", alpha=[0.5, 1.5])
     summary = run_sweep(sweeps, tmp_path / "s.db", workers=1, quiet=True)
     assert (summary["tasks"], summary["done"], summary["failed"], summary["pending"]) == (20, 20, 10, 0)
     rows = rows_by(tmp_path / "s.db")
@@ -531,7 +595,7 @@ def test_a_task_whose_generation_fails_is_stored_as_error_and_the_sweep_goes_on(
 
 
 def test_errors_are_stored_with_workers_too(tmp_path):
-    sweeps = past_the_checks(FOUR + 'seeds = 3\n[grid]\nslices = [5]\n', alpha=[1.5, 0.5])
+    sweeps = past_the_checks(FOUR + "seeds = 3\n[grid]\nslices = [5]\n", alpha=[1.5, 0.5])
     summary = run_sweep(sweeps, tmp_path / "s.db", workers=2, quiet=True)
     assert (summary["done"], summary["failed"]) == (30, 15)
     assert {r["status"] for r in rows_by(tmp_path / "s.db") if r["params"]["alpha"] == 1.5} == {"error"}
@@ -549,7 +613,7 @@ def test_a_solve_that_overruns_the_hard_limit_is_stored_as_timeout(tmp_path, mon
         return real_dp(instance, time_limit, seed)
 
     monkeypatch.setitem(volsched.solvers.checkpoint.METHODS, "dp", stuck_on_seed_1)
-    sweeps = sweeps_of(FOUR + 'seeds = 3\n[exact]\ntime_limit = 0.2\n[grid]\nslices = [6]\n')
+    sweeps = sweeps_of(FOUR + "seeds = 3\n[exact]\ntime_limit = 0.2\n[grid]\nslices = [6]\n")
     begin = time.perf_counter()
     summary = run_sweep(sweeps, tmp_path / "s.db", workers=1, quiet=True)
     assert time.perf_counter() - begin < 10
@@ -577,23 +641,35 @@ def test_a_solve_that_overruns_the_hard_limit_is_stored_as_timeout(tmp_path, mon
     assert signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.default_int_handler, None)
 
 
-def _stopped_solver(status: SolveStatus, incumbent: float | None, bound: float | None,
-                    stopped: str = STOPPED_CLOCK):
+def _stopped_solver(
+    status: SolveStatus, incumbent: float | None, bound: float | None, stopped: str = STOPPED_CLOCK
+):
     def solve(self, instance, problem=None, method=None, time_limit=None, seed=None, budget=None):
         assert time_limit == 5.0
-        return SolveResult(family="checkpoint", instance=instance.name, method=method, status=status,
-                           objective=incumbent, bound=bound, runtime_s=time_limit, solution={},
-                           verified=incumbent is not None, stopped=stopped)
+        return SolveResult(
+            family="checkpoint",
+            instance=instance.name,
+            method=method,
+            status=status,
+            objective=incumbent,
+            bound=bound,
+            runtime_s=time_limit,
+            solution={},
+            verified=incumbent is not None,
+            stopped=stopped,
+        )
 
     return solve
 
 
 def test_a_budget_stop_keeps_its_status_and_is_no_timeout(tmp_path, monkeypatch):
     """A run its work budget stopped is the same on every machine: stored as feasible, not timeout."""
-    monkeypatch.setattr(volsched.families.Family, "solve",
-                        _stopped_solver(SolveStatus.FEASIBLE, 20.0, 16.0, STOPPED_BUDGET))
-    (sweep,) = sweeps_of('family = "checkpoint"\nseeds = 1\nheuristics = []\n[exact]\ntime_limit = 5\n'
-                         '[grid]\nslices = [6]\n')
+    monkeypatch.setattr(
+        volsched.families.Family, "solve", _stopped_solver(SolveStatus.FEASIBLE, 20.0, 16.0, STOPPED_BUDGET)
+    )
+    (sweep,) = sweeps_of(
+        'family = "checkpoint"\nseeds = 1\nheuristics = []\n[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n'
+    )
     (row,) = [run_task(t) for t in build_tasks(sweep)]
     assert (row["status"], row["objective"], row["bound"]) == ("feasible", 20.0, 16.0)
     assert row["error"] == "stopped by the budget"
@@ -601,12 +677,15 @@ def test_a_budget_stop_keeps_its_status_and_is_no_timeout(tmp_path, monkeypatch)
 
 @pytest.mark.parametrize("write_exact_first", [True, False])
 def test_a_cooperative_stop_is_a_timeout_with_its_bound_and_gives_ratio_intervals(
-        tmp_path, monkeypatch, write_exact_first):
+    tmp_path, monkeypatch, write_exact_first
+):
     incumbent, bound = 20.0, 16.0
     stopped = _stopped_solver(SolveStatus.FEASIBLE, incumbent, bound)
     monkeypatch.setattr(volsched.families.Family, "solve", stopped)
-    (sweep,) = sweeps_of('family = "checkpoint"\nseeds = 2\nheuristics = ["none", "every", "young", "daly"]\n'
-                         '[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n')
+    (sweep,) = sweeps_of(
+        'family = "checkpoint"\nseeds = 2\nheuristics = ["none", "every", "young", "daly"]\n'
+        "[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n"
+    )
     results = [run_task(t) for t in build_tasks(sweep)]
     if not write_exact_first:
         results.reverse()
@@ -618,8 +697,12 @@ def test_a_cooperative_stop_is_a_timeout_with_its_bound_and_gives_ratio_interval
     exact = [r for r in rows if r["kind"] == "exact"]
     assert len(exact) == 2
     for r in exact:
-        assert (r["status"], r["objective"], r["bound"], r["error"]) == ("timeout", incumbent, bound,
-                                                                    "stopped by the wall clock")
+        assert (r["status"], r["objective"], r["bound"], r["error"]) == (
+            "timeout",
+            incumbent,
+            bound,
+            "stopped by the wall clock",
+        )
     heuristic = [r for r in rows if r["kind"] == "heuristic"]
     assert len(heuristic) == 8
     for r in heuristic:
@@ -636,9 +719,10 @@ def test_a_cooperative_stop_is_a_timeout_with_its_bound_and_gives_ratio_interval
 def test_the_report_counts_the_runs_whose_reference_a_wall_clock_cut(tmp_path, monkeypatch, stopped, cut):
     from volsched.experiments.report import summarize, to_markdown
 
-    monkeypatch.setattr(volsched.families.Family, "solve",
-                        _stopped_solver(SolveStatus.FEASIBLE, 20.0, 16.0, stopped))
-    (sweep,) = sweeps_of(FOUR + 'seeds = 1\n[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n')
+    monkeypatch.setattr(
+        volsched.families.Family, "solve", _stopped_solver(SolveStatus.FEASIBLE, 20.0, 16.0, stopped)
+    )
+    (sweep,) = sweeps_of(FOUR + "seeds = 1\n[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n")
     with Store(tmp_path / "s.db") as store:
         store.plan(build_tasks(sweep))
         for task in build_tasks(sweep):
@@ -652,8 +736,10 @@ def test_the_report_counts_the_runs_whose_reference_a_wall_clock_cut(tmp_path, m
 
 def test_a_stop_without_incumbent_is_a_timeout_and_its_runs_are_the_best_known_value(tmp_path, monkeypatch):
     monkeypatch.setattr(volsched.families.Family, "solve", _stopped_solver(SolveStatus.UNKNOWN, None, 3.0))
-    sweeps = sweeps_of('family = "checkpoint"\nheuristics = ["none", "every", "young", "daly"]\n'
-                       '[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n')
+    sweeps = sweeps_of(
+        'family = "checkpoint"\nheuristics = ["none", "every", "young", "daly"]\n'
+        "[exact]\ntime_limit = 5\n[grid]\nslices = [6]\n"
+    )
     summary = run_sweep(sweeps, tmp_path / "s.db", workers=1, quiet=True)
     assert (summary["done"], summary["failed"]) == (5, 1)
     rows = rows_by(tmp_path / "s.db")
@@ -709,8 +795,17 @@ def test_ratios_do_not_depend_on_the_order_rows_are_written(tmp_path, small_rows
         assert not store.write(results[0])  # a second write of a key changes nothing
         rows = score_rows(store.rows())
     expected = {r["key"]: r for r in small_rows}
-    cols = ("status", "objective", "bound", "optimum", "optimum_bound", "optimum_proven", "ratio",
-            "ratio_lo", "ratio_hi")
+    cols = (
+        "status",
+        "objective",
+        "bound",
+        "optimum",
+        "optimum_bound",
+        "optimum_proven",
+        "ratio",
+        "ratio_lo",
+        "ratio_hi",
+    )
     assert len(rows) == 20
     for r in rows:
         assert {c: r[c] for c in cols} == {c: expected[r["key"]][c] for c in cols}
@@ -718,9 +813,21 @@ def test_ratios_do_not_depend_on_the_order_rows_are_written(tmp_path, small_rows
 
 def test_a_problem_sweep_solves_that_problem_and_keys_it(tmp_path):
     """``exact.problem`` reaches solve() and the task key; the paper generator gives the instances."""
-    config = {"family": "coupled", "seeds": [0], "exact": {"problem": "iterations"}, "heuristics": [],
-              "grid": {"preset": "paper-realization", "tasks": 5, "n_com": 5, "w_min": 1, "scenario": [0, 1],
-                       "trial": 0, "slots": 400}}
+    config = {
+        "family": "coupled",
+        "seeds": [0],
+        "exact": {"problem": "iterations"},
+        "heuristics": [],
+        "grid": {
+            "preset": "paper-realization",
+            "tasks": 5,
+            "n_com": 5,
+            "w_min": 1,
+            "scenario": [0, 1],
+            "trial": 0,
+            "slots": 400,
+        },
+    }
     sweeps = parse_config(config)
     assert sweeps[0].method == "chain"
     default = parse_config({**config, "exact": {}})
@@ -740,13 +847,22 @@ def test_the_smoke_preset_finds_heuristics_above_the_optimum(tmp_path):
     run_sweep(parse_config({"sweep": preset("smoke")}), tmp_path / "s.db", workers=2, quiet=True)
     rows = rows_by(tmp_path / "s.db")
     # The coupled full rows are the greedy's bounds: feasible or unknown (no schedule), never a timeout.
-    assert rows and all(r["status"] in ("optimal", "ok")
-                        or (r["method"] == "greedy" and r["status"] in ("feasible", "unknown")) for r in rows)
+    assert rows and all(
+        r["status"] in ("optimal", "ok")
+        or (r["method"] == "greedy" and r["status"] in ("feasible", "unknown"))
+        for r in rows
+    )
     ratios = [r["ratio"] for r in rows if r["kind"] == "heuristic" and r["ratio"] is not None]
     assert ratios and all(not math.isnan(x) and x >= 1.0 for x in ratios)
     # A coupled run against full's unproven bounds: an interval (open where the greedy found nothing).
-    unproven = [r for r in rows if r["kind"] == "heuristic" and r["optimum_proven"] == 0
-                and r["ratio_lo"] is not None and r["ratio_hi"] is not None]
+    unproven = [
+        r
+        for r in rows
+        if r["kind"] == "heuristic"
+        and r["optimum_proven"] == 0
+        and r["ratio_lo"] is not None
+        and r["ratio_hi"] is not None
+    ]
     assert unproven and all(1.0 <= r["ratio_lo"] <= r["ratio_hi"] for r in unproven)
 
 
@@ -758,12 +874,11 @@ def test_the_dask_path_stores_the_same_rows_as_a_local_run(tmp_path, processes):
     distributed = pytest.importorskip("dask.distributed")
     sweeps = sweeps_of(SMALL_CONFIG)
     local = run_sweep(sweeps, tmp_path / "local.db", workers=1, quiet=True)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=processes,
-                                  dashboard_address=":0") as cluster:
-        remote = run_sweep(sweeps, tmp_path / "dask.db", dask_scheduler=cluster.scheduler_address,
-                           quiet=True)
-        again = run_sweep(sweeps, tmp_path / "dask.db", dask_scheduler=cluster.scheduler_address,
-                          quiet=True)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=processes, dashboard_address=":0"
+    ) as cluster:
+        remote = run_sweep(sweeps, tmp_path / "dask.db", dask_scheduler=cluster.scheduler_address, quiet=True)
+        again = run_sweep(sweeps, tmp_path / "dask.db", dask_scheduler=cluster.scheduler_address, quiet=True)
     assert (remote["tasks"], remote["new"], remote["done"], remote["pending"]) == (180, 180, 180, 0)
     assert local["done"] == 180
     assert (again["new"], again["skipped"]) == (0, 180)
@@ -784,16 +899,32 @@ def fast_dask_timeout(monkeypatch):
 
 def test_an_unreachable_dask_scheduler_exits_2_naming_the_option(capsys, tmp_path, fast_dask_timeout):
     config = write(tmp_path, 'family = "checkpoint"\n[grid]\nslices = [4]\n')
-    code, out, err = run(capsys, "sweep", config, "--store", tmp_path / "s.db",
-                         "--dask-scheduler", "tcp://127.0.0.1:1", "--quiet")
+    code, out, err = run(
+        capsys,
+        "sweep",
+        config,
+        "--store",
+        tmp_path / "s.db",
+        "--dask-scheduler",
+        "tcp://127.0.0.1:1",
+        "--quiet",
+    )
     assert_input_error(code, out, err, "--dask-scheduler")
     assert "tcp://127.0.0.1:1" in err
 
 
 def test_an_unreachable_dask_scheduler_writes_nothing(capsys, tmp_path, fast_dask_timeout):
     config = write(tmp_path, 'family = "checkpoint"\n[grid]\nslices = [4]\n')
-    code, _, _ = run(capsys, "sweep", config, "--store", tmp_path / "s.db",
-                     "--dask-scheduler", "tcp://127.0.0.1:1", "--quiet")
+    code, _, _ = run(
+        capsys,
+        "sweep",
+        config,
+        "--store",
+        tmp_path / "s.db",
+        "--dask-scheduler",
+        "tcp://127.0.0.1:1",
+        "--quiet",
+    )
     assert code == 2
     assert not (tmp_path / "s.db").exists()
 
@@ -802,8 +933,12 @@ def test_an_unreachable_dask_scheduler_writes_nothing(capsys, tmp_path, fast_das
 def test_an_unreachable_dask_scheduler_through_the_real_command(tmp_path):
     # About 12 s: the driver's Client waits its full 10 s connection timeout on a refused port.
     config = write(tmp_path, 'family = "checkpoint"\n[grid]\nslices = [4]\n')
-    done = subprocess.run(sweep_cmd(config, tmp_path / "s.db", "--dask-scheduler", "tcp://127.0.0.1:1",
-                                    "--quiet"), capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        sweep_cmd(config, tmp_path / "s.db", "--dask-scheduler", "tcp://127.0.0.1:1", "--quiet"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     assert done.stdout == ""
     (line,) = done.stderr.strip().splitlines()
@@ -826,8 +961,11 @@ def test_preset_smoke_json_prints_one_object_with_everything_done(capsys, tmp_pa
 
 
 def test_quiet_prints_no_progress_bar(capsys, tmp_path):
-    config = write(tmp_path, 'family = "checkpoint"\nseeds = 2\n'
-                             'heuristics = ["none", "every", "young", "daly"]\n[grid]\nslices = [4, 5]\n')
+    config = write(
+        tmp_path,
+        'family = "checkpoint"\nseeds = 2\n'
+        'heuristics = ["none", "every", "young", "daly"]\n[grid]\nslices = [4, 5]\n',
+    )
     store = tmp_path / "s.db"
     code, out, err = run(capsys, "sweep", config, "--store", store, "--workers", "1", "--quiet")
     assert code == 0 and err == ""
@@ -845,11 +983,15 @@ def test_quiet_prints_no_progress_bar(capsys, tmp_path):
 #: name -> (config, the key a rejection should name)
 DUPLICATES = {
     "duplicate_grid_values": ('family = "checkpoint"\n[grid]\nslices = [5, 5]\n', "grid.slices"),
-    "duplicate_heuristics": ('family = "checkpoint"\nheuristics = ["daly", "daly"]\n[grid]\nslices = [5]\n',
-                             "heuristics"),
-    "overlapping_sweeps": ('[[sweep]]\nname = "a"\nfamily = "checkpoint"\n[sweep.grid]\nslices = [5]\n'
-                           '[[sweep]]\nname = "b"\nfamily = "checkpoint"\n[sweep.grid]\nslices = [5, 6]\n',
-                           "sweep"),
+    "duplicate_heuristics": (
+        'family = "checkpoint"\nheuristics = ["daly", "daly"]\n[grid]\nslices = [5]\n',
+        "heuristics",
+    ),
+    "overlapping_sweeps": (
+        '[[sweep]]\nname = "a"\nfamily = "checkpoint"\n[sweep.grid]\nslices = [5]\n'
+        '[[sweep]]\nname = "b"\nfamily = "checkpoint"\n[sweep.grid]\nslices = [5, 6]\n',
+        "sweep",
+    ),
 }
 
 

@@ -48,7 +48,7 @@ class ToyInstance:
 def make(p: dict) -> ToyInstance:
     rng = np.random.default_rng(p["seed"])
     bits = rng.random(p["slots"]) < 0.5
-    bits[-p["jobs"]:] = True  # enough free slots
+    bits[-p["jobs"] :] = True  # enough free slots
     return ToyInstance("".join("1" if b else "0" for b in bits), p["jobs"], f"toy-{p['slots']}-{p['seed']}")
 
 
@@ -59,8 +59,9 @@ def scan(instance: ToyInstance, time_limit, seed) -> MethodOutcome:
 
 def verify(instance: ToyInstance, solution: dict) -> int:
     runs = solution.get("runs") if isinstance(solution, dict) else None
-    reject_unless(isinstance(runs, list) and len(runs) == instance.jobs, "runs",
-                  f"needs {instance.jobs} slots")
+    reject_unless(
+        isinstance(runs, list) and len(runs) == instance.jobs, "runs", f"needs {instance.jobs} slots"
+    )
     for i, t in enumerate(runs):
         ok = isinstance(t, int) and 0 <= t < len(instance.slots) and instance.slots[t] == "1"
         reject_unless(ok, f"runs[{i}]", f"slot {t!r} is not a free slot")
@@ -103,16 +104,31 @@ SIM = ToySimulator()
 TOY = Family(
     name="toy",
     load=ToyInstance.from_json,
-    generators={"random": GeneratorSpec("random", (
-        Option("slots", lambda v, k: check_int(v, k, 1), 30, "horizon", int),
-        Option("jobs", lambda v, k: check_int(v, k, 1), 5, "unit jobs", int),
-        Option("seed", lambda v, k: check_int(v, k, 0), 0, "random seed", int)), make)},
-    problems={"makespan": Problem("makespan", "min", {"scan": scan}, verify,
-                                  (Metric("makespan", "min"), Metric("idle_slots", None)))},
-    heuristics={"greedy": Heuristic("greedy", "makespan", Coin("greedy", 1.0), SIM),
-                "coin": Heuristic("coin", "makespan", Coin("coin", 0.5), SIM)},
-    extras=Extras(presets={"toy-smoke": [{"name": "toy-smoke", "family": "toy", "seeds": 3,
-                                          "grid": {"slots": [20, 40]}}]}),
+    generators={
+        "random": GeneratorSpec(
+            "random",
+            (
+                Option("slots", lambda v, k: check_int(v, k, 1), 30, "horizon", int),
+                Option("jobs", lambda v, k: check_int(v, k, 1), 5, "unit jobs", int),
+                Option("seed", lambda v, k: check_int(v, k, 0), 0, "random seed", int),
+            ),
+            make,
+        )
+    },
+    problems={
+        "makespan": Problem(
+            "makespan", "min", {"scan": scan}, verify, (Metric("makespan", "min"), Metric("idle_slots", None))
+        )
+    },
+    heuristics={
+        "greedy": Heuristic("greedy", "makespan", Coin("greedy", 1.0), SIM),
+        "coin": Heuristic("coin", "makespan", Coin("coin", 0.5), SIM),
+    },
+    extras=Extras(
+        presets={
+            "toy-smoke": [{"name": "toy-smoke", "family": "toy", "seeds": 3, "grid": {"slots": [20, 40]}}]
+        }
+    ),
 )
 
 
@@ -181,8 +197,9 @@ def test_a_toy_family_runs_every_command_end_to_end(toy, capsys, tmp_path):
     assert code == 0, err
     assert {r["metric"] for r in json.loads(out)["rows"] if r["kind"] == "heuristic"} == {"idle_slots"}
 
-    code, _, err = run(capsys, "sweep", "--preset", "toy-smoke", "--store", tmp_path / "p.db", "--workers", 1,
-                       "--quiet")
+    code, _, err = run(
+        capsys, "sweep", "--preset", "toy-smoke", "--store", tmp_path / "p.db", "--workers", 1, "--quiet"
+    )
     assert code == 0, err
 
 

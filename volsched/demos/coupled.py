@@ -22,8 +22,9 @@ def _cell(value, status) -> str:
 
 
 def _solve(family, instance, method, problem=None):
-    return family.solve(instance, problem=problem, method=method, budget=BUDGETS.get(method),
-                        time_limit=SAFETY_S)
+    return family.solve(
+        instance, problem=problem, method=method, budget=BUDGETS.get(method), time_limit=SAFETY_S
+    )
 
 
 def demo(out: Path, quiet: bool, full: bool, seed: int):
@@ -31,27 +32,40 @@ def demo(out: Path, quiet: bool, full: bool, seed: int):
     methods = list(FAMILY.problems["offline-coupled"].methods)
     instances = [generate_markov(14, 120, m, k) for k, m in enumerate((3, 5, 8))]
     instances.append(generate_planted(14, 120, 6, 30, 0.5, 0))
-    rows, lines = [], ["coupled OFF-LINE-COUPLED (mu = 1): most slots with m processors all UP",
-                       f"{'instance':<40} " + " ".join(f"{m:>14}" for m in methods)]
+    rows, lines = (
+        [],
+        [
+            "coupled OFF-LINE-COUPLED (mu = 1): most slots with m processors all UP",
+            f"{'instance':<40} " + " ".join(f"{m:>14}" for m in methods),
+        ],
+    )
     for instance in tqdm(instances, desc="coupled: exact methods", disable=quiet, leave=False):
         write_json(out / "instances" / f"{instance.name}.json", instance.to_json())
         results = {m: _solve(FAMILY, instance, m) for m in methods}
         rows.append({"instance": instance.name, **{m: r.to_dict() for m, r in results.items()}})
-        lines.append(f"{instance.name:<40} " + " ".join(
-            f"{_cell(r.objective, r.status):>5} {r.status.value:<8}" for r in results.values()))
+        lines.append(
+            f"{instance.name:<40} "
+            + " ".join(f"{_cell(r.objective, r.status):>5} {r.status.value:<8}" for r in results.values())
+        )
 
     realizations = [paper_realization(m, 5, w_min, 0, 0) for m, w_min in ((5, 1), (5, 3), (10, 1), (10, 3))]
     iteration_rows = []
-    lines += ["", "coupled, 10 iterations on Section VII-A realizations (H = 2000): optimum without "
-              "communication (iterations) and bounds with it (full, greedy)",
-              f"{'instance':<44} {'iterations':>12} {'full':>10} {'full bound':>11} {'gap':>6}"]
+    lines += [
+        "",
+        "coupled, 10 iterations on Section VII-A realizations (H = 2000): optimum without "
+        "communication (iterations) and bounds with it (full, greedy)",
+        f"{'instance':<44} {'iterations':>12} {'full':>10} {'full bound':>11} {'gap':>6}",
+    ]
     for instance in tqdm(realizations, desc="coupled: iterations and full", disable=quiet, leave=False):
         write_json(out / "instances" / f"{instance.name}.json", instance.to_json())
         relaxed = FAMILY.solve(instance, problem="iterations")
         bounds = _solve(FAMILY, instance, "greedy", "full")
-        iteration_rows.append({"instance": instance.name, "iterations": relaxed.to_dict(),
-                               "full": bounds.to_dict()})
-        lines.append(f"{instance.name:<44} {_cell(relaxed.objective, relaxed.status):>12} "
-                     f"{_cell(bounds.objective, bounds.status):>10} {_cell(bounds.bound, bounds.status):>11} "
-                     f"{'' if bounds.gap is None else f'{bounds.gap:.2f}':>6}")
+        iteration_rows.append(
+            {"instance": instance.name, "iterations": relaxed.to_dict(), "full": bounds.to_dict()}
+        )
+        lines.append(
+            f"{instance.name:<44} {_cell(relaxed.objective, relaxed.status):>12} "
+            f"{_cell(bounds.objective, bounds.status):>10} {_cell(bounds.bound, bounds.status):>11} "
+            f"{'' if bounds.gap is None else f'{bounds.gap:.2f}':>6}"
+        )
     return DemoPart({"rows": rows, "iterations": iteration_rows}, lines)

@@ -20,9 +20,11 @@ def demo(out: Path, quiet: bool, full: bool, seed: int):
 
     rows = []
     names = list(FAMILY.heuristics)
-    lines = ["prescient: makespan / prescient optimum of identical tasks (Kondo et al. 2007), 60 hosts; "
-             "waste in % of T",
-             f"{'heuristic':<14} " + " ".join(f"{f'{p} T={t} {m:g} min':>24}" for p, t, m in CASES)]
+    lines = [
+        "prescient: makespan / prescient optimum of identical tasks (Kondo et al. 2007), 60 hosts; "
+        "waste in % of T",
+        f"{'heuristic':<14} " + " ".join(f"{f'{p} T={t} {m:g} min':>24}" for p, t, m in CASES),
+    ]
     cells: dict[str, list[str]] = {name: [] for name in names}
     optima = []
     for platform, tasks, minutes in tqdm(CASES, desc="prescient: platforms", disable=quiet, leave=False):

@@ -20,21 +20,28 @@ def demo(out: Path, quiet: bool, full: bool, seed: int):
 
     instances = [generate_theorem2(4, 12, seed), generate_planted(2, 13, seed, "yes")]
     rows = []
-    lines = ["slack: minimum makespan under the slack rule (Canon et al. 2011), GAPS(beta) and the baselines",
-             f"{'instance':<34} {'beta':>4} {'slack opt':>9} {'plain opt':>9} "
-             + " ".join(f"{h + ' ratio / stab.':>20}" for h in FAMILY.heuristics)]
+    lines = [
+        "slack: minimum makespan under the slack rule (Canon et al. 2011), GAPS(beta) and the baselines",
+        f"{'instance':<34} {'beta':>4} {'slack opt':>9} {'plain opt':>9} "
+        + " ".join(f"{h + ' ratio / stab.':>20}" for h in FAMILY.heuristics),
+    ]
     for base in tqdm(instances, desc="slack: betas", disable=quiet, leave=False):
         write_json(out / "instances" / f"{base.name}.json", base.to_json())
         for beta in BETAS:
             report = evaluate(FAMILY, base.with_beta(beta), seed=seed, budget=BUDGET, time_limit=SAFETY_S)
             rows.append({"instance": base.name, "beta": beta, **report})
             slack, plain = report["optima"]["slack"], report["optima"]["plain"]
-            cells = " ".join(f"{_ratio(p['ratio'])} / {p['stability']:>6.3f}".rjust(20)
-                             for p in report["policies"].values())
-            lines.append(f"{base.name:<34} {beta:>4.1f} {_value(slack['optimum'])} "
-                         f"{_value(plain['optimum'])} {cells}")
-    lines.append("(gaps is scored against the slack optimum at its beta, lpt and list against the plain one; "
-                 "stability: median of 30 sampled disturbances over the schedule's own makespan)")
+            cells = " ".join(
+                f"{_ratio(p['ratio'])} / {p['stability']:>6.3f}".rjust(20)
+                for p in report["policies"].values()
+            )
+            lines.append(
+                f"{base.name:<34} {beta:>4.1f} {_value(slack['optimum'])} {_value(plain['optimum'])} {cells}"
+            )
+    lines.append(
+        "(gaps is scored against the slack optimum at its beta, lpt and list against the plain one; "
+        "stability: median of 30 sampled disturbances over the schedule's own makespan)"
+    )
     return DemoPart({"rows": rows}, lines)
 
 

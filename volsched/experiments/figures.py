@@ -22,8 +22,12 @@ LOG_ABOVE = 3.0
 
 
 def _proven(r: dict) -> bool:
-    return (r["kind"] == "heuristic" and r["status"] == "ok" and r["optimum_proven"] == 1
-            and r["ratio"] is not None)
+    return (
+        r["kind"] == "heuristic"
+        and r["status"] == "ok"
+        and r["optimum_proven"] == 1
+        and r["ratio"] is not None
+    )
 
 
 def _save(fig, path: Path) -> Path:
@@ -53,9 +57,11 @@ def ratio_boxplot(rows: list[dict], path: Path) -> Path:
     keys = sorted(groups)
     fig, ax = plt.subplots(figsize=(max(6.0, 0.7 * len(keys) + 2), 4.5))
     if keys:
-        labels = [f"{f}/{m}\nn={len(groups[(f, m)])}" + (f", +{unproven[(f, m)]} unproven"
-                                                          if unproven[(f, m)] else "")
-                  for f, m in keys]
+        labels = [
+            f"{f}/{m}\nn={len(groups[(f, m)])}"
+            + (f", +{unproven[(f, m)]} unproven" if unproven[(f, m)] else "")
+            for f, m in keys
+        ]
         ax.boxplot([groups[k] for k in keys], tick_labels=labels)
         ax.tick_params(axis="x", labelrotation=30, labelsize=7)
         if max(max(v) for v in groups.values()) > LOG_ABOVE:
@@ -93,8 +99,9 @@ def check_plot_args(rows: list[dict], param: str | None = None, reference: str |
 def _check_param(rows: list[dict], param: str) -> None:
     names = generator_params(rows)
     if param not in names:
-        raise InputError(f"--param: {param!r} is not a generator parameter in the store "
-                         f"(parameters: {names})")
+        raise InputError(
+            f"--param: {param!r} is not a generator parameter in the store (parameters: {names})"
+        )
 
 
 def _x_positions(values: list) -> tuple[dict, list[str] | None]:
@@ -105,8 +112,9 @@ def _x_positions(values: list) -> tuple[dict, list[str] | None]:
     return {v: i for i, v in enumerate(order)}, [str(v) for v in order]
 
 
-def metric_vs_param(rows: list[dict], param: str, path: Path, metric: str = "ratio",
-                    reference: str | None = None) -> Path:
+def metric_vs_param(
+    rows: list[dict], param: str, path: Path, metric: str = "ratio", reference: str | None = None
+) -> Path:
     """For each heuristic, the mean ``metric`` against the generator parameter ``param``.
 
     The layout of Casanova et al. 2013 (HCW), Figure 2 (%diff vs. ``w_min``):
@@ -160,8 +168,14 @@ def metric_vs_param(rows: list[dict], param: str, path: Path, metric: str = "rat
     n = max(1, len(curves))
     fig, axes = plt.subplots(1, n, figsize=(5.5 * n, 4.2), squeeze=False)
     if not curves:
-        axes[0, 0].text(0.5, 0.5, f"no {metric} values to plot against {param}", ha="center", va="center",
-                        transform=axes[0, 0].transAxes)
+        axes[0, 0].text(
+            0.5,
+            0.5,
+            f"no {metric} values to plot against {param}",
+            ha="center",
+            va="center",
+            transform=axes[0, 0].transAxes,
+        )
     for ax, (family, per_h) in zip(axes[0], sorted(curves.items()), strict=False):
         pos, ticks = _x_positions(sorted({x for c in per_h.values() for x in c}, key=str))
         for h, c in sorted(per_h.items()):
@@ -171,15 +185,17 @@ def metric_vs_param(rows: list[dict], param: str, path: Path, metric: str = "rat
             ax.set_xticks(range(len(ticks)), ticks)
         ax.axhline(1.0 if metric == "ratio" else 0.0, color="black", linewidth=0.8)
         ax.set_xlabel(param)
-        ax.set_ylabel("mean ratio to the optimum (proven)" if metric == "ratio"
-                      else f"%diff vs {refs[family]}")
+        ax.set_ylabel(
+            "mean ratio to the optimum (proven)" if metric == "ratio" else f"%diff vs {refs[family]}"
+        )
         ax.set_title(f"{family}: {'ratio' if metric == 'ratio' else '%diff'} vs {param}")
         ax.legend(fontsize=7)
     return _save(fig, path)
 
 
-def write_plots(store: Store, directory: Path, param: str | None = None,
-                reference: str | None = None) -> list[Path]:
+def write_plots(
+    store: Store, directory: Path, param: str | None = None, reference: str | None = None
+) -> list[Path]:
     """Write ``ratios.png`` and, with ``param``, ``ratio_vs_<param>.png`` and ``pct_diff_vs_<param>.png``.
 
     Both arguments are checked before anything is written.
@@ -197,6 +213,9 @@ def write_plots(store: Store, directory: Path, param: str | None = None,
     if param is not None:
         safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in param)
         paths.append(metric_vs_param(rows, param, directory / f"ratio_vs_{safe}.png"))
-        paths.append(metric_vs_param(rows, param, directory / f"pct_diff_vs_{safe}.png", metric="pct_diff",
-                                     reference=reference))
+        paths.append(
+            metric_vs_param(
+                rows, param, directory / f"pct_diff_vs_{safe}.png", metric="pct_diff", reference=reference
+            )
+        )
     return paths

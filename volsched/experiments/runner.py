@@ -61,8 +61,9 @@ def _main_thread() -> bool:
 #: loky replaces a worker whose memory grew by more than 300 MB since it started (its leak check),
 #: and warns on stderr; compiling the numba kernels on a cold cache does that once per worker. The
 #: worker is replaced between two tasks (none is lost), so the warning is noise in a sweep's output.
-warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given to the executor",
-                        category=UserWarning)
+warnings.filterwarnings(
+    "ignore", message="A worker stopped while some jobs were given to the executor", category=UserWarning
+)
 
 
 def _local(todo: list[dict], workers: int) -> Iterator[dict]:
@@ -75,7 +76,8 @@ def _local(todo: list[dict], workers: int) -> Iterator[dict]:
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
     try:
         results = Parallel(n_jobs=workers, return_as="generator_unordered", batch_size="auto")(
-            delayed(run_task)(t) for t in todo)
+            delayed(run_task)(t) for t in todo
+        )
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
@@ -112,14 +114,22 @@ def _dask(todo: list[dict], client) -> Iterator[dict]:
         client.close()
 
 
-def run_sweep(sweeps: list[Sweep], store_path: str | Path, workers: int = -1,
-              dask_scheduler: str | None = None, quiet: bool = False) -> dict:
+def run_sweep(
+    sweeps: list[Sweep],
+    store_path: str | Path,
+    workers: int = -1,
+    dask_scheduler: str | None = None,
+    quiet: bool = False,
+) -> dict:
     """Run every task of ``sweeps`` not yet in the store; return counts for the summary.
 
     Ctrl-C stops cleanly: rows already written stay, the rest stays pending.
     """
-    require(workers == -1 or 1 <= workers <= MAX_WORKERS, "--workers",
-            f"must be -1 (all cores) or in [1, {MAX_WORKERS}], got {workers}")
+    require(
+        workers == -1 or 1 <= workers <= MAX_WORKERS,
+        "--workers",
+        f"must be -1 (all cores) or in [1, {MAX_WORKERS}], got {workers}",
+    )
     # Overlapping sweeps share tasks: each key runs and counts once.
     every = [task for sweep in sweeps for task in build_tasks(sweep)]
     unique: dict[str, dict] = {}
@@ -135,8 +145,14 @@ def run_sweep(sweeps: list[Sweep], store_path: str | Path, workers: int = -1,
         new = failed = 0
         interrupted = False
         results = _dask(todo, client) if client else _local(todo, workers)
-        bar = tqdm(total=len(tasks), initial=len(tasks) - len(todo), desc="sweep", unit="task",
-                   disable=quiet, dynamic_ncols=True)
+        bar = tqdm(
+            total=len(tasks),
+            initial=len(tasks) - len(todo),
+            desc="sweep",
+            unit="task",
+            disable=quiet,
+            dynamic_ncols=True,
+        )
         try:
             for row in results:
                 if store.write(row):
@@ -152,6 +168,14 @@ def run_sweep(sweeps: list[Sweep], store_path: str | Path, workers: int = -1,
             if close is not None:
                 close()
         done = len(store.finished_keys() & {t["key"] for t in tasks})
-    return {"store": str(store_path), "tasks": len(tasks), "skipped": len(tasks) - len(todo),
-            "new": new, "failed": failed, "done": done, "pending": len(tasks) - done,
-            "interrupted": interrupted, "elapsed_s": time.perf_counter() - begin}
+    return {
+        "store": str(store_path),
+        "tasks": len(tasks),
+        "skipped": len(tasks) - len(todo),
+        "new": new,
+        "failed": failed,
+        "done": done,
+        "pending": len(tasks) - done,
+        "interrupted": interrupted,
+        "elapsed_s": time.perf_counter() - begin,
+    }

@@ -172,6 +172,20 @@ def test_a_heuristic_is_named_as_everywhere_else(tmp_path, capsys, monkeypatch):
         "        return [1 if i % 2 == 1 or i == instance.n - 1 else 0 for i in range(instance.n)]\n"
     )
     monkeypatch.chdir(tmp_path)
-    code, out, _ = run(capsys, "hunt", "checkpoint", "--heuristic", "mine.py:EveryOther", "--budget", 6,
-                       "--bound", "slices=6", "--seed", 0, "--out", tmp_path / "archive", "--json")
+    code, out, _ = run(
+        capsys,
+        "hunt",
+        "checkpoint",
+        "--heuristic",
+        "mine.py:EveryOther",
+        "--budget",
+        6,
+        "--bound",
+        "slices=6",
+        "--seed",
+        0,
+        "--out",
+        tmp_path / "archive",
+        "--json",
+    )
     assert code == 0 and one_json(out)["best_ratio"] >= 1.0

@@ -19,8 +19,11 @@ MAX_SLICE_HOURS = 10**6
 
 
 def _pair(value, key: str) -> list[float]:
-    require(isinstance(value, (list, tuple)) and len(value) == 2, key,
-            f"must be a [low, high] pair of hours, got {value!r}")
+    require(
+        isinstance(value, (list, tuple)) and len(value) == 2,
+        key,
+        f"must be a [low, high] pair of hours, got {value!r}",
+    )
     return [check_number(v, f"{key}[{i}]", 0, MAX_SLICE_HOURS) for i, v in enumerate(value)]
 
 
@@ -31,34 +34,56 @@ GENERATOR = GeneratorSpec(
         Option("slices", lambda v, k: check_int(v, k, 1, model.MAX_SLICES), 20, "number of slices n", int),
         Option("seed", lambda v, k: check_int(v, k, 0), 0, "random seed", int),
         Option("alpha", lambda v, k: check_number(v, k), 1.0, "re-execution ratio", float),
-        Option("law", lambda v, k: check_choice(v, k, model.LAW_CHOICES), "weibull",
-               f"failure law, one of {', '.join(model.LAW_CHOICES)} "
-               "(the paper's Weibull; the others share its mean)"),
-        Option("slice_hours", _pair, list(model.SLICE_HOURS_ON_MEAN_CLIENT),
-               "slice length range LOW HIGH on a mean-speed client", float, nargs=2),
+        Option(
+            "law",
+            lambda v, k: check_choice(v, k, model.LAW_CHOICES),
+            "weibull",
+            f"failure law, one of {', '.join(model.LAW_CHOICES)} "
+            "(the paper's Weibull; the others share its mean)",
+        ),
+        Option(
+            "slice_hours",
+            _pair,
+            list(model.SLICE_HOURS_ON_MEAN_CLIENT),
+            "slice length range LOW HIGH on a mean-speed client",
+            float,
+            nargs=2,
+        ),
     ),
-    make=lambda p: model.generate(p["slices"], p["seed"], alpha=p["alpha"], law=p["law"],
-                                  slice_hours=tuple(p["slice_hours"])))
+    make=lambda p: model.generate(
+        p["slices"], p["seed"], alpha=p["alpha"], law=p["law"], slice_hours=tuple(p["slice_hours"])
+    ),
+)
 
 
 #: Section IV-A's single-job question on a grid: every law (the paper's Weibull and
 #: four with its mean), the paper's 1-5 h slices and short 3-30 min ones.
 PRESETS = {
-    "bouguerra2011": [{
-        "name": "bouguerra2011", "family": model.FAMILY, "seeds": 10,
-        "grid": {"slices": [10, 25, 50], "law": list(model.LAW_CHOICES),
-                 "slice_hours": [[1.0, 5.0], [0.05, 0.5]]},
-        "exact": {"method": "dp"},
-    }],
-    "bouguerra2011-smoke": [{
-        "name": "bouguerra2011-smoke", "family": model.FAMILY, "seeds": 2,
-        "grid": {"slices": [8, 16], "law": ["weibull", "exponential"], "slice_hours": [[0.05, 0.5]]},
-        "exact": {"method": "dp"},
-    }],
+    "bouguerra2011": [
+        {
+            "name": "bouguerra2011",
+            "family": model.FAMILY,
+            "seeds": 10,
+            "grid": {
+                "slices": [10, 25, 50],
+                "law": list(model.LAW_CHOICES),
+                "slice_hours": [[1.0, 5.0], [0.05, 0.5]],
+            },
+            "exact": {"method": "dp"},
+        }
+    ],
+    "bouguerra2011-smoke": [
+        {
+            "name": "bouguerra2011-smoke",
+            "family": model.FAMILY,
+            "seeds": 2,
+            "grid": {"slices": [8, 16], "law": ["weibull", "exponential"], "slice_hours": [[0.05, 0.5]]},
+            "exact": {"method": "dp"},
+        }
+    ],
 }
 
 SIMULATOR = SingleJobSimulator()
-
 
 
 FAMILY = Family(
@@ -66,8 +91,9 @@ FAMILY = Family(
     load=model.CheckpointInstance.from_json,
     generators={GENERATOR.name: GENERATOR},
     problems=PROBLEMS,
-    heuristics={name: Heuristic(name, "checkpoint", policy, SIMULATOR)
-                for name, policy in POLICY_OBJECTS.items()},
+    heuristics={
+        name: Heuristic(name, "checkpoint", policy, SIMULATOR) for name, policy in POLICY_OBJECTS.items()
+    },
     extras=Extras(
         presets=PRESETS,
     ),

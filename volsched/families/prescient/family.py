@@ -25,29 +25,62 @@ UCB_LRI = [f"ucb-lri-{tag}" for tag in ("n33", "n15", "n06", "p06", "p15", "p33"
 EXACT = {"problem": "makespan", "method": "greedy"}
 PRESETS = {
     "kondo2007": [
-        {"name": "kondo2007", "family": NAME, "seeds": 100, "exact": EXACT, "heuristics": list(NAMES),
-         "grid": {"preset": "platform", "platform": REAL, "hosts": 200, "tasks": [100, 200, 400],
-                  "task_minutes": [5.0, 15.0, 35.0]}},
-        {"name": "kondo2007-ucb-lri", "family": NAME, "seeds": 100, "exact": EXACT,
-         "heuristics": ["EXCL-PRED-TO", "REP-PROB"],
-         "grid": {"preset": "platform", "platform": UCB_LRI, "hosts": 200, "tasks": [100, 200, 400],
-                  "task_minutes": [5.0, 15.0, 35.0]}},
+        {
+            "name": "kondo2007",
+            "family": NAME,
+            "seeds": 100,
+            "exact": EXACT,
+            "heuristics": list(NAMES),
+            "grid": {
+                "preset": "platform",
+                "platform": REAL,
+                "hosts": 200,
+                "tasks": [100, 200, 400],
+                "task_minutes": [5.0, 15.0, 35.0],
+            },
+        },
+        {
+            "name": "kondo2007-ucb-lri",
+            "family": NAME,
+            "seeds": 100,
+            "exact": EXACT,
+            "heuristics": ["EXCL-PRED-TO", "REP-PROB"],
+            "grid": {
+                "preset": "platform",
+                "platform": UCB_LRI,
+                "hosts": 200,
+                "tasks": [100, 200, 400],
+                "task_minutes": [5.0, 15.0, 35.0],
+            },
+        },
     ],
     "kondo2007-smoke": [
-        {"name": "kondo2007-smoke", "family": NAME, "seeds": 2, "exact": EXACT, "heuristics": list(NAMES),
-         "grid": {"preset": "platform", "platform": ["sdsc", "ucb"], "hosts": 60, "tasks": 30,
-                  "task_minutes": 5.0}},
+        {
+            "name": "kondo2007-smoke",
+            "family": NAME,
+            "seeds": 2,
+            "exact": EXACT,
+            "heuristics": list(NAMES),
+            "grid": {
+                "preset": "platform",
+                "platform": ["sdsc", "ucb"],
+                "hosts": 60,
+                "tasks": 30,
+                "task_minutes": 5.0,
+            },
+        },
     ],
 }
 
 
-
 def diagnose(instance: PrescientInstance, solution: dict, optimum: dict) -> dict:
     """Section 3.4's lagger causes of a run: failure, and a host slower than the slowest the optimum uses."""
-    return lagger_causes(solution["attempts"], instance.clock_mhz, float(instance.start),
-                         slow_below=optimum["slowest_clock_used_mhz"])
-
-
+    return lagger_causes(
+        solution["attempts"],
+        instance.clock_mhz,
+        float(instance.start),
+        slow_below=optimum["slowest_clock_used_mhz"],
+    )
 
 
 FAMILY = Family(
