@@ -34,10 +34,10 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-import coupled_markov_mc as mc  # noqa: E402
+import coupled_markov_mc as mc
 
-from volsched.heuristics.coupled.estimates import MarkovEstimates  # noqa: E402
-from volsched.instances.coupled import markov_chains  # noqa: E402
+from volsched.heuristics.coupled.estimates import MarkovEstimates
+from volsched.instances.coupled import markov_chains
 
 P = 20
 
@@ -146,7 +146,7 @@ def cost_table(trans, rng, repeat) -> None:
 
         t0 = time.perf_counter()
         for _ in range(repeat):
-            base._cache.clear()
+            base.memo.clear()
             base.expected_span(masks, W, "conditional")
         t_cold = (time.perf_counter() - t0) / repeat
         base.expected_span(masks, W, "conditional")

@@ -21,13 +21,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from coupled_greedy_oracle import greedy_full_oracle  # noqa: E402
+from coupled_greedy_oracle import greedy_full_oracle
 
-from volsched.instances.coupled import paper_realization  # noqa: E402
-from volsched.solvers.coupled.full_bound import data_chain  # noqa: E402
-from volsched.solvers.coupled.full_greedy import greedy_full  # noqa: E402
-from volsched.solvers.coupled.horizon import cut  # noqa: E402
-from volsched.solvers.coupled.iterations import solve_iterations  # noqa: E402
+from volsched.instances.coupled import paper_realization
+from volsched.solvers.coupled.full_bound import data_chain
+from volsched.solvers.coupled.full_greedy import greedy_full
+from volsched.solvers.coupled.horizon import cut
+from volsched.solvers.coupled.iterations import solve_iterations
 
 #: (m, n_com, w_min, scenario, trial, slots read)
 CASES = [

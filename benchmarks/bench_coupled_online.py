@@ -49,18 +49,18 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from coupled_online_oracle import (  # noqa: E402
+from coupled_online_oracle import (
     RandomOracle,
     replay_trace_oracle,
     simulate_oracle,
 )
 
-from volsched.families import FAMILIES  # noqa: E402
-from volsched.heuristics.coupled import NAMES, policy, simulate  # noqa: E402
-from volsched.heuristics.coupled.passive import candidates, estimates_for  # noqa: E402
-from volsched.heuristics.coupled.simulator import Configuration, Observation, Platform  # noqa: E402
-from volsched.instances.coupled import PAPER_NCOM, PAPER_TASKS, PAPER_WMIN, paper_realization  # noqa: E402
-from volsched.solvers.coupled.replay import replay_trace  # noqa: E402
+from volsched.families import FAMILIES
+from volsched.heuristics.coupled import NAMES, policy, simulate
+from volsched.heuristics.coupled.passive import candidates, estimates_for
+from volsched.heuristics.coupled.simulator import Configuration, Observation, Platform
+from volsched.instances.coupled import PAPER_NCOM, PAPER_TASKS, PAPER_WMIN, paper_realization
+from volsched.solvers.coupled.replay import replay_trace
 
 # ---------------------------------------------------------------- the straightforward reference
 

@@ -17,13 +17,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from bench_coupled_greedy import CASES, LONG, timed  # noqa: E402  (the same realizations)
-from coupled_sweep_oracle import DataChainOracle, SweepOracle, chain_oracle  # noqa: E402
+from bench_coupled_greedy import CASES, LONG, timed
+from coupled_sweep_oracle import DataChainOracle, SweepOracle, chain_oracle
 
-from volsched.instances.coupled import paper_realization  # noqa: E402
-from volsched.solvers.coupled.full_bound import data_chain  # noqa: E402
-from volsched.solvers.coupled.horizon import cut  # noqa: E402
-from volsched.solvers.coupled.iterations import solve_iterations  # noqa: E402
+from volsched.instances.coupled import paper_realization
+from volsched.solvers.coupled.full_bound import data_chain
+from volsched.solvers.coupled.horizon import cut
+from volsched.solvers.coupled.iterations import solve_iterations
 
 
 def main() -> None:

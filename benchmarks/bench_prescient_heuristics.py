@@ -40,10 +40,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from prescient_sim_oracle import per_second  # noqa: E402
+from typing import TYPE_CHECKING
 
-from volsched.heuristics.prescient import HEURISTICS, NAMES, simulate  # noqa: E402
-from volsched.instances.prescient import PrescientInstance  # noqa: E402
+from prescient_sim_oracle import per_second
+
+from volsched.heuristics.prescient import HEURISTICS, NAMES, simulate
+
+if TYPE_CHECKING:
+    from volsched.instances.prescient import PrescientInstance
 
 
 def make_instance(platform: str, hosts: int, tasks: int, minutes: float, seed: int) -> PrescientInstance:

@@ -171,7 +171,7 @@ def platform_table(norm: dict, plat: str, methods: list[str]) -> list[str]:
             continue
         waste = np.mean([v[1] for v in vals if v is not None])
         lines.append(f"| {h} | " + " | ".join(_f(v[0]) if v else "-" for v in vals) + f" | {waste:.1f} |")
-    return lines + [""]
+    return [*lines, ""]
 
 
 def _direction(d: float, paper_d: float, w: float, paper_w: float, tie: float = 3.0) -> str:

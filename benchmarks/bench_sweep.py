@@ -80,7 +80,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        wall, summary = timed_sweep(sweep, tmp / "sweep.db", args.workers)
+        wall, _summary = timed_sweep(sweep, tmp / "sweep.db", args.workers)
         warm, _ = timed_sweep(sweep, tmp / "warm.db", args.workers)
 
         begin = time.perf_counter()

@@ -23,6 +23,7 @@ Run (2 cores; the per-seed data is kept in ``--data`` and a second run only adds
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import time
 from pathlib import Path
@@ -118,8 +119,7 @@ def combine(parts: list[dict]) -> dict:
     """A claim of several comparisons holds only if each does: the first part that fails, else the weakest."""
     failing = [p for p in parts if not p["verdict"].startswith("reproduced")]
     if failing:
-        worst = next((p for p in failing if p["outcome"] == "reversed" or p["kind"] == "same"), failing[0])
-        return worst
+        return next((p for p in failing if p["outcome"] == "reversed" or p["kind"] == "same"), failing[0])
     return max(parts, key=lambda p: -1.0 if p["p"] is None else p["p"])
 
 
@@ -133,14 +133,14 @@ REPL = ["EXCL-PRED-DUP", "EXCL-PRED-TO", "REP-PROB"]
 #: platform -> (heuristics, whether the prescient optimum is needed): only what the claims below read.
 NEEDS = {
     "sdsc": (
-        BASE + ["PRI-HISTORY", "EXCL-S1.5", "EXCL-S1", "EXCL-S.5", "EXCL-S.25", "EXCL-PRED"] + REPL,
+        [*BASE, "PRI-HISTORY", "EXCL-S1.5", "EXCL-S1", "EXCL-S.5", "EXCL-S.25", "EXCL-PRED", *REPL],
         True,
     ),
     "deug": (BASE + REPL, True),
     "lri": (BASE + REPL, True),
     "ucb": (BASE + REPL, True),
-    "gimps": (BASE + ["EXCL-S.5", "EXCL-PRED"], False),
-    "lri-wisc": (BASE + ["EXCL-S.5", "EXCL-PRED"], False),
+    "gimps": ([*BASE, "EXCL-S.5", "EXCL-PRED"], False),
+    "lri-wisc": ([*BASE, "EXCL-S.5", "EXCL-PRED"], False),
     **{p: (["EXCL-PRED-TO", "REP-PROB"], False) for p in UCB_LRI},
 }
 
@@ -542,11 +542,11 @@ def slack_claims(rows: list[dict]) -> list[dict]:
     for name, parts in (
         (
             "stability decreases with beta",
-            [verdict(stab(a), stab(b), "ahead") for a, b in zip(BETAS[:-1], BETAS[1:], strict=True)],
+            [verdict(stab(a), stab(b), "ahead") for a, b in itertools.pairwise(BETAS)],
         ),
         (
             "makespan ratio increases with beta",
-            [verdict(col(b, 0), col(a, 0), "ahead") for a, b in zip(BETAS[:-1], BETAS[1:], strict=True)],
+            [verdict(col(b, 0), col(a, 0), "ahead") for a, b in itertools.pairwise(BETAS)],
         ),
     ):
         worst = combine(parts)

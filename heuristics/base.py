@@ -24,12 +24,14 @@ naming the policy and what was expected.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from volsched.instances.errors import InputError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 @runtime_checkable

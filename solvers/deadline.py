@@ -20,14 +20,17 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 HARD_SLACK_S = 1.0
 HARD_SLACK_FRACTION = 0.1
 
 
-class HardStop(Exception):  # noqa: N818 - a stop, not an error of the method
+class HardStop(Exception):
     """The hard time limit fired."""
 
 

@@ -13,8 +13,11 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 #: A warm-up that takes longer than this (seconds) is compiling, not loading the cache: say so.
 ANNOUNCE_AFTER_S = 1.0

@@ -15,11 +15,15 @@ the event-driven simulator must then make the same decisions.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from volsched.heuristics.prescient import Observation, Platform
 from volsched.heuristics.prescient.simulator import _check, detection_time
-from volsched.instances.prescient import PrescientInstance
+
+if TYPE_CHECKING:
+    from volsched.instances.prescient import PrescientInstance
 
 
 def dense(instance: PrescientInstance, t0: float, seconds: int) -> tuple[np.ndarray, np.ndarray]:

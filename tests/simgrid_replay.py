@@ -15,7 +15,7 @@ import sys
 
 sys.path.append("/usr/lib/python3/dist-packages")
 
-from simgrid import Engine, TimeoutException, this_actor  # noqa: E402
+from simgrid import Engine, TimeoutException, this_actor
 
 LOG = []
 #: A restarted worker skips attempts that started before its restart date, up to this slack.

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
 from hypothesis import strategies as st
 
 from volsched.instances.slack import SlackInstance
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def dates(avail: list[int], unavail: list[int]) -> list[list[int]]:

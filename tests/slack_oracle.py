@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from volsched.instances.slack import SlackInstance
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def places(instance: SlackInstance, problem: str) -> list[tuple]:
@@ -120,7 +122,8 @@ def three_partition(elements, B: int, u: int = 1, later: int = 1, beta: float = 
 
 def falkenauer(path, u: int = 1) -> tuple[SlackInstance, int]:
     """A Falkenauer T file as 3-PARTITION (every weight + 1, ``B = C + 3``: data README) and its target."""
-    words = [int(w) for w in open(path).read().split()]
+    with open(path) as f:
+        words = [int(w) for w in f.read().split()]
     n, capacity, weights = words[0], words[1], words[2:]
     assert len(weights) == n
     B = capacity + 3

@@ -5,14 +5,15 @@ one run may load both (``pytest tests benchmarks``), so the option is
 registered by whichever comes first.
 """
 
+import contextlib
+
 import pytest
 
 
 def add_runslow(parser) -> None:
-    try:
+    # the other folder's conftest may have registered it in this run
+    with contextlib.suppress(ValueError):
         parser.addoption("--runslow", action="store_true", default=False, help="run tests marked slow")
-    except ValueError:  # the other folder's conftest registered it in this run
-        pass
 
 
 def skip_slow(config, items) -> None:

@@ -80,7 +80,7 @@ _PUBLIC = {
             "Verification",
         ),
         "volsched.results",
-    ),  # fmt: skip
+    ),
     "InputError": "volsched.instances.errors",
 }
 __all__ = ["__version__", *_PUBLIC]

@@ -581,8 +581,8 @@ def read_runs(store: StorePaths, *, sweep: str | None = None) -> pd.DataFrame:
 
 
 __all__ = [
-    "InstanceLike",
     "MAX_SAMPLES",
+    "InstanceLike",
     "StorePaths",
     "evaluate",
     "generate",

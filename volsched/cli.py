@@ -741,7 +741,7 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_list)
 
-    helps = {a.dest: a.help for a in sub._choices_actions}
+    helps = {a.dest: a.help for a in sub._choices_actions}  # noqa: SLF001 - argparse keeps sub-command helps only here
     for name, command in sub.choices.items():
         if command.description is None:
             text = _DESCRIPTIONS.get(name) or (helps.get(name) or name).capitalize() + "."
@@ -829,7 +829,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("volsched: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:  # noqa: BLE001 - the contract: exit 1 on internal errors
+    except Exception as exc:
         if os.environ.get("VOLSCHED_DEBUG"):
             traceback.print_exc()
         print(

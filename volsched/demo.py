@@ -11,13 +11,16 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import time
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from volsched.instances.errors import InputError
 from volsched.instances.io import write_json
 
 from . import demos
 from .families import FAMILIES
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: Result fields measured in seconds: they vary from run to run, so ``results.json`` (byte-identical
 #: on every run and machine) leaves them to ``timings.json``, keyed by their path in the results.

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from volsched.instances.errors import MissingData, require
 from volsched.solvers import SolveStatus
 
 from .families import Family, Heuristic
 from .ratios import Reference, beats, best_value
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 
 class OptimumBeaten(RuntimeError):

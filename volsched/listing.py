@@ -75,7 +75,7 @@ def describe(family: Family) -> dict[str, Any]:
                     "source": f"entry point {point.value}",
                 }
             )
-        except Exception as exc:  # noqa: BLE001 - another package's heuristic: listed with its failure
+        except Exception as exc:
             heuristics.append(
                 {
                     "name": name,

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
-import numpy as np  # noqa: E402
-from matplotlib.ticker import ScalarFormatter  # noqa: E402
+from typing import TYPE_CHECKING
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import ScalarFormatter
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def ratio_bars(labels: list[str], ratios: dict[str, list[float]], path: Path, title: str) -> Path:

@@ -33,11 +33,13 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
 
 #: A value may tie its reference up to float rounding (relative), never beat it by more.
 RATIO_RTOL = 1e-9

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from volsched.solvers.result import SolveResult, SolveStatus, relative_gap
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
 
 
 def _jsonable(obj: Any) -> Any:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
-from fuzz.truth import (  # noqa: E402
+from fuzz.truth import (
     LIMITS,
     Tally,
     cases,

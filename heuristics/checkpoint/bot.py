@@ -17,15 +17,19 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm import tqdm
 
-from volsched.instances.bot import BotInstance
 from volsched.instances.checkpoint import CheckpointInstance, checkpoint_quanta, slice_quanta
 from volsched.instances.errors import is_int, require
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from volsched.instances.bot import BotInstance
 
 #: Default cap on simulated time: ten years, in minutes.
 DEFAULT_HORIZON_MINUTES = 10 * 365 * 24 * 60

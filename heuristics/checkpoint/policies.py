@@ -16,12 +16,15 @@ periodic policy are therefore ``daly`` and ``daly-printed``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from volsched.instances.checkpoint import CheckpointInstance
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from volsched.instances.checkpoint import CheckpointInstance
 
 
 def young_period(cost: float, mttf: float) -> float:

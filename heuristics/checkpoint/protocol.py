@@ -10,14 +10,16 @@ behind :func:`checked`, which refuses a wrong return value with an
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from volsched.instances.checkpoint import CheckpointInstance
-
 from ..base import CheckedPolicy
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from volsched.instances.checkpoint import CheckpointInstance
 
 #: The problem a checkpoint heuristic is scored against (the family's only one).
 PROBLEM = "checkpoint"

@@ -10,13 +10,16 @@ with the RNG it is given.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from volsched.instances.checkpoint import CheckpointInstance
 from volsched.instances.errors import require
 
-from ..base import OfflinePolicy
+if TYPE_CHECKING:
+    from volsched.instances.checkpoint import CheckpointInstance
+
+    from ..base import OfflinePolicy
 
 
 @dataclass(frozen=True)

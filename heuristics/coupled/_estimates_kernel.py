@@ -8,7 +8,7 @@ construction, or one valuation, runs in one compiled call, with the same arithme
 order as the numpy methods, on values numpy computed for it:
 
 * per set ``S`` (a bitmask of processors): ``P_+`` and ``E_c``, from the estimates' own memo
-  (``MarkovEstimates._gaps``, called on the same batches of sets as the numpy path, so that a
+  (``MarkovEstimates.gap_sets``, called on the same batches of sets as the numpy path, so that a
   set is first computed in the same company and gets the same bits);
 * per set and workload ``W``: ``P_+ ** (W - 1)`` by numpy (numpy's float64 ``power`` does not
   give the bits of the C library's ``pow``, which compiled code would call: no power is taken

@@ -193,7 +193,7 @@ class MarkovEstimates:
         pow2[0] = M
         for j in range(1, 62):
             pow2[j] = pow2[j - 1] @ pow2[j - 1]
-        self._pow2 = pow2
+        self.pow2 = pow2
         rows = np.empty((p, self.T, 2))
         rows[:, 0] = (1.0, 0.0)
         n, j = 1, 0
@@ -201,15 +201,15 @@ class MarkovEstimates:
             m = min(n, self.T - n)
             rows[:, n : n + m] = rows[:, :m] @ pow2[j]
             n, j = 2 * n, j + 1
-        self._rows = rows
+        self.rows = rows
         with np.errstate(divide="ignore"):
             self._log_puu = np.maximum(np.log(rows[:, :, 0]), _LOG_ZERO)
         self._t = np.arange(self.T, dtype=float)
         self.cache_size = int(cache_size)
-        self._cache: dict[bytes, np.ndarray] = {}
+        self.memo: dict[bytes, np.ndarray] = {}
         self._far: dict[tuple[int, int], tuple[float, float]] = {}
         eye = np.eye(p, dtype=bool)
-        self._single = self._gaps(eye)
+        self._single = self.gap_sets(eye)
 
     # ------------------------------------------------------------------
     # Single processors
@@ -221,8 +221,8 @@ class MarkovEstimates:
         uu = np.empty(t.shape)
         ur = np.empty(t.shape)
         small = t < self.T
-        uu[small] = self._rows[q[small], t[small], 0]
-        ur[small] = self._rows[q[small], t[small], 1]
+        uu[small] = self.rows[q[small], t[small], 0]
+        ur[small] = self.rows[q[small], t[small], 1]
         big = np.flatnonzero(~small)
         if big.size:
             # Beyond the table, by binary powering; remembered per (q, t), as decisions ask for the
@@ -240,7 +240,7 @@ class MarkovEstimates:
                 for j in range(int(tb.max()).bit_length()):
                     sel = ((tb >> j) & 1).astype(bool)
                     if sel.any():
-                        m = self._pow2[j, qb[sel]]
+                        m = self.pow2[j, qb[sel]]
                         x0, x1 = v0[sel], v1[sel]
                         v0[sel] = x0 * m[:, 0, 0] + x1 * m[:, 1, 0]
                         v1[sel] = x0 * m[:, 0, 1] + x1 * m[:, 1, 1]
@@ -326,11 +326,11 @@ class MarkovEstimates:
         terms[self._t[1:top][None, :] >= T[:, None]] = 0.0
         return terms.sum(axis=1), terms @ self._t[1:top]
 
-    def _gaps(self, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def gap_sets(self, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(E_u, A, P_+, E_c)`` per set, memoised by set (a heuristic meets the same sets again)."""
         packed = np.packbits(masks, axis=1)
         keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel().tolist()
-        cache = self._cache
+        cache = self.memo
         found = [cache.get(key) for key in keys]
         miss = [i for i, v in enumerate(found) if v is None]
         if miss:
@@ -376,7 +376,7 @@ class MarkovEstimates:
         (E_u, A) : two float arrays of shape (k,)
         """
         masks, single = self._masks(masks)
-        e_u, a, _, _ = self._gaps(masks)
+        e_u, a, _, _ = self.gap_sets(masks)
         return (e_u[0], a[0]) if single else (e_u, a)
 
     def p_plus(self, masks) -> np.ndarray:
@@ -387,7 +387,7 @@ class MarkovEstimates:
         float array, shape (k,)
         """
         masks, single = self._masks(masks)
-        out = self._gaps(masks)[2]
+        out = self.gap_sets(masks)[2]
         return out[0] if single else out
 
     def e_c(self, masks) -> np.ndarray:
@@ -402,15 +402,16 @@ class MarkovEstimates:
         float array, shape (k,)
         """
         masks, single = self._masks(masks)
-        out = self._gaps(masks)[3]
+        out = self.gap_sets(masks)[3]
         return out[0] if single else out
 
     @staticmethod
     def _steps(W, k: int) -> np.ndarray:
         w = np.asarray(W)
-        if not np.issubdtype(w.dtype, np.integer):
-            if not np.all(np.isfinite(w)) or np.any(w != np.round(w)):
-                raise ValueError("W must be integers")
+        if not np.issubdtype(w.dtype, np.integer) and (
+            not np.all(np.isfinite(w)) or np.any(w != np.round(w))
+        ):
+            raise ValueError("W must be integers")
         w = np.broadcast_to(w, (k,)).astype(float)
         if np.any(w < 1):
             raise ValueError("W must be >= 1")
@@ -448,7 +449,7 @@ class MarkovEstimates:
             ``W >= 2``) and, for the printed form, when ``P_+^(W-1)`` underflows.
         """
         masks, single = self._masks(masks)
-        _, _, p_plus, e_c = self._gaps(masks)
+        _, _, p_plus, e_c = self.gap_sets(masks)
         out = self._span(p_plus, e_c, self._steps(W, len(masks)), formula)
         return out[0] if single else out
 
@@ -460,7 +461,7 @@ class MarkovEstimates:
         float array, shape (k,)
         """
         masks, single = self._masks(masks)
-        p_plus = self._gaps(masks)[2]
+        p_plus = self.gap_sets(masks)[2]
         with np.errstate(under="ignore"):
             out = p_plus ** self._steps(W, len(masks))
         return out[0] if single else out

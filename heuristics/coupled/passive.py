@@ -118,11 +118,11 @@ class SetEstimates:
         self.power_values = np.zeros(_POWERS)
         self._filled = [0, 0]
         self.bits = np.int64(1) << np.arange(platform.p, dtype=np.int64)
-        self._memo_size = len(estimates._cache)
+        self._memo_size = len(estimates.memo)
         self.tables = (
             self.span1,
-            estimates._rows,
-            estimates._pow2,
+            estimates.rows,
+            estimates.pow2,
             estimates.T,
             self.conditional,
             self.set_keys,
@@ -156,17 +156,17 @@ class SetEstimates:
 
         est = self.estimates
         masks = grown > 0
-        _, _, p_plus, e_c = est._gaps(masks)
+        _, _, p_plus, e_c = est.gap_sets(masks)
         k = len(masks)
         if (
-            len(est._cache) < self._memo_size
+            len(est.memo) < self._memo_size
             or 2 * (self._filled[0] + k) > _SETS
             or 2 * (self._filled[1] + k) > _POWERS
         ):
             # The estimates' memo was emptied (a set met again is computed again, in its new batch,
             # as the numpy path does), or a table is half full: start the tables afresh.
             self._forget()
-        self._memo_size = len(est._cache)
+        self._memo_size = len(est.memo)
         with np.errstate(under="ignore", over="ignore", divide="ignore", invalid="ignore"):
             power = p_plus ** (work.astype(float) - 1.0)
         keys = (masks * self.bits).sum(axis=1)
@@ -203,8 +203,8 @@ class SetEstimates:
                 pf.T_data,
                 pf.n_com,
                 self.span1,
-                self.estimates._rows,
-                self.estimates._pow2,
+                self.estimates.rows,
+                self.estimates.pow2,
                 self.estimates.T,
                 self.conditional,
                 self.criterion,
@@ -236,8 +236,8 @@ class SetEstimates:
             self.w,
             pf.n_com,
             self.span1,
-            self.estimates._rows,
-            self.estimates._pow2,
+            self.estimates.rows,
+            self.estimates.pow2,
             self.estimates.T,
             self.conditional,
             self.set_keys,

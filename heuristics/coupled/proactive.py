@@ -47,12 +47,16 @@ needs are known. The runs are the same, decision for decision.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ._constants_kernel import MONOTONE_T, TINY
-from .estimates import MarkovEstimates
 from .passive import Criterion, assign, estimates_for
 from .simulator import UP, Configuration, Hold, Observation, Platform, PolicyDefaults
+
+if TYPE_CHECKING:
+    from .estimates import MarkovEstimates
 
 MEASURES = ("P", "E", "Y")
 #: Fresh configurations a policy keeps (the memo is emptied when full), in Python and in the rule.

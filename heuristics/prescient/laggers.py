@@ -28,9 +28,12 @@ heuristics we do not consider the number of laggings".
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
 
 #: The lagger threshold's IQR factor (Section 3.4: "We choose an intermediate IQR factor of 1").
 IQR_FACTOR = 1.0

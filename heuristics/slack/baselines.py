@@ -19,11 +19,14 @@ a place). Jobs of a period therefore run back to back from its start.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from volsched.instances.slack import SlackInstance
-
 from .gaps import Schedule
+
+if TYPE_CHECKING:
+    from volsched.instances.slack import SlackInstance
 
 
 def list_schedule(instance: SlackInstance, order: np.ndarray) -> Schedule:

@@ -97,13 +97,16 @@ Evaluations
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from volsched.instances.errors import InputError
-from volsched.instances.slack import SlackInstance
 
-from .gaps import Schedule
+if TYPE_CHECKING:
+    from volsched.instances.slack import SlackInstance
+
+    from .gaps import Schedule
 
 #: Most replays of one machine :func:`worst_case` makes before giving up (bad input, exit 2).
 WORST_BUDGET = 100_000
@@ -339,7 +342,7 @@ class _Region:
     unavailabilities an execution never reaches cost nothing.
     """
 
-    __slots__ = ("d", "a")
+    __slots__ = ("a", "d")
 
     def __init__(self, d, a):
         self.d = d

@@ -222,7 +222,7 @@ def gaps_reference(instance: SlackInstance, beta: float | None = None) -> Schedu
         pi: list[int] = []
         for j in list(S):  # line 5
             M = sum(p[x] for x in pi)  # line 6
-            if e <= Fraction(sum(p[x] for x in S) - p[j], lam):  # line 7
+            if e <= Fraction(sum(p[x] for x in S) - p[j], lam):  # noqa: SIM102 - line 7 (line 8 stays apart)
                 if a - M - p[j] >= beta_q * max(p[x] for x in [*pi, j]):  # line 8
                     pi.append(j)  # line 9
                     S.remove(j)  # line 10

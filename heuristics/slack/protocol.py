@@ -9,15 +9,17 @@ value with an :class:`~volsched.instances.errors.InputError` naming the policy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from volsched.instances.slack import SlackInstance
-
 from ..base import CheckedPolicy
 from .gaps import Schedule
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from volsched.instances.slack import SlackInstance
 
 #: The problem a slack heuristic is scored against by default: the makespan under the slack rule (GAPS').
 PROBLEM = "slack"

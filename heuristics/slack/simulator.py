@@ -16,17 +16,21 @@ problem) and the baselines ``lpt`` and ``list`` (scored against ``plain``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from volsched.instances.errors import InputError, check_int
-from volsched.instances.slack import SlackInstance
 
 from .baselines import lpt, plain_list
 from .disturbance import EXECUTORS, sampled_makespans, worst_case
 from .gaps import Schedule, gaps
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from volsched.instances.slack import SlackInstance
 
 DISTURBANCES = ("none", "sampled", "worst")
 #: Most draws a sampled evaluation takes (each is a full disturbed run).

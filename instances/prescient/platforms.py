@@ -411,7 +411,7 @@ def _window_knots(av: Availability, days: int, day_factor: np.ndarray) -> tuple[
         else:
             times += [base]
             rates += [1.0 / av.off_factor]
-    times = np.array(times + [days * DAY])
+    times = np.array([*times, days * DAY])
     rates = np.array(rates)
     cum = np.concatenate([[0.0], np.cumsum(np.diff(times) * rates)])
     # a window of 0-24 gives repeated knots; keep the first of equal times

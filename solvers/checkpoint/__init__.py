@@ -14,19 +14,23 @@ their memory budget (:mod:`.states`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from volsched.instances.checkpoint import FAMILY, CheckpointInstance
 
 from ..problem import MethodOutcome, Metric, Problem
 from ..problem import solve as solve_problem
-from ..result import SolveResult
 from .brute import solve_brute
 from .dp import solve_dp
 from .graph import solve_graph
 from .verify import describe, verify, verify_solution
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import numpy as np
+
+    from ..result import SolveResult
 
 
 def _proven(fn: Callable[[CheckpointInstance], tuple[np.ndarray, float]]):

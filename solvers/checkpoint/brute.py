@@ -6,10 +6,14 @@ the interval decomposition of Expression 1 rather than from the DAG.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from volsched.instances.checkpoint import CheckpointInstance
 from volsched.instances.errors import require
+
+if TYPE_CHECKING:
+    from volsched.instances.checkpoint import CheckpointInstance
 
 MAX_SLICES = 16
 

@@ -56,11 +56,14 @@ is optimal up to the DP's rounding.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from volsched.instances.checkpoint import CheckpointInstance
-
 from . import states
+
+if TYPE_CHECKING:
+    from volsched.instances.checkpoint import CheckpointInstance
 
 #: The columns are the whole range ``0 .. sum c`` when it is at most this many
 #: times the number of reachable overheads (and fits the budget).

@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from volsched.instances.checkpoint import CheckpointInstance
-
 from .states import reachable_overheads
 
 if TYPE_CHECKING:
     import networkx as nx
+
+    from volsched.instances.checkpoint import CheckpointInstance
 
 SINK = "sink"
 

@@ -29,12 +29,16 @@ job, if any.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from volsched.instances.checkpoint import CheckpointInstance
 from volsched.instances.errors import InputError
 
 from .brute import MAX_SLICES
+
+if TYPE_CHECKING:
+    from volsched.instances.checkpoint import CheckpointInstance
 
 #: The most memory (bytes) an exact checkpoint method may plan to hold: 2 GiB.
 #: A job above it is refused as bad input rather than left to fail with a

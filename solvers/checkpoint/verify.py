@@ -38,14 +38,17 @@ Cost: about 0.1-0.6 ms a schedule of up to 50 intervals, 60 ms for 18,000
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import special
 
-from volsched.instances.checkpoint import CheckpointInstance
 from volsched.instances.errors import InputError
 
 from ..result import Infeasible, reject_unless
+
+if TYPE_CHECKING:
+    from volsched.instances.checkpoint import CheckpointInstance
 
 RTOL = 1e-9
 #: Stop refining when the summed error estimates fall below this fraction of the waste.

@@ -8,13 +8,17 @@ reported.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from volsched.instances.coupled import FAMILY, CoupledInstance
 
 from ..problem import solve as solve_problem
-from ..result import SolveResult
 from .problems import PROBLEMS, trivial_bound
 from .replay import check_claim, replay
 from .verify import verify_offline, verify_offline_inf
+
+if TYPE_CHECKING:
+    from ..result import SolveResult
 
 
 def solve(

@@ -15,14 +15,17 @@ data chain.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from volsched.instances.coupled import CoupledInstance
 from volsched.instances.errors import require
 
 from ..problem import STOPPED_CLOCK, Allowance, Effort, MethodOutcome, backend
 from .full_bound import DataChain
 from .full_greedy import greedy_full
 from .iterations import min_workload, solve_iterations
+
+if TYPE_CHECKING:
+    from volsched.instances.coupled import CoupledInstance
 
 MAX_CELLS = 2000
 """Largest ``p x H`` the CP-SAT model accepts (about a dozen variables per processor and slot)."""

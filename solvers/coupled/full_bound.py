@@ -96,11 +96,14 @@ chain.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from volsched.instances.coupled import CoupledInstance
-
 from .iterations import ClosedSweep, min_workload
+
+if TYPE_CHECKING:
+    from volsched.instances.coupled import CoupledInstance
 
 #: Slots whose masks are built at once: the first block, then twice as many each time, up to
 #: the last (an iteration's sweep usually stops long before ``H``).

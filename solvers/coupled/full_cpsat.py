@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import TYPE_CHECKING
 
 from ortools.sat.python import cp_model
 
@@ -40,9 +41,11 @@ from volsched.instances.coupled import DOWN, UP, CoupledInstance
 from volsched.instances.errors import require
 
 from ..cpsat import run_cpsat
-from ..problem import Effort
 from .full import MAX_CELLS, trivial_bound
 from .replay import DATA, LETTERS, PROG
+
+if TYPE_CHECKING:
+    from ..problem import Effort
 
 
 def _hint_decisions(model: cp_model.CpModel, hint: dict, x, r, send_p, send_d, p: int, horizon: int) -> None:
@@ -162,9 +165,7 @@ def solve_full_cpsat(
             model.add(g[q][t] + send_p[q][t] <= t_prog)
             model.add(d[q][t] + send_d[q][t] <= t_data * x[q][t])
             # Program: kept while RECLAIMED, lost when DOWN; a partial one lost on leaving.
-            if t == 0:
-                model.add(g[q][t] == 0)
-            elif down[q, t - 1]:
+            if t == 0 or down[q, t - 1]:
                 model.add(g[q][t] == 0)
             else:
                 gp = g[q][t - 1] + send_p[q][t - 1]

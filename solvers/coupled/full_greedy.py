@@ -52,13 +52,16 @@ deadline and writes the schedule.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
-from volsched.instances.coupled import CoupledInstance
+import numpy as np
 
 from ..problem import Allowance
 from .full_bound import DataChain
 from .replay import LETTERS
+
+if TYPE_CHECKING:
+    from volsched.instances.coupled import CoupledInstance
 
 ALL_SUBSETS = 5
 """With at most this many processors UP, every subset of at most ``m`` of them is a candidate."""

@@ -32,11 +32,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import time
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from volsched.instances.coupled import PAPER_CAP, CoupledInstance
 
 from ..problem import STOPPED_CLOCK, MethodOutcome
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 #: A method's next attempt on twice the slots is assumed to cost this many times its last one
 #: (the methods are about linear in the slots read); an attempt that would overrun the time limit

@@ -22,6 +22,7 @@ only if chaining is optimal. Time-indexed, so for small instances only.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from ortools.sat.python import cp_model
 
@@ -29,7 +30,9 @@ from volsched.instances.coupled import DOWN, UP, CoupledInstance
 from volsched.instances.errors import require
 
 from ..cpsat import run_cpsat
-from ..problem import Effort
+
+if TYPE_CHECKING:
+    from ..problem import Effort
 
 #: Largest ``p * H * K`` the model accepts (the tests use p <= 6, H <= 60, K <= 3).
 MAX_SIZE = 20_000

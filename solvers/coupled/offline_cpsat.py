@@ -8,12 +8,15 @@ maximise ``sum_t y_t``. Finds good solutions fast, but its LP bound is weak
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import numpy as np
 from ortools.sat.python import cp_model
 
 from ..cpsat import run_cpsat
-from ..problem import Effort
+
+if TYPE_CHECKING:
+    from ..problem import Effort
 
 
 def solve_cpsat(

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import math
 import time
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..problem import Effort
 from .bnb import decide_bnb
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def solve_offline_inf(

@@ -21,14 +21,18 @@ SimGrid, the independent oracle of the tests.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from volsched.instances.prescient import FAMILY, PrescientInstance
 from volsched.instances.prescient.platforms import generate_platform
 
 from ..problem import Effort, MethodOutcome, Metric, Problem, backend
 from ..problem import solve as solve_problem
-from ..result import SolveResult
 from .greedy import attempts_of, greedy_schedule, identical_optimum
 from .verify import describe, verify_partial, verify_solution
+
+if TYPE_CHECKING:
+    from ..result import SolveResult
 
 
 def _solution(schedule: dict) -> dict:

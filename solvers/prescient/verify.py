@@ -60,6 +60,7 @@ runs forward from its start (:func:`completion_time`), in float arithmetic
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import NamedTuple
 
@@ -281,7 +282,7 @@ def replay(
         by_host.setdefault(h, []).append((start, end, i))
     for h, runs in by_host.items():
         runs.sort()
-        for (_, end0, i0), (start1, _, i1) in zip(runs, runs[1:], strict=False):
+        for (_, end0, i0), (start1, _, i1) in itertools.pairwise(runs):
             if not start1 >= end0 - tol:
                 raise Infeasible(
                     f"attempts[{i1}].start: host {h} still runs attempts[{i0}] until {end0!r} "

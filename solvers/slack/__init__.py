@@ -7,11 +7,15 @@ independent verifier and the solution format.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from volsched.instances.slack import FAMILY, SlackInstance
 
 from ..problem import solve as solve_problem
-from ..result import SolveResult
 from .problems import PROBLEMS
+
+if TYPE_CHECKING:
+    from ..result import SolveResult
 
 
 def solve(

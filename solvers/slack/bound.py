@@ -66,9 +66,12 @@ Cost: ``O(log H)`` evaluations of ``O((I + n) log(I + n))`` numpy work for
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from volsched.instances.slack import SlackInstance
+if TYPE_CHECKING:
+    from volsched.instances.slack import SlackInstance
 
 PROBLEMS = ("plain", "slack")
 

@@ -70,12 +70,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from volsched.instances.slack import SlackInstance
+if TYPE_CHECKING:
+    from volsched.instances.slack import SlackInstance
 
-from ..problem import Allowance
+    from ..problem import Allowance
 
 #: Prices are multiples of 1 / PRICE_SCALE in the exact bound (module docstring).
 PRICE_SCALE = 2**20
@@ -370,9 +372,12 @@ def lp_bound(instance: SlackInstance, lo: int, hi: int, allowance: Allowance | N
     # a pricing pass costs about jobs x table cells: not started when the allowance cannot pay it
     estimate = int(d.n.sum()) * min(int((d.v // d.delta * d.n).sum()), MAX_CELLS) / TICKS_PER_UNIT
     for rounds in range(1, MAX_ROUNDS + 1):
-        if allowance is not None and allowance.budget is not None:
-            if allowance.budget - allowance.effort.work < estimate:
-                break
+        if (
+            allowance is not None
+            and allowance.budget is not None
+            and allowance.budget - allowance.effort.work < estimate
+        ):
+            break
         out.rounds = rounds
         z, pi_f, mu, lp_ticks = _solve_master(d, cols, T)
         if z <= d.lam * T * (1 - 1e-12):

@@ -44,13 +44,16 @@ model at ``T = lo`` is the exact-cover model of the triples.
 
 from __future__ import annotations
 
-from ortools.sat.python import cp_model
+from typing import TYPE_CHECKING
 
-from volsched.instances.slack import SlackInstance
+from ortools.sat.python import cp_model
 
 from ..cpsat import run_cpsat
 from ..problem import STOPPED_CLOCK, Effort
 from .cpsat_patterns import OutOfTime, Structure, TooMany, build, enumerate_patterns
+
+if TYPE_CHECKING:
+    from volsched.instances.slack import SlackInstance
 
 #: CP-SAT's LP relaxation level. The pattern model is a Gilmore-Gomory (configuration) model whose
 #: LP bound is strong; level 2 lets CP-SAT use it: on a planted NO 3-PARTITION instance (m = 12,
@@ -63,7 +66,7 @@ LINEARIZATION_LEVEL = 2
 MAX_COUNT_VARS = 200_000
 
 
-class TooLarge(Exception):  # noqa: N818 - a signal, not an error
+class TooLarge(Exception):
     """The count fallback would pass :data:`MAX_COUNT_VARS`."""
 
 

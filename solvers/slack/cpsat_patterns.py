@@ -51,10 +51,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
-from volsched.instances.slack import SlackInstance
+    from volsched.instances.slack import SlackInstance
 
 #: Most DFS nodes the pattern enumeration visits before giving up (the caller then uses the
 #: per-bin count model).
@@ -212,11 +214,11 @@ def _prune_data(st: Structure) -> None:
         c.min_load = max(0, work - (total_ml - x) - st.open_room)
 
 
-class TooMany(Exception):  # noqa: N818 - a signal to switch models, not an error
+class TooMany(Exception):
     """The enumeration passed :data:`MAX_NODES` or :data:`MAX_PATTERNS`."""
 
 
-class OutOfTime(Exception):  # noqa: N818 - a signal, not an error
+class OutOfTime(Exception):
     """The enumeration passed its deadline (a ``time.perf_counter()`` reading)."""
 
 

@@ -25,21 +25,24 @@ Plain: ``sum_j p_j x_{j,b} <= a_b`` and ``C >= start_b x_{j,b} + load_b``.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import pulp
 
 from volsched.instances.errors import require
-from volsched.instances.slack import SlackInstance
 
 from ..cbc import INFEASIBLE, OPTIMAL, STOPPED, run_cbc
 from ..deadline import HardStop
 from ..problem import STOPPED_CLOCK, Effort
 
+if TYPE_CHECKING:
+    from volsched.instances.slack import SlackInstance
+
 #: Most job-bin pairs (binaries) the MILP builds; beyond, it refuses the instance as bad input.
 MAX_PAIRS = 20_000
 
 
-class _OutOfTime(Exception):  # noqa: N818 - a signal, not an error
+class _OutOfTime(Exception):
     """The time limit passed while the model was built."""
 
 

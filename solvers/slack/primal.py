@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import bisect
 import heapq
+from typing import TYPE_CHECKING
 
-from volsched.instances.slack import SlackInstance
+if TYPE_CHECKING:
+    from volsched.instances.slack import SlackInstance
 
 #: Candidate leaders tried per interval.
 CANDIDATES = 12

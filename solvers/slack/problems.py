@@ -29,9 +29,7 @@ import heapq
 import importlib
 import itertools
 import time
-from collections.abc import Callable
-
-from volsched.instances.slack import SlackInstance
+from typing import TYPE_CHECKING
 
 from ..deadline import HardStop
 from ..problem import (
@@ -45,6 +43,11 @@ from ..problem import (
     backend,
 )
 from .verify import verify_plain, verify_slack
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from volsched.instances.slack import SlackInstance
 
 #: The two problems; ``slack`` is the family's default.
 NAMES = ("slack", "plain")
@@ -206,7 +209,7 @@ def simple_lower_bound(instance: SlackInstance, problem: str) -> int:
     order = sorted(range(len(fit)), key=lambda r: fit[r])
     fits_asc = [fit[r] for r in order]
     # soonest[k]: the smallest date among the intervals order[k:], those with fit >= fits_asc[k]
-    soonest = list(itertools.accumulate((when[r] for r in reversed(order)), min))[::-1] + [None]
+    soonest = [*list(itertools.accumulate((when[r] for r in reversed(order)), min))[::-1], None]
     tails = [int(row[-1, 1]) for row in instance.machines if len(row)]
     first_tail = min(tails) if problem == "plain" and tails else None
     best = 0

@@ -57,12 +57,14 @@ from __future__ import annotations
 import bisect
 from fractions import Fraction
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from volsched.instances.errors import is_int, is_number
-from volsched.instances.slack import SlackInstance
 
 from ..result import Infeasible, reject_unless
+
+if TYPE_CHECKING:
+    from volsched.instances.slack import SlackInstance
 
 
 def _read(instance: SlackInstance, solution: Any, problem: str) -> tuple[list, list, list, list]:

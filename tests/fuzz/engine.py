@@ -25,10 +25,9 @@ import math
 import os
 import signal
 import warnings
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from registry_helpers import budget_argv, work_budget
 
@@ -36,6 +35,9 @@ from volsched.cli import main
 from volsched.families import FAMILIES
 
 from .oracle import beta_of_argv, check_accepted
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 # --- choosers --------------------------------------------------------------------------------------
 
@@ -420,10 +422,10 @@ def _string_variants(ch: Chooser, s: str) -> list[str]:
 
 
 def _list_variants(ch: Chooser, v: list) -> list[list]:
-    out: list[list] = [[], v[::-1], v + [ch.choice(STRANGE)], [v]]
+    out: list[list] = [[], v[::-1], [*v, ch.choice(STRANGE)], [v]]
     if v:
         i = ch.integer(0, len(v) - 1)
-        out += [v[:i], v[:i] + v[i + 1 :], v[: i + 1] + [copy.deepcopy(v[i])] + v[i + 1 :], v * 2]
+        out += [v[:i], v[:i] + v[i + 1 :], [*v[: i + 1], copy.deepcopy(v[i]), *v[i + 1 :]], v * 2]
         ints = [k for k, x in enumerate(v) if isinstance(x, int) and not isinstance(x, bool)]
         if len(ints) >= 2:  # move one unit between two entries: keeps the sum (an allocation stays m)
             a, b = ch.choice(ints), ch.choice(ints)
@@ -546,7 +548,7 @@ def claim_value(ch: Chooser, v: Any, path: Path_) -> Any:
     if key == "status":
         return ch.choice(STATUSES)
     if key == "problem":
-        return ch.choice(sorted({p for f in FAMILIES.values() for p in f.problems}) + ["", "nope"])
+        return ch.choice([*sorted({p for f in FAMILIES.values() for p in f.problems}), "", "nope"])
     if key == "family":
         return ch.choice([*FAMILIES, "", "Coupled"])
     if key == "instance":
@@ -557,8 +559,8 @@ def claim_value(ch: Chooser, v: Any, path: Path_) -> Any:
         key2 = ch.choice(list(v)) if v else "x"
         return {**v, key2: claim_value(ch, v.get(key2), (key2,))}
     if isinstance(v, list):
-        return ch.choice(_list_variants(ch, v) + [[x + 1 if _is_int(x) else x for x in v]])
-    return ch.choice(_numeric_variants(v) + [None, True, str(v), NAN, INF])
+        return ch.choice([*_list_variants(ch, v), [x + 1 if _is_int(x) else x for x in v]])
+    return ch.choice([*_numeric_variants(v), None, True, str(v), NAN, INF])
 
 
 def _is_int(x) -> bool:
@@ -692,7 +694,7 @@ def mutate_lines(ch: Chooser, text: str) -> tuple[str, str]:
     if op == "dup":
         lines.insert(i, lines[i])
         return "\n".join(lines) + "\n", f"repeat line {i + 1}"
-    lines.insert(0, "# " + " ".join(ch.choice(ODD_TOKENS[:8] + ("3", "5", "1")) for _ in range(3)))
+    lines.insert(0, "# " + " ".join(ch.choice((*ODD_TOKENS[:8], "3", "5", "1")) for _ in range(3)))
     return "\n".join(lines) + "\n", f"header {lines[0]!r}"
 
 
@@ -1216,7 +1218,7 @@ def try_file_mutant(
             if outcome.code == 0:
                 outcome.defects += refused_values_stored(path, work / "s.db")
     elif seed.kind == "instance":
-        commands = [("solve",) + (p.name,) for p in family.problems.values()]
+        commands = [("solve", p.name) for p in family.problems.values()]
         commands += [("verify", r) for r in seed.results]
         commands += [("simulate", h) for h in family.heuristics]
         if family.heuristics:
@@ -1280,7 +1282,7 @@ def sweep_size(path: Path, timeout: float | None) -> int | None:
     try:
         with deadline(timeout):
             sweeps = read_config(path)
-    except Exception:  # noqa: BLE001 - the run itself judges a config that does not validate
+    except Exception:
         return None
     return sum(math.prod(len(v) for v in s.grid.values()) * len(s.seeds) for s in sweeps)
 

@@ -25,6 +25,7 @@ must state no other, and the report must say which one it used.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from fractions import Fraction
@@ -265,7 +266,7 @@ def check_slack(inst, sol: dict, problem: str, beta: Fraction) -> tuple[float, d
         jobs.sort()
         rows = inst.machines[i].tolist()
         begin = 0 if k == 0 else rows[k - 1][1]
-        for (t0, j0), (t1, _) in zip(jobs, jobs[1:], strict=False):
+        for (t0, j0), (t1, _) in itertools.pairwise(jobs):
             if t0 + p[j0] > t1 or (problem == "slack" and t0 + p[j0] != t1):
                 raise Invalid(f"machine {i}: overlap or idle time in period {k}")
         if problem != "slack":
@@ -302,7 +303,7 @@ def _prescient_intervals(inst, h: int) -> list[list[tuple[float, float, float]]]
     for s, e in zip(inst.up_start[lo:hi].tolist(), inst.up_end[lo:hi].tolist(), strict=True):
         cuts = sorted({s, e} | {t for t, _ in changes if s < t < e})
         current: list[tuple[float, float, float]] = []
-        for a, b in zip(cuts, cuts[1:], strict=False):
+        for a, b in itertools.pairwise(cuts):
             share = [v for t, v in changes if t <= a][-1]
             if not inst.suspension and share == 0:
                 if current:
@@ -367,7 +368,7 @@ def check_prescient(inst, sol: dict) -> tuple[float, dict]:
         by_host.setdefault(host, []).append((start, end))
     for host, spans in by_host.items():
         spans.sort()
-        for (_, e0), (s1, _) in zip(spans, spans[1:], strict=False):
+        for (_, e0), (s1, _) in itertools.pairwise(spans):
             if s1 < e0 - tol:
                 raise Invalid(f"host {host}: attempts overlap")
     if len(first_done) != inst.n_tasks:
@@ -538,7 +539,7 @@ def _gap(result: dict, value, bound) -> list[str]:
         return []
     expected = relative_gap(value, bound) if _num(value) and _num(bound) else None
     gap = result["gap"]
-    if gap is None and expected is None or _close(gap, expected, 1e-6):
+    if (gap is None and expected is None) or _close(gap, expected, 1e-6):
         return []
     return [f"false accept: gap {gap!r}, objective {value!r} and bound {bound!r} give {expected!r}"]
 
@@ -587,5 +588,5 @@ def check_accepted(
         return ["false accept: the result is not an object with a solution object"]
     try:
         return judge(instance_obj, result, report, beta)
-    except Exception as exc:  # noqa: BLE001 - the oracle's own failure is a finding too
+    except Exception as exc:
         return [f"oracle error on an accepted file: {type(exc).__name__}: {exc}"]

@@ -190,7 +190,7 @@ def test_bad_schedules_and_seed_are_rejected():
     for sched, message in cases:
         with pytest.raises(InputError, match=message):
             simulate_bot(bot, sched, seed=0)
-    with pytest.raises(InputError, match="^seed:"):
+    with pytest.raises(InputError, match=r"^seed:"):
         simulate_bot(bot, [[0, 0, 1]], seed=-1)
-    with pytest.raises(InputError, match="^horizon:"):
+    with pytest.raises(InputError, match=r"^horizon:"):
         simulate_bot(bot, [[0, 0, 1]], seed=0, horizon=0)

@@ -415,7 +415,7 @@ def test_memo_returns_the_same_values():
     first = est.expected_span(masks, 20, "conditional")
     again = est.expected_span(masks[::-1], 20, "conditional")[::-1]
     assert np.allclose(first, again, rtol=1e-13, atol=0)
-    assert len(est._cache) <= 12
+    assert len(est.memo) <= 12
 
 
 def test_bad_input():

@@ -78,14 +78,13 @@ def test_without_the_optimums_threshold_the_slow_host_cause_is_not_classified():
 
 def test_a_tasks_completion_is_its_first_completed_execution():
     # A replica completing later (then cancelled elsewhere) does not move task 4's completion.
-    attempts = run_with(last_host=0) + [completed(4, 1, 1003.5)]
+    attempts = [*run_with(last_host=0), completed(4, 1, 1003.5)]
     assert lagger_causes(attempts, CLOCKS, 1000.0, 800.0)["laggers"] == 0
 
 
 def test_cancelled_executions_are_ignored():
-    attempts = run_with(last_host=0) + [
-        {"task": 4, "host": 1, "start": 0.0, "end": 1090.0, "outcome": "cancelled"}
-    ]
+    cancelled = {"task": 4, "host": 1, "start": 0.0, "end": 1090.0, "outcome": "cancelled"}
+    attempts = [*run_with(last_host=0), cancelled]
     assert lagger_causes(attempts, CLOCKS, 1000.0, 800.0)["laggers_failure"] == 0
 
 

@@ -94,7 +94,7 @@ def volatile_history(period_up=90.0, gap=10.0):
     while t + period_up <= 1000.0 - gap:
         iv.append((t, t + period_up))
         t += period_up + gap
-    return iv + [(1000.0, 5000.0)]
+    return [*iv, (1000.0, 5000.0)]
 
 
 def test_history_statistics_by_hand():
@@ -324,7 +324,7 @@ def test_history_heuristics_refuse_an_instance_without_history(name):
     from volsched.instances.errors import InputError
 
     inst = always_up([1500.0, 1500.0], 1)
-    with pytest.raises(InputError, match="data.history"):
+    with pytest.raises(InputError, match=r"data.history"):
         run(name, inst)
 
 

@@ -132,7 +132,7 @@ def test_broken_files_name_the_field(edit, message):
 def test_constructor_validates_and_freezes():
     with pytest.raises(InputError, match=r"^speeds\[1\]: must be positive"):
         small(speeds=np.array([1.0, np.nan]))
-    with pytest.raises(InputError, match="^lifetime: must be a FailureLaw"):
+    with pytest.raises(InputError, match=r"^lifetime: must be a FailureLaw"):
         small(lifetime=3.0)
     bot = small()
     with pytest.raises(ValueError, match="read-only"):
@@ -151,7 +151,7 @@ def test_job_instance_converts_to_quanta():
     assert np.array_equal(fast.c, checkpoint_quanta(bot.job_checkpoint_mb(0), 0.5))
     assert bot.job_instance(1).p.tolist() == [30]
     for k in (-1, 2, 1.0):
-        with pytest.raises(InputError, match="^k:"):
+        with pytest.raises(InputError, match=r"^k:"):
             bot.job_instance(k)
-    with pytest.raises(InputError, match="^speed:"):
+    with pytest.raises(InputError, match=r"^speed:"):
         bot.job_instance(0, speed=0.0)

@@ -372,7 +372,7 @@ ROUND_TRIP = [
 ]
 
 
-@pytest.mark.parametrize("inst", ROUND_TRIP + [generate(12, 5)], ids=LAW_IDS + ["generated"])
+@pytest.mark.parametrize("inst", [*ROUND_TRIP, generate(12, 5)], ids=[*LAW_IDS, "generated"])
 def test_json_round_trip(inst):
     obj = inst.to_json()
     text = json.dumps(obj, allow_nan=False)

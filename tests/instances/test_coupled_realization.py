@@ -189,7 +189,7 @@ def test_continuation_matches_the_oracle_over_a_real_block_boundary():
 def lengths_in_orders(horizon):
     b = REALIZATION_BLOCK
     lengths = [horizon + 1, horizon + b - 1, horizon + b, horizon + b + 1, horizon + 2 * b + 3, 5, horizon]
-    return [lengths, lengths[::-1], sorted(lengths), [lengths[4]] + lengths]
+    return [lengths, lengths[::-1], sorted(lengths), [lengths[4], *lengths]]
 
 
 @pytest.mark.parametrize("order", range(4))

@@ -5,6 +5,7 @@ the survival function), ``scipy.integrate.quad`` of ``t f(t)`` with scipy.stats
 densities, hand formulas, and sample moments with standard-error tolerances.
 """
 
+import itertools
 import math
 
 import numpy as np
@@ -117,7 +118,7 @@ def pe_quad(law, a, b):
     else:
         edges = list(np.linspace(a, b, 9))
     total = 0.0
-    for lo, hi in zip(edges[:-1], edges[1:], strict=False):
+    for lo, hi in itertools.pairwise(edges):
         value, _ = integrate.quad(lambda t: t * f(t), lo, hi, limit=400, epsabs=0.0, epsrel=1e-12)
         total += value
     return total
@@ -346,7 +347,7 @@ def test_empirical_against_brute_sums():
 # sf, cdf, mean
 
 
-ALL_LAWS = CONTINUOUS + [Empirical(samples=[0.5, 2.0, 2.0, 9.0, 30.0])]
+ALL_LAWS = [*CONTINUOUS, Empirical(samples=[0.5, 2.0, 2.0, 9.0, 30.0])]
 
 
 @pytest.mark.parametrize("law", ALL_LAWS, ids=_ids(ALL_LAWS))
@@ -571,7 +572,7 @@ def pe_lognormal_logtime(mu, sigma, a, b):
     hi = math.log(b)
     peak = mu + sigma**2  # the maximum of e^v phi(.)
     cuts = [lo] + [x for x in (peak - 3 * sigma, peak, peak + 3 * sigma) if lo < x < hi] + [hi]
-    return math.fsum(integrate.quad(g, x, y, **QUAD_TIGHT)[0] for x, y in zip(cuts, cuts[1:], strict=False))
+    return math.fsum(integrate.quad(g, x, y, **QUAD_TIGHT)[0] for x, y in itertools.pairwise(cuts))
 
 
 def pe_weibull_z(shape, scale, a, b):
@@ -590,7 +591,7 @@ def pe_weibull_z(shape, scale, a, b):
 
     steps = (0.5 * peak, peak, peak + 1.0, peak + 10.0, peak + 100.0, peak + 1000.0)
     cuts = sorted({za, zb, *(x for x in steps if za < x < zb)})
-    total = math.fsum(integrate.quad(g, x, y, **QUAD_TIGHT)[0] for x, y in zip(cuts, cuts[1:], strict=False))
+    total = math.fsum(integrate.quad(g, x, y, **QUAD_TIGHT)[0] for x, y in itertools.pairwise(cuts))
     return scale * total * math.exp(top)
 
 

@@ -156,11 +156,11 @@ def test_bad_json_names_field_and_index(path, value, fragment):
 def test_unknown_and_missing_fields():
     obj = small().to_json()
     obj["data"]["extra"] = 1
-    with pytest.raises(InputError, match="data.extra: unknown field"):
+    with pytest.raises(InputError, match=r"data.extra: unknown field"):
         PrescientInstance.from_json(obj)
     obj = small().to_json()
     del obj["data"]["cpu"]
-    with pytest.raises(InputError, match="data.cpu: missing"):
+    with pytest.raises(InputError, match=r"data.cpu: missing"):
         PrescientInstance.from_json(obj)
 
 

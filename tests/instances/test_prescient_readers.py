@@ -309,13 +309,8 @@ def test_written_host_profiles_read_back_as_the_same_traces(tmp_path, suspension
     state, speed = host_profiles(inst, 0)
     # touching intervals: an off and an on at the same date (a kill); no suspension cuts [50, 60)
     cut = [(50.0, 0.0), (60.0, 1.0)] if not suspension else []
-    assert list(zip(state.dates.tolist(), state.values.tolist(), strict=True)) == [(0.0, 1.0)] + cut + [
-        (100.0, 0.0),
-        (100.0, 1.0),
-        (180.0, 0.0),
-        (250.0, 1.0),
-        (400.0, 0.0),
-    ]
+    after = [(100.0, 0.0), (100.0, 1.0), (180.0, 0.0), (250.0, 1.0), (400.0, 0.0)]
+    assert list(zip(state.dates.tolist(), state.values.tolist(), strict=True)) == [(0.0, 1.0), *cut, *after]
     assert speed.dates.tolist() == [0.0, 20.0, 50.0, 60.0] and speed.values.tolist() == [1.0, 0.5, 0.0, 1.0]
     back = read_profiles(
         [tmp_path / "host0.state", tmp_path / "host1.state"],

@@ -9,6 +9,7 @@ exactly at an interval's end completes). It shares no code with
 
 from __future__ import annotations
 
+import itertools
 from fractions import Fraction as F
 
 import numpy as np
@@ -25,7 +26,7 @@ def oracle_pieces(up, cpu, period, clock, suspension):
     for s, e in up:
         cuts = sorted({F(s), F(e)} | {F(k) * F(period) for k, _ in cpu if F(s) < F(k) * F(period) < F(e)})
         current = []
-        for a, b in zip(cuts, cuts[1:], strict=False):
+        for a, b in itertools.pairwise(cuts):
             share = F(0)
             for k, v in cpu:
                 if F(k) * F(period) <= a:
@@ -146,7 +147,7 @@ def instances(draw):
         cuts = sorted(draw(st.sets(st.integers(0, 120), min_size=2, max_size=10)))
         pairs = [(a, b) for a, b in zip(cuts[::2], cuts[1::2], strict=False)]
         if draw(st.booleans()) and len(pairs) >= 2:  # make two intervals touch
-            a0, b0 = pairs[0]
+            _a0, b0 = pairs[0]
             pairs[1] = (b0, max(pairs[1][1], b0 + 1))
         up.append(pairs)
         samples = sorted(draw(st.sets(st.integers(1, 60), max_size=6)))
@@ -226,7 +227,7 @@ def test_large_epoch_times_keep_their_precision():
     inst = PrescientInstance.build([1500.0] * 5000, up, tasks=1, task_minutes=5.0)
     prof = WorkProfile(inst)
     hosts = np.arange(5000)
-    f, b, _ = prof.earliest_completion(hosts, base + 10 * hosts + 1e-3, 300 * REF_OPS_PER_S)
+    f, _b, _ = prof.earliest_completion(hosts, base + 10 * hosts + 1e-3, 300 * REF_OPS_PER_S)
     np.testing.assert_allclose(f - (base + 10 * hosts), 300.001, atol=1e-6)
     f, _, _ = prof.earliest_completion(hosts, base + 10 * hosts + 300.5, 300 * REF_OPS_PER_S)
     assert np.all(f == np.inf)

@@ -148,7 +148,7 @@ def test_optimum_against_independent_enumeration(method, case):
     n = len(p)
     values = {
         a: _waste_by_quadrature(p, c, alpha, law, a)
-        for a in (bits + (1,) for bits in itertools.product((0, 1), repeat=n - 1))
+        for a in ((*bits, 1) for bits in itertools.product((0, 1), repeat=n - 1))
     }
     best = min(values.values())
     res = solve(CheckpointInstance(p=p, c=c, alpha=alpha, law=law), method)

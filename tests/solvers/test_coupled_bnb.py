@@ -27,7 +27,7 @@ def common(up: np.ndarray, rows) -> int:
 
 def slot_enumeration(up: np.ndarray, m: int) -> int:
     """Largest number of slots that at least m rows all hold, over every slot subset (H <= 14)."""
-    p, horizon = up.shape
+    _p, horizon = up.shape
     masks = (up.astype(np.int64) << np.arange(horizon)).sum(axis=1)
     subsets = np.arange(1 << horizon)
     holders = ((masks[None, :] & subsets[:, None]) == subsets[:, None]).sum(axis=1)
@@ -167,7 +167,7 @@ def planted_with_optimum():
 def test_time_limited_calls_return_valid_bounds(time_limit, side):
     """Stopped early, the bound still covers the optimum (a hidden planted block)."""
     up, m, optimum = planted_with_optimum()
-    rows, value, bound, nodes = bnb._solve(up, m, time_limit, side)
+    rows, value, bound, _nodes = bnb._solve(up, m, time_limit, side)
     assert len(set(rows)) == m and common(up, rows) == value
     assert value <= optimum <= bound
     if bound == value:

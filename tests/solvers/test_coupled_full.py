@@ -333,7 +333,7 @@ def test_schedule_not_an_object():
 @pytest.mark.parametrize("claimed", [[6], [7, 9], []])
 def test_wrong_claim_is_rejected_by_the_verifier(claimed):
     instance, schedule = broken(setitem(("completions",), claimed))
-    with pytest.raises(Infeasible, match="schedule.completions: claimed"):
+    with pytest.raises(Infeasible, match=r"schedule.completions: claimed"):
         check_claim(instance, schedule)
 
 
@@ -367,7 +367,7 @@ def test_replay_does_not_mutate_the_schedule():
 def test_hand_optima(rows, T_prog, expected):
     instance = inst(rows, [1], [1], 1, T_prog=T_prog)
     assert brute_full(instance) == expected
-    schedule, makespan, bound, proven = solve_full_cpsat(instance)
+    _schedule, makespan, bound, proven = solve_full_cpsat(instance)
     assert proven and makespan == expected
     assert bound == (expected if expected is not None else len(rows[0]) + 1)
 
@@ -455,7 +455,7 @@ def test_wider_sweep_cpsat_greedy_brute(seed):
     instance = random_tiny(np.random.default_rng([13, seed]), max_p=3, max_h=12)
     expected = brute_full(instance)
     greedy = greedy_full(instance)
-    schedule, makespan, _, proven = solve_full_cpsat(instance, hint=greedy)
+    _schedule, makespan, _, proven = solve_full_cpsat(instance, hint=greedy)
     assert proven and makespan == expected
     if greedy is not None:
         assert check_claim(instance, greedy) >= expected

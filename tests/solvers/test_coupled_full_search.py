@@ -63,7 +63,7 @@ def test_the_search_agrees_with_brute_force_and_cpsat_at_every_w_min(w_min):
     for _ in range(5):
         instance = paper_like(rng, w_min)
         schedule, makespan, bound, finished, _, _ = scratch(instance)
-        found, cp_makespan, cp_bound, proven = solve_full_cpsat(instance)
+        _found, cp_makespan, _cp_bound, proven = solve_full_cpsat(instance)
         assert finished and proven and makespan == cp_makespan
         if w_min == 1:
             assert makespan == brute_full(instance)

@@ -65,10 +65,8 @@ def _cbc_children() -> list[int]:
 
 
 def test_hard_limits_nest_and_restore_the_outer_one():
-    with pytest.raises(HardStop):
-        with hard_limit(0.3):
-            with hard_limit(5.0):
-                time.sleep(2)  # the outer, earlier limit fires inside the inner block
+    with pytest.raises(HardStop), hard_limit(0.3), hard_limit(5.0):
+        time.sleep(2)  # the outer, earlier limit fires inside the inner block
     with hard_limit(5.0):
         with hard_limit(0.05):
             pass

@@ -40,7 +40,7 @@ def test_a_failed_run_with_a_wrong_attempt_or_a_makespan_is_rejected():
     bad["attempts"][completed]["end"] += 5.0
     with pytest.raises(Infeasible, match=rf"attempts\[{completed}\]\.end"):
         PROBLEM.verify_partial(instance, bad)
-    with pytest.raises(Infeasible, match="solution.makespan"):
+    with pytest.raises(Infeasible, match=r"solution.makespan"):
         PROBLEM.verify_partial(instance, {**solution, "makespan": 1.0})
 
 

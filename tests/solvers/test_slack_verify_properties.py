@@ -101,7 +101,7 @@ def test_a_delayed_job_breaks_compact_execution_but_not_the_plain_problem(case, 
 @settings(max_examples=200, deadline=None)
 @given(allocations())
 def test_a_slack_schedule_is_a_plain_schedule_of_the_same_makespan(case):
-    inst, periods, loads, schedule = case
+    inst, _periods, _loads, schedule = case
     try:
         value = verify_slack(inst, {"problem": "slack", "schedule": schedule})
     except Infeasible:

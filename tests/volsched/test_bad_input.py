@@ -38,7 +38,7 @@ def _with(path, tmp_path, **data):
     ],
 )
 def test_huge_integers_in_an_instance_are_bad_input(capsys, tmp_path, coupled, field, value, fragment):
-    code, out, err = run(capsys, "solve", _with(coupled, tmp_path, **{field: value}))
+    code, _out, err = run(capsys, "solve", _with(coupled, tmp_path, **{field: value}))
     assert_input_error(code, err, fragment)
 
 
@@ -66,7 +66,7 @@ def test_a_huge_objective_in_a_result_is_bad_input(capsys, tmp_path, coupled):
 )
 def test_bad_options_exit_2(capsys, tmp_path, coupled, argv, fragment):
     argv = [a.replace("{coupled}", str(coupled)) for a in argv]
-    code, out, err = run(capsys, *argv, "--out", tmp_path / "o.json")
+    code, _out, err = run(capsys, *argv, "--out", tmp_path / "o.json")
     assert_input_error(code, err, fragment)
     assert not (tmp_path / "o.json").exists()
 
@@ -84,7 +84,7 @@ def test_deep_json_and_endless_files_are_bad_input(capsys, tmp_path, coupled):
 @pytest.mark.parametrize("command", [["solve", "{coupled}"], ["generate", "checkpoint"], ["demo"]])
 def test_an_unwritable_output_is_bad_input(capsys, coupled, command):
     argv = [a.replace("{coupled}", str(coupled)) for a in command]
-    code, out, err = run(capsys, *argv, "--out", "/proc/volsched-nope/x")
+    code, _out, err = run(capsys, *argv, "--out", "/proc/volsched-nope/x")
     assert_input_error(code, err, "/proc/volsched-nope")
 
 

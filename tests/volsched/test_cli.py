@@ -67,7 +67,7 @@ def test_generate_solve_verify_round_trip(capsys, tmp_path):
             "verified",
         }
         assert result["status"] == "optimal" and result["verified"] is True
-        a, value = solve_brute(instance)
+        _a, value = solve_brute(instance)
         assert result["objective"] == pytest.approx(value, rel=1e-9)
         assert instance.expected_waste(result["solution"]["a"]) == pytest.approx(value, rel=1e-9)
         assert read_json(tmp_path / f"{method}.json") == result
@@ -132,8 +132,8 @@ def test_simulate_monte_carlo_brackets_the_expected_waste(capsys):
 def test_bad_arguments_exit_2_and_write_nothing(capsys, tmp_path, argv, fragment):
     out_file = tmp_path / "out.json"
     if argv[0] == "generate" and argv[1] == "checkpoint":
-        argv = argv + ["--out", str(out_file)]
-    code, out, err = run(capsys, *argv)
+        argv = [*argv, "--out", str(out_file)]
+    code, _out, err = run(capsys, *argv)
     assert_input_error(code, err, fragment)
     assert not out_file.exists()
 

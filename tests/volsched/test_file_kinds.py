@@ -73,7 +73,7 @@ def test_a_file_of_another_kind_given_as_a_store(capsys, files, tmp_path, kind, 
 
 
 def test_an_instance_given_as_a_sweep_file(capsys, files, tmp_path):
-    code, out, err = run(capsys, "sweep", files["job"], "--store", tmp_path / "new.db")
+    code, _out, err = run(capsys, "sweep", files["job"], "--store", tmp_path / "new.db")
     assert_input_error(code, err, "a checkpoint instance, not a sweep configuration (TOML); `volsched solve")
     assert not (tmp_path / "new.db").exists()
 

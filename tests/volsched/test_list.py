@@ -95,14 +95,14 @@ def test_export_writes_a_folder_given_by_dir_and_still_by_out_with_one_warning(c
     path = tmp_path / "p.json"
     assert run(capsys, "generate", "prescient", "--hosts", 12, "--tasks", 5, "--out", path)[0] == 0
     capsys.readouterr()
-    code, out, err = run(capsys, "export", "simgrid", path, "--dir", tmp_path / "a", "--json")
+    code, _, err = run(capsys, "export", "simgrid", path, "--dir", tmp_path / "a", "--json")
     assert code == 0 and err == ""
     new = sorted(p.name for p in (tmp_path / "a").iterdir())
-    code, out, err = run(capsys, "export", "simgrid", path, "--out", tmp_path / "b", "--json")
+    code, _, err = run(capsys, "export", "simgrid", path, "--out", tmp_path / "b", "--json")
     assert code == 0
     assert err.count("\n") == 1 and "--out FOLDER here is deprecated" in err and "--dir FOLDER" in err
     assert sorted(p.name for p in (tmp_path / "b").iterdir()) == new
-    code, out, err = run(capsys, "export", "simgrid", path)
+    code, _, err = run(capsys, "export", "simgrid", path)
     assert_input_error(code, err, "--dir: export writes a folder")
 
 

@@ -258,7 +258,7 @@ def test_a_wrong_vector_says_what_is_wrong_in_it(tmp_path):
     ]:
         source = f"class V:\n    def plan(self, instance, rng):\n        return {body}\n"
         (tmp_path / "v.py").write_text(source)
-        with pytest.raises(InputError, match="heuristic v.py:V: plan") as info:
+        with pytest.raises(InputError, match=r"heuristic v.py:V: plan") as info:
             fam.simulate(instance, fam.heuristic("v.py:V", base=tmp_path), 0)
         assert fragment in str(info.value)
         fam_cache = importlib.import_module("volsched.families.plugins")._FILE_MODULES
@@ -295,7 +295,7 @@ def test_an_exception_in_the_policy_and_an_infeasible_schedule_are_the_users(cap
 def test_a_bad_import_path_is_one_line(capsys, job, tmp_path, spec, fragment):
     _, _, path = job("checkpoint")
     (tmp_path / "broken.py").write_text("raise RuntimeError('nope')\n")
-    code, out, err = run(capsys, "simulate", path, "--heuristic", spec)
+    code, _out, err = run(capsys, "simulate", path, "--heuristic", spec)
     assert_input_error(code, err, fragment)
 
 

@@ -204,7 +204,7 @@ def test_the_reference_takes_the_best_of_several_exact_rows():
 
 def test_without_an_exact_row_a_run_is_not_scored():
     rows = [row("heuristic", "ok", 3.0), row("exact", "error", None, None)]
-    (h, e) = score_rows(rows)
+    (h, _e) = score_rows(rows)
     assert h["optimum_proven"] is None and h["ratio_lo"] is None and not h["defect"]
     assert references(rows)[("i", "p")].best_known == 3.0
 

@@ -302,7 +302,7 @@ def test_a_layout_2_store_is_read_with_its_ratios_recomputed_and_never_written(c
     code, out, err = run(capsys, "report", path, "--json")
     assert code == 0, err
     assert one_json(out)["rows"] == expected["rows"]
-    with Store(path) as store, pytest.raises(InputError, match="(?i)start a new store"):
+    with Store(path) as store, pytest.raises(InputError, match=r"(?i)start a new store"):
         store.plan([task("f", "b", "ex", "exact", {"seed": 1})])
     with Store(path) as store, pytest.raises(InputError, match=f"writes layout {SCHEMA_VERSION}"):
         store.write(result(task("f", "b", "ex", "exact", {"seed": 1}), "optimal", 1.0, 1.0))
@@ -315,7 +315,7 @@ def test_a_damaged_layout_2_store_is_refused(capsys, tmp_path):
     db.executescript("CREATE TABLE planned (key TEXT); CREATE TABLE results (key TEXT, ratio REAL);")
     db.execute("PRAGMA user_version=2")
     db.close()
-    code, out, err = run(capsys, "report", path, "--json")
+    code, _out, err = run(capsys, "report", path, "--json")
     assert_input_error(code, err, "not a volsched store")
 
 

@@ -202,7 +202,7 @@ def test_sigkill_then_resume_gives_the_clean_run(tmp_path, clean_kill_store):
     partial = count_rows(store, read_only=False)
     assert 0 < partial < 800, f"the kill did not land mid-sweep ({partial} rows)"
 
-    done = subprocess.run(cmd + ["--json"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([*cmd, "--json"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["tasks"] == 800
@@ -246,7 +246,7 @@ def test_sigint_stops_with_130_and_the_same_command_resumes(tmp_path, clean_kill
     partial = count_rows(store, read_only=False)
     assert partial < 800
 
-    done = subprocess.run(cmd + ["--json"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([*cmd, "--json"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert (summary["skipped"], summary["done"], summary["pending"]) == (partial, 800, 0)

@@ -96,7 +96,7 @@ def rows_of(path) -> list[dict]:
 
 def same_float(a: float | None, b: float | None) -> bool:
     """Both ``None``, or equal up to rounding: both divide the same two floats, maybe in another order."""
-    return a is None and b is None or (a is not None and b is not None and a == pytest.approx(b, rel=1e-12))
+    return (a is None and b is None) or (a is not None and b is not None and a == pytest.approx(b, rel=1e-12))
 
 
 def sha256(path) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -13,6 +13,9 @@ from volsched.families.checkpoint.family import FAMILY
 from volsched.instances.checkpoint import LAW_CHOICES, generate
 from volsched.instances.io import write_json
 from volsched.plots import ratio_bars
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: Slices of the paper's length (1-5 h, where checkpointing every slice is hard
 #: to beat) and short ones (3-30 min, where the placement matters).

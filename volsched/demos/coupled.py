@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -10,6 +10,9 @@ from volsched.families import DemoPart
 from volsched.families.coupled.family import FAMILY
 from volsched.instances.coupled import generate_markov, generate_planted, paper_realization
 from volsched.instances.io import write_json
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: The demo's work budgets, in each method's unit: its results are the same on every machine.
 BUDGETS = {"bnb": 1_000_000, "cpsat": 10.0, "greedy": 100_000}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -11,6 +11,9 @@ from volsched.families import DemoPart
 from volsched.families.prescient.family import FAMILY
 from volsched.instances.io import write_json
 from volsched.instances.prescient.platforms import generate_platform
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 CASES = (("sdsc", 100, 15.0), ("lri-wisc", 200, 5.0))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tqdm import tqdm
 
@@ -11,6 +11,9 @@ from volsched.families import DemoPart
 from volsched.families.slack.family import FAMILY
 from volsched.instances.io import write_json
 from volsched.instances.slack.generators import generate_planted, generate_theorem2
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 BETAS = (0.0, 0.5, 1.0)
 

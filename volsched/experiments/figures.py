@@ -8,14 +8,18 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402 - the backend must be chosen first
-import numpy as np  # noqa: E402
-from matplotlib.ticker import ScalarFormatter  # noqa: E402
+from typing import TYPE_CHECKING
 
-from volsched.experiments.report import heuristic_names, resolve_reference, scenario_differences  # noqa: E402
-from volsched.experiments.store import Store  # noqa: E402
-from volsched.instances.errors import InputError  # noqa: E402
-from volsched.ratios import score_rows  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import ScalarFormatter
+
+from volsched.experiments.report import heuristic_names, resolve_reference, scenario_differences
+from volsched.instances.errors import InputError
+from volsched.ratios import score_rows
+
+if TYPE_CHECKING:
+    from volsched.experiments.store import Store
 
 METRICS = ("ratio", "pct_diff")
 LOG_ABOVE = 3.0

@@ -25,13 +25,11 @@ import csv
 import math
 import textwrap
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from volsched.experiments.store import Store
 from volsched.families import FAMILIES
 from volsched.instances.errors import InputError
 from volsched.markdown import markdown_table
@@ -45,6 +43,11 @@ from volsched.ratios import (
     score_rows,
 )
 from volsched.solvers.result import relative_gap
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from volsched.experiments.store import Store
 
 EXACT_STATUSES = ("optimal", "feasible", "infeasible", "unknown", "timeout", "error")
 FAILED = ("error", "timeout")
@@ -720,8 +723,8 @@ __all__ = [
     "heuristic_problems",
     "markdown_table",
     "on_metric",
-    "relative_difference",
     "reference_caption",
+    "relative_difference",
     "resolve_reference",
     "resolve_references",
     "scenario_differences",

@@ -12,8 +12,7 @@ import signal
 import threading
 import time
 import warnings
-from collections.abc import Iterator
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -22,9 +21,14 @@ from tqdm import tqdm
 from volsched.instances.errors import InputError, require
 
 from ..compile import compile_all
-from .config import Sweep
 from .store import Store
 from .tasks import build_tasks, run_task
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from .config import Sweep
 
 FAILED = ("error", "timeout")
 DASK_CONNECT_TIMEOUT_S = 10

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +18,8 @@ from volsched.instances.errors import InputError
 from volsched.ratios import score_rows
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import pandas as pd
 
     from .store import Store

@@ -436,9 +436,9 @@ class Store:
             sources: dict[str, str] = {}
             for path in paths:
                 with cls(path, create=False) as source:
-                    merged._merge(source, sources)
+                    merged._merge(source, sources)  # noqa: SLF001 - the same class
             if sweep is not None:
-                merged._keep_sweep(sweep)
+                merged._keep_sweep(sweep)  # noqa: SLF001 - the same class
         except BaseException:
             merged.close()
             raise

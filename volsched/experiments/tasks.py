@@ -17,14 +17,16 @@ import platform
 import socket
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from volsched import __version__
 from volsched.solvers.deadline import HardStop, hard_limit
 from volsched.solvers.problem import STOPPED_CLOCK
 
 from ..families import FAMILIES
-from .config import Sweep
+
+if TYPE_CHECKING:
+    from .config import Sweep
 
 #: A task whose exact method overruns its time limit by this factor (plus the
 #: grace) is interrupted and stored as ``timeout``; the cooperative limit comes first.
@@ -177,7 +179,7 @@ def run_task(task: dict) -> dict:
             row["status"] = "ok"
     except HardStop:
         row["status"], row["error"] = "timeout", "hard time limit reached; no bound available"
-    except Exception as exc:  # noqa: BLE001 - a failing task is stored, the sweep goes on
+    except Exception as exc:
         row["status"], row["error"] = "error", f"{type(exc).__name__}: {exc}"
     row["runtime_s"] = time.perf_counter() - begin
     row["timestamp"] = datetime.now(UTC).isoformat(timespec="seconds")

@@ -8,22 +8,25 @@ paper tables and figures, exports, diagnostics) is one
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import os
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from volsched.heuristics.base import Simulator
 from volsched.instances.errors import InputError, check_int, require
 from volsched.solvers import Infeasible, Problem, SolveResult
 from volsched.solvers import solve as solve_problem
 from volsched.solvers.result import verified_value
 
 from .plugins import checked_policy, entry_points_of, import_object, object_name
+
+if TYPE_CHECKING:
+    import argparse
+    import os
+    from collections.abc import Callable, Mapping
+
+    from volsched.heuristics.base import Simulator
 
 
 @dataclass(frozen=True)
@@ -386,7 +389,7 @@ class Family:
             point = points[name.casefold()]
             try:
                 obj = point.load()
-            except Exception as exc:  # noqa: BLE001 - another package's import: its message, one line
+            except Exception as exc:
                 raise InputError(
                     f"{field_name}: {name}: loading the entry point {point.value!r} raised "
                     f"{type(exc).__name__}: {exc}"
@@ -414,7 +417,7 @@ class Family:
         if isinstance(obj, type):
             try:
                 policy = obj()
-            except Exception as exc:  # noqa: BLE001 - the user's constructor
+            except Exception as exc:
                 raise InputError(
                     f"{field_name}: {name}: {what}() raised {type(exc).__name__}: {exc} (a "
                     "policy class is instantiated without arguments)"

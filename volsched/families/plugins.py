@@ -97,7 +97,7 @@ def _load_file(path: Path, spec: str, field_name: str) -> Any:
     sys.modules[name] = module
     try:
         loader_spec.loader.exec_module(module)
-    except Exception as exc:  # noqa: BLE001 - the user's file: its error, one line
+    except Exception as exc:
         del sys.modules[name]
         raise InputError(
             f"{field_name}: {spec}: importing {path} raised {type(exc).__name__}: {exc}"
@@ -123,7 +123,7 @@ def _load_module(where: str, spec: str, field_name: str, folder: Path) -> Any:
         raise InputError(
             f"{field_name}: {spec}: importing {where} raised ModuleNotFoundError: {exc}"
         ) from exc
-    except Exception as exc:  # noqa: BLE001 - the user's module: its error, one line
+    except Exception as exc:
         raise InputError(
             f"{field_name}: {spec}: importing {where} raised {type(exc).__name__}: {exc}"
         ) from exc

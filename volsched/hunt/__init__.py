@@ -14,14 +14,16 @@ from __future__ import annotations
 import math
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from volsched.instances.errors import InputError, check_int, require
 from volsched.instances.io import write_json
 
 from .driver import OBJECTIVES, SOLVE_BUDGET, STRATEGIES, Hunt, Scorer, random_worst, search
 from .families import SPACES
-from .spaces import Space
+
+if TYPE_CHECKING:
+    from .spaces import Space
 
 #: The archive's journal of every scored candidate, which a killed hunt resumes from.
 JOURNAL = "candidates.jsonl"

@@ -33,6 +33,7 @@ restarts share draws, and a candidate met twice is scored once.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -390,7 +391,7 @@ def run_blackbox(h: Hunt) -> None:
     def f(y):
         return -_val(h.score(h.space.decode(y)))
 
-    try:
+    with contextlib.suppress(_Stop):
         differential_evolution(
             f,
             [(0.0, 1.0)] * d,
@@ -403,8 +404,6 @@ def run_blackbox(h: Hunt) -> None:
             rng=np.random.default_rng([h.seed, 2]),
             updating="immediate",
         )
-    except _Stop:
-        pass
     # DE may converge before the budget: the rest goes to random candidates (none is wasted).
     i = 0
     try:

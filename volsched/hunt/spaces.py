@@ -14,13 +14,15 @@ Every draw comes from the ``numpy.random.Generator`` passed in: the same seed, t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from volsched.instances.errors import InputError, require
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 Candidate = dict[str, np.ndarray]
 

@@ -10,8 +10,7 @@ workload for every policy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -22,6 +21,10 @@ from volsched.heuristics.checkpoint.bot import policy_schedules, simulate_bot
 from volsched.instances.bot import BotInstance, generate_bot
 from volsched.instances.errors import require
 from volsched.solvers.checkpoint import solve
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
 
 #: The paper's three policies, its periodic one in two readings, and the single-job rule behind each
 #: heuristic: ``periodic`` maps Daly's period with ``min_i |sum_{h=j+1}^{i} p_h - rho|`` (slice
