@@ -39,6 +39,16 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
+class _Formatter(argparse.HelpFormatter):
+    """Fills a one-paragraph text to the terminal's width, and keeps a text of several lines as written
+    (the families' choices after a command's options are a table)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
 def _jsonable(obj: Any) -> Any:
     """Replace non-finite floats (not valid JSON) by ``None``."""
     if isinstance(obj, float) and not math.isfinite(obj):
@@ -528,8 +538,14 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
     The families' own parts load only where the command needs them: a family's generator options
     under ``generate FAMILY``, the light run-option declarations under the commands that take them,
     the export formats under ``export``. ``volsched --help`` loads no family. ``None``: every part.
+
+    A command's help (``given`` holds ``--help``) ends with the families' choices it takes
+    (:func:`volsched.listing.help_text`): those of the family named after the command
+    (``volsched evaluate coupled --help``), else of every family.
     """
     words = None if given is None else [a for a in given if not a.startswith("-")]
+    helping = given is not None and any(a in ("-h", "--help") for a in given)
+    named = next((w for w in (words or [])[1:] if w in FAMILIES), None)
 
     def wants(command: str) -> bool:
         return words is None or (bool(words) and words[0] == command)
@@ -543,6 +559,8 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="volsched",
         description=__doc__.split("\n\nExit codes")[0],
+        epilog="`volsched COMMAND --help` lists the choices of every family (methods, heuristics, "
+        "presets...);\n`volsched COMMAND FAMILY --help` those of one family.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"volsched {__version__}")
@@ -746,6 +764,14 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
         if command.description is None:
             text = _DESCRIPTIONS.get(name) or (helps.get(name) or name).capitalize() + "."
             command.description = text
+    if helping and words and words[0] in sub.choices:
+        from .listing import help_text
+
+        command = sub.choices[words[0]]
+        if words[0] == "generate" and named is not None:  # argparse shows `generate FAMILY`'s own help
+            command = fam.choices[named]
+        command.epilog = help_text(words[0], named)
+        command.formatter_class = _Formatter
     return parser
 
 

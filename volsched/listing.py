@@ -130,17 +130,32 @@ def listing(name: str | None = None) -> dict[str, dict]:
     return {n: describe(FAMILIES[n]) for n in names}
 
 
-def to_text(listed: dict[str, dict]) -> str:
-    """The listing as text: per family, one line per problem, method, heuristic, preset and generator."""
+#: The parts of a family's listing, in the order :func:`to_text` prints them.
+SECTIONS = ("problems", "methods", "heuristics", "presets", "generators", "choices", "exports")
+
+#: The parts each command's ``--help`` lists for every family when it is not given one family.
+COMMAND_SECTIONS = {
+    "generate": ("generators", "choices"),
+    "solve": ("problems", "methods"),
+    "verify": ("problems",),
+    "simulate": ("heuristics",),
+    "evaluate": ("methods", "heuristics"),
+    "sweep": ("presets",),
+    "hunt": ("heuristics",),
+}
+
+
+def _section(name: str, part: str, d: dict) -> list[str]:
+    """The lines of one part of one family's listing (``part`` one of :data:`SECTIONS`)."""
     out = []
-    for name, d in listed.items():
-        out.append(name)
+    if part == "problems":
         out.append("  problems:")
         for p in d["problems"]:
             out.append(
                 f"    {p['name']:<22} {p['sense']} {p['objective']}"
                 + (f" (metrics: {', '.join(p['metrics'][1:])})" if len(p["metrics"]) > 1 else "")
             )
+    elif part == "methods":
         out.append("  methods (the default first):")
         for p in d["problems"]:
             for i, m in enumerate(p["methods"]):
@@ -151,6 +166,7 @@ def to_text(listed: dict[str, dict]) -> str:
                     if x
                 )
                 out.append(f"    {p['name'] + ' ' + m:<30} {notes}")
+    elif part == "heuristics":
         out.append("  heuristics (name, the problem it is scored against):")
         width = max([len(h["name"]) for h in d["heuristics"]] + [4])
         for h in d["heuristics"]:
@@ -161,18 +177,52 @@ def to_text(listed: dict[str, dict]) -> str:
             f"    your own: --heuristic file.py:Class or module:Class (problem: the class's attribute "
             f"`problem`, else {d['default_heuristic_problem']})"
         )
+    elif part == "presets":
         out.append("  presets (volsched sweep --preset NAME):")
         for p in d["presets"]:
             out.append(f"    {p['name']:<28} {p['instances']:,} instances, {len(p['heuristics'])} heuristics")
+    elif part == "generators":
         out.append(f"  generators (volsched generate {name} --preset NAME):")
         for g in d["generators"]:
             options = ", ".join("--" + o.replace("_", "-") for o in g["options"])
             out.append(f"    {g['name']:<20} {g['help']} (options: {options or 'none'})")
+    elif part == "choices":
         for option, values in d["choices"].items():
             out.append(f"  {option}s: {', '.join(map(str, values))}")
-        if d["exports"]:
-            out.append(f"  exports (volsched export FORMAT): {', '.join(d['exports'])}")
+    elif part == "exports" and d["exports"]:
+        out.append(f"  exports (volsched export FORMAT): {', '.join(d['exports'])}")
+    return out
+
+
+def to_text(listed: dict[str, dict], sections: tuple[str, ...] = SECTIONS) -> str:
+    """The listing as text: per family, one line per problem, method, heuristic, preset and generator.
+
+    ``sections`` keeps some parts only (names from :data:`SECTIONS`, printed in that order).
+    """
+    out = []
+    for name, d in listed.items():
+        out.append(name)
+        for part in SECTIONS:
+            if part in sections:
+                out += _section(name, part, d)
     return "\n".join(out)
 
 
-__all__ = ["describe", "listing", "to_text"]
+def help_text(command: str, family: str | None = None) -> str | None:
+    """What ``volsched COMMAND [FAMILY] --help`` lists after the options, or ``None`` for none.
+
+    With a family, everything ``volsched list FAMILY`` shows; without one, the parts of every family
+    that ``command`` chooses from (:data:`COMMAND_SECTIONS`: ``solve`` its problems and methods,
+    ``evaluate`` its methods and heuristics...).
+    """
+    if command not in COMMAND_SECTIONS:
+        return None
+    if family is not None:
+        return f"The {family} family (volsched list {family}):\n" + to_text(listing(family))
+    sections = COMMAND_SECTIONS[command]
+    parts = ", ".join(s for s in SECTIONS if s in sections)
+    head = f"Each family's {parts} (`volsched {command} FAMILY --help` lists everything of one family):"
+    return head + "\n" + to_text(listing(), sections)
+
+
+__all__ = ["COMMAND_SECTIONS", "SECTIONS", "describe", "help_text", "listing", "to_text"]
