@@ -1,4 +1,4 @@
-"""A newcomer's family, end to end: what the README's "Architecture" section says to write.
+"""A newcomer's family, end to end: what docs/architecture.md says to write.
 
 A toy family — one machine with a 0/1 availability string, ``jobs`` unit jobs,
 minimise the makespan — registered with one generator, one problem, one exact
