@@ -3,7 +3,7 @@
 Usage: python benchmarks/bench_coupled_estimates.py [--samples 200000] [--seed 2013] [--repeat 300]
 
 Chains: the paper's (``markov_chains``, P_xx ~ U[0.90, 0.99]), seeded; the
-Monte-Carlo oracles are ``tests/coupled_markov_mc.py`` (slot-by-slot simulation
+Monte-Carlo oracles are ``tests/oracles/coupled/markov_mc.py`` (slot-by-slot simulation
 of the 3-state chains, every processor UP in slot 1).
 
 (a) ``E^(S)(W)``: the printed formula, the conditional one and the Monte-Carlo
@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-import coupled_markov_mc as mc
+from oracles.coupled import markov_mc as mc
 
 from volsched.heuristics.coupled.estimates import MarkovEstimates
 from volsched.instances.coupled import markov_chains

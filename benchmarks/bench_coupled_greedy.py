@@ -5,7 +5,7 @@ Usage: python benchmarks/bench_coupled_greedy.py [--long]
 Paper realizations read as far as the ``full`` problem reads them (:mod:`volsched.solvers.coupled.horizon`
 doubles the slots read, up to the 10^6-slot cap), in one process: seconds of
 :func:`volsched.solvers.coupled.full_greedy.greedy_full` and of the Python loop kept as the
-tests' oracle (``tests/coupled_greedy_oracle.py``), whether the schedules are the same, the
+tests' oracle (``tests/oracles/coupled/greedy.py``), whether the schedules are the same, the
 makespan and the entries. ``--long`` adds the (10, 5, 10, 0, 0) realization read to 10^6 slots,
 whose makespan (802,041) needs them (the Python loop takes minutes there). Then, for the same
 cases, where the time of ``solve(problem="full", method="greedy")`` goes now: the bounds
@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from coupled_greedy_oracle import greedy_full_oracle
+from oracles.coupled.greedy import greedy_full_oracle
 
 from volsched.instances.coupled import paper_realization
 from volsched.solvers.coupled.full_bound import data_chain

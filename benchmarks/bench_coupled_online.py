@@ -9,7 +9,7 @@ All ratios are measured in one run, on the same inputs, in the same process:
 1. ``heuristics``: simulated slots per second of each of the 17 heuristics on a seeded sample
    of paper realizations (``--realizations``, each run up to ``--cap`` slots), the package's
    simulator and policies against a straightforward evaluation of the same heuristic: the
-   pure-Python simulator of before (``tests/coupled_online_oracle.py``) and, per decision, a
+   pure-Python simulator of before (``tests/oracles/coupled/online.py``) and, per decision, a
    loop over the candidates that calls the Section V estimates on one set at a time, with no
    memo of its own (:class:`Naive`). Whether the two runs agree is printed too (they may part
    where two candidates' values tie to the last bits, since sets computed alone round
@@ -49,7 +49,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from coupled_online_oracle import (
+from oracles.coupled.online import (
     RandomOracle,
     replay_trace_oracle,
     simulate_oracle,

@@ -5,7 +5,7 @@ Usage: python benchmarks/bench_coupled_sweep.py [--long]
 Paper realizations read as far as the ``full`` problem reads them, in one process: seconds of
 the ``iterations`` chain (:func:`volsched.solvers.coupled.iterations.solve_iterations`) and of
 the data chain (:func:`volsched.solvers.coupled.full_bound.data_chain`), each against the
-Python code kept as the tests' oracle (``tests/coupled_sweep_oracle.py``), and whether the
+Python code kept as the tests' oracle (``tests/oracles/coupled/sweep.py``), and whether the
 chains are the same. ``--long`` adds (10, 5, 10, 0, 0) read to 10^6 slots.
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from bench_coupled_greedy import CASES, LONG, timed
-from coupled_sweep_oracle import DataChainOracle, SweepOracle, chain_oracle
+from oracles.coupled.sweep import DataChainOracle, SweepOracle, chain_oracle
 
 from volsched.instances.coupled import paper_realization
 from volsched.solvers.coupled.full_bound import data_chain

@@ -12,8 +12,8 @@ heuristic, in the same process on the same instance:
   completion instants come from the instance's cumulative available work (``WorkProfile``)
   by ``searchsorted``; the time includes building the policy's platform (the previous
   weekday's statistics) and the trace profile, as a single run pays them;
-* ``per-second``: the straightforward reference, ``tests/prescient_sim_oracle.py``: the same server, the
-  same policy objects, advanced one second at a time with numpy over all hosts (the host
+* ``per-second``: the straightforward reference, ``tests/oracles/prescient/simulator.py``: the same
+  server, the same policy objects, advanced one second at a time with numpy over all hosts (the host
   states and CPU shares sampled at each whole second into dense arrays, work accumulated
   second by second, every instant rounded up to the second), so its makespans differ from
   the event simulator's by the rounding, and by the decisions that rounding changes. Its
@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from typing import TYPE_CHECKING
 
-from prescient_sim_oracle import per_second
+from oracles.prescient.simulator import per_second
 
 from volsched.heuristics.prescient import HEURISTICS, NAMES, simulate
 

@@ -8,8 +8,8 @@
   to; ``--methods a,b`` restricts a run to some methods.
 """
 
-from registry_helpers import registered_methods
-from slow_option import add_runslow, skip_slow
+from oracles.registry import registered_methods
+from oracles.slow import add_runslow, skip_slow
 
 
 def pytest_addoption(parser):

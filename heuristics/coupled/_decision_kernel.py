@@ -10,7 +10,7 @@ is full, or when a decision needs Python (a value not known yet, or a policy wit
 rule); Python then decides with the policy's ``decide``, which computes and learns the missing
 values, and applies the decision with the same :func:`configure` and :func:`wait`. A decision
 is the same wherever it is taken (``tests/heuristics/test_coupled_simulator_kernel.py`` compares
-every run with the pure-Python loop of ``tests/coupled_online_oracle.py``).
+every run with the pure-Python loop of ``tests/oracles/coupled/online.py``).
 """
 
 from __future__ import annotations

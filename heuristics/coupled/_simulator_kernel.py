@@ -3,7 +3,7 @@
 Between two decision points a run is deterministic: the master serves its FIFO queue, the
 configuration computes when it can, DOWN slots wipe programs and data. :func:`advance` plays
 those slots exactly as :mod:`.simulator`'s rules say (the pure-Python loop it replaced is kept
-as the oracle in ``tests/coupled_online_oracle.py``) and returns at the next decision point,
+as the oracle in ``tests/oracles/coupled/online.py``) and returns at the next decision point,
 where :func:`._decision_kernel.play` decides (or asks Python). It shares no code with the replay
 verifier's kernel (``volsched.solvers.coupled._replay_kernel``).
 

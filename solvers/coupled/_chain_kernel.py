@@ -2,7 +2,7 @@
 
 The definitions are :mod:`.full_bound`'s module docstring: ``A_q(u)``, ``D_q(s, u)``, ``L_q(u)``
 and ``J_q(s, u)``. The numpy construction it replaced is kept in the tests' oracle
-(``tests/coupled_sweep_oracle.py``): the same masks, hence the same chain.
+(``tests/oracles/coupled/sweep.py``): the same masks, hence the same chain.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Compiled (numba) loop of the ``full`` greedy (:mod:`.full_greedy`).
 
 The algorithm is :mod:`.full_greedy`'s module docstring, step for step as its pure-Python
-loop did (``tests/coupled_greedy_oracle.py`` keeps that loop as the oracle: same schedules,
+loop did (``tests/oracles/coupled/greedy.py`` keeps that loop as the oracle: same schedules,
 bit for bit). A paper realization at m = 10 needs about 300,000 greedy steps over 10^6 slots,
 which took the Python loop 166 s (45 us per candidate attempt).
 

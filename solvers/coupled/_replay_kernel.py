@@ -1,7 +1,7 @@
 """Compiled (numba) slot loop of the coupled replay verifier (:mod:`.replay`).
 
 The rules are :mod:`.replay`'s module docstring, read slot by slot exactly as the Python loop
-did (``tests/coupled_online_oracle.py`` keeps that loop as the oracle). This module only
+did (``tests/oracles/coupled/online.py`` keeps that loop as the oracle). This module only
 replays: the schedule's JSON is parsed and validated in Python first, and the first broken
 rule comes back as a code that :mod:`.replay` turns into its message. It shares no code with
 the on-line simulator (:mod:`volsched.heuristics.coupled`), whose compiled kernel is written

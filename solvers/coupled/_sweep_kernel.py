@@ -4,7 +4,7 @@ The sweep is :mod:`.iterations`'s module docstring: per slot, the kept sets lose
 DOWN there, then every kept set ``S`` yields ``S & up`` with ``count(S) + 1`` and ``up`` enters
 with 1, merged by maximum. It runs here on masks of ``nw`` 64-bit words, kept in an
 open-addressing table. The pure-Python sweep it replaced is kept as the tests' oracle
-(``tests/coupled_sweep_oracle.py``): the same first slot and the same passing sets.
+(``tests/oracles/coupled/sweep.py``): the same first slot and the same passing sets.
 
 Two callers share it: :mod:`.iterations` (bit ``q``: processor ``q`` may count the slot) and
 :mod:`.full_bound` (thermometer masks, bit ``j p + q``: ``q`` is ready for ``j + 1`` tasks).

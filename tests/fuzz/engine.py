@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from registry_helpers import budget_argv, work_budget
+from oracles.registry import budget_argv, work_budget
 
 from volsched.cli import main
 from volsched.families import FAMILIES

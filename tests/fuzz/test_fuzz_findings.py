@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cli_helpers import assert_input_error, one_json, run
+from oracles.cli import assert_input_error, one_json, run
 
 from volsched.instances.checkpoint import generate
 from volsched.instances.coupled import MAX_CELLS, generate_markov, paper_realization

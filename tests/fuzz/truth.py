@@ -2,10 +2,11 @@
 
 Tiny seeded instances of every (family, problem) of the registry, each with its optimum computed
 by an oracle that shares no code with the method judged: brute force where the tests have one
-(``slack_oracle.brute``, ``prescient_oracle.brute_force``, ``coupled_full_oracle.brute_full``,
-coupled ``brute`` methods, checkpoint ``brute``), else an unlimited solve by another method. Every
-registered method then runs under short time limits, typically beside CPU-bound processes
-(:func:`loaded`) so that its back end is stopped at every stage, and :class:`Tally` counts:
+(``oracles.slack.exact.brute``, ``oracles.prescient.optimum.brute_force``,
+``oracles.coupled.full.brute_full``, coupled ``brute`` methods, checkpoint ``brute``), else an
+unlimited solve by another method. Every registered method then runs under short time limits,
+typically beside CPU-bound processes (:func:`loaded`) so that its back end is stopped at every
+stage, and :class:`Tally` counts:
 
 * a wrong ``optimal``: the value is not the optimum (or there is none);
 * a bound on the wrong side of the optimum (above it for ``min``, below for ``max``);
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from registry_helpers import work_budget
+from oracles.registry import work_budget
 
 from volsched.families import FAMILIES
 from volsched.instances.io import read_json
@@ -168,7 +169,7 @@ def problems() -> list[tuple[str, str]]:
 def _unlimited(family: str, problem: str, instance: Any, method: str) -> float | None:
     """The optimum by a solve of ``method`` with no time limit; it must prove its answer.
 
-    Its work budget is the tests' generous one (:func:`registry_helpers.work_budget`): not a
+    Its work budget is the tests' generous one (:func:`oracles.registry.work_budget`): not a
     limit these tiny instances reach, it makes the truth the same search on every machine.
     """
     result = FAMILIES[family].solve(
@@ -206,7 +207,7 @@ def _offline(rng: np.random.Generator, problem: str, k: int) -> Case:
 
 
 def _schedule(rng: np.random.Generator, problem: str, k: int) -> Case:
-    from coupled_full_oracle import brute_full, random_tiny
+    from oracles.coupled.full import brute_full, random_tiny
 
     if problem == "full":
         instance = random_tiny(rng, max_p=3, max_h=8, comm=True, max_k=2)
@@ -219,7 +220,7 @@ def _schedule(rng: np.random.Generator, problem: str, k: int) -> Case:
 
 
 def _slack(rng: np.random.Generator, problem: str, k: int) -> Case:
-    from slack_oracle import brute, random_instance
+    from oracles.slack.exact import brute, random_instance
 
     instance = random_instance(rng, n_max=5, free_min=int(k % 4 != 0))
     truth = brute(instance, problem)
@@ -227,7 +228,7 @@ def _slack(rng: np.random.Generator, problem: str, k: int) -> Case:
 
 
 def _prescient(rng: np.random.Generator, k: int) -> Case:
-    from prescient_oracle import brute_force, random_instance
+    from oracles.prescient.optimum import brute_force, random_instance
 
     instance = random_instance(
         rng,

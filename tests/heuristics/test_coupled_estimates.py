@@ -1,6 +1,6 @@
 """Section V estimates (issue 15, part 1): hand cases, an eigen-expansion oracle, Monte Carlo.
 
-The Monte-Carlo oracles (``tests/coupled_markov_mc.py``) simulate the 3-state
+The Monte-Carlo oracles (``tests/oracles/coupled/markov_mc.py``) simulate the 3-state
 chains slot by slot and measure Definition 1 and 2 directly; the closed-form
 oracle below expands ``prod_q (M_q^t)[0, 0]`` over the eigenvalues of each
 block (``numpy.linalg.eig``) and sums the geometric series exactly, with no
@@ -11,9 +11,9 @@ import itertools
 import math
 import statistics
 
-import coupled_markov_mc as mc
 import numpy as np
 import pytest
+from oracles.coupled import markov_mc as mc
 
 from volsched.heuristics.coupled import estimates as estimates_module
 from volsched.heuristics.coupled.estimates import FORMULAS, MarkovEstimates, _truncation

@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 import pytest
-from cli_helpers import assert_input_error, run
+from oracles.cli import assert_input_error, run
 
 from volsched.heuristics.coupled import NAMES, policy, simulate
 from volsched.heuristics.coupled.passive import Criterion, assign, estimates_for

@@ -1,6 +1,6 @@
 """The compiled simulator and the proactive shortcuts against the pure-Python code they replaced.
 
-``tests/coupled_online_oracle.py`` keeps the simulator loop and the policies as they were; every
+``tests/oracles/coupled/online.py`` keeps the simulator loop and the policies as they were; every
 run here must give the same schedule, makespan, decisions and switches, bit for bit.
 """
 
@@ -8,7 +8,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from coupled_online_oracle import policy_oracle, simulate_oracle
+from oracles.coupled.online import policy_oracle, simulate_oracle
 
 from volsched.heuristics.coupled import NAMES, policy, simulate
 from volsched.heuristics.coupled.estimates import FORMULAS

@@ -131,7 +131,7 @@ def test_counts_agree_with_a_standard_library_recount(tasks, slow_below):
 
 
 def test_the_simulators_counts_are_the_analysis_of_its_own_schedule():
-    from prescient_sim_helpers import random_instance
+    from oracles.prescient.heuristics import random_instance
 
     from volsched.heuristics.prescient import HEURISTICS, simulate
 

@@ -333,7 +333,7 @@ def test_random_incidence_against_sampling(suspension):
     # History.p and time_to_failure are exact; sampling start instants uniformly over the up time
     # and asking the instance's WorkProfile whether the task completes in the same interval must
     # agree within the sampling error (Section 3.3: "we chose many thousands of random points").
-    from prescient_sim_helpers import random_instance
+    from oracles.prescient.heuristics import random_instance
 
     from volsched.instances.prescient import WorkProfile
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from prescient_sim_helpers import random_instance
+from oracles.prescient.heuristics import random_instance
 
 from volsched.heuristics.prescient import HEURISTICS, NAMES, simulate
 from volsched.instances.prescient import PrescientInstance

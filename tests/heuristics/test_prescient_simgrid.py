@@ -3,14 +3,14 @@
 The schedules are the simulator's own (failures detected at the heartbeat,
 restarts, replicas, cancellations), exported with every (re)start and
 cancellation instant fixed (:func:`volsched.solvers.prescient.simgrid.export_simgrid`)
-and replayed by ``tests/simgrid_replay.py`` in a subprocess. Skipped, with the
+and replayed by ``tests/oracles/prescient/simgrid_replay.py`` in a subprocess. Skipped, with the
 reason shown, when SimGrid's Python bindings are absent.
 """
 
 import numpy as np
 import pytest
-from prescient_sim_helpers import random_instance
-from simgrid_helpers import MARKS, replay
+from oracles.prescient.heuristics import random_instance
+from oracles.prescient.simgrid_oracle import MARKS, replay
 
 from volsched.heuristics.prescient import HEURISTICS, simulate
 

@@ -131,7 +131,7 @@ def test_simulator_protocol_returns_the_verifiers_schedule():
 @pytest.mark.parametrize("suspension", [True, False])
 def test_one_task_path_agrees_with_the_batch_search(suspension):
     # Physics.finish_one (two searchsorted in one interval) against WorkProfile.earliest_completion.
-    from prescient_sim_helpers import random_instance
+    from oracles.prescient.heuristics import random_instance
 
     from volsched.heuristics.prescient import Physics
 
@@ -188,9 +188,9 @@ def whole_second_instance(seed, suspension=True):
 @pytest.mark.parametrize("name", ["PRI-CR", "PRI-CR-WAIT", "PRI-HISTORY", "EXCL-S1", "EXCL-S.5", "EXCL-S.25"])
 @pytest.mark.parametrize("suspension", [True, False])
 def test_agrees_with_an_independent_per_second_loop_where_it_is_exact(name, suspension):
-    # tests/prescient_sim_oracle.py is the same server written as a time-stepped loop; on whole-second
+    # tests/oracles/prescient/simulator.py is the same server written as a time-stepped loop; on whole-second
     # traces it is exact, and policies without random ties must then decide alike.
-    from prescient_sim_oracle import per_second
+    from oracles.prescient.simulator import per_second
 
     for seed in range(4):
         inst = whole_second_instance(seed, suspension)

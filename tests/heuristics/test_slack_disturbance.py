@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from slack_heuristics_helpers import instances, random_instance
+from oracles.slack.heuristics import instances, random_instance
 
 from volsched.heuristics.slack import (
     EXECUTORS,

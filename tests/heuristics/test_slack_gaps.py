@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from registry_helpers import limits
-from slack_heuristics_helpers import instances, random_instance
+from oracles.registry import limits
+from oracles.slack.heuristics import instances, random_instance
 
 from volsched.heuristics.slack import gaps, gaps_reference, list_schedule, lpt, plain_list
 from volsched.instances.errors import InputError

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from slack_heuristics_helpers import instances, random_instance
+from oracles.slack.heuristics import instances, random_instance
 
 from volsched.heuristics.base import OfflinePolicy, Simulator
 from volsched.heuristics.slack import POLICIES, SlackSimulator, sampled_makespans, worst_case

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from checkpoint_oracles import intervals, monte_carlo, survival, waste_at, waste_mpmath
+from oracles.checkpoint.waste import intervals, monte_carlo, survival, waste_at, waste_mpmath
 from scipy import integrate
 
 from volsched.instances.checkpoint import MIN_FAILURE_PROBABILITY, CheckpointInstance, generate

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import assert_input_error, run
+from oracles.cli import assert_input_error, run
 
 from volsched.instances.errors import InputError
 from volsched.instances.prescient.fta import read_fta

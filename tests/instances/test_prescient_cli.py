@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import assert_input_error, one_json, run
+from oracles.cli import assert_input_error, one_json, run
 
 from volsched.instances.io import read_json
 from volsched.instances.prescient import PrescientInstance

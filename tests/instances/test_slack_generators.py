@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from slack_brute import brute_force
+from oracles.slack.brute import brute_force
 
 from volsched.instances.errors import InputError
 from volsched.instances.slack import SlackInstance

@@ -13,7 +13,7 @@ import itertools
 import numpy as np
 import pulp
 import pytest
-from cbc_helpers import PREPROCESSING_STOPPED_LOG, fake_cbc
+from oracles.cbc import PREPROCESSING_STOPPED_LOG, fake_cbc
 
 from volsched.solvers.cbc import INFEASIBLE, OPTIMAL, STOPPED, read_log, run_cbc
 from volsched.solvers.problem import STOPPED_BUDGET, STOPPED_CLOCK, Effort

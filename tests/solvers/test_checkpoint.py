@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from checkpoint_oracles import intervals, monte_carlo, survival, waste_mpmath
-from cli_helpers import one_json, run
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from oracles.checkpoint.waste import intervals, monte_carlo, survival, waste_mpmath
+from oracles.cli import one_json, run
 from scipy import integrate
 
 from volsched.heuristics.checkpoint import POLICIES

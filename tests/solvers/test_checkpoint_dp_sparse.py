@@ -12,7 +12,7 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from cli_helpers import assert_input_error, run
+from oracles.cli import assert_input_error, run
 
 from volsched.instances.checkpoint import CheckpointInstance, generate
 from volsched.instances.errors import InputError

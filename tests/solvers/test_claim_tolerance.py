@@ -83,7 +83,7 @@ def test_verify_rejects_a_result_file_claiming_another_tiny_waste(capsys, tmp_pa
     """``volsched verify`` compares claims as ``solve`` does: 2e-13 is not 1e-13 (it was, to 1e-12)."""
     import json
 
-    from cli_helpers import assert_input_error, run
+    from oracles.cli import assert_input_error, run
 
     inst, value = tiny
     (tmp_path / "job.json").write_text(json.dumps(inst.to_json()))

@@ -13,7 +13,7 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from cbc_helpers import fake_cbc
+from oracles.cbc import fake_cbc
 
 from volsched.instances.coupled import CoupledInstance, generate_markov, generate_planted, parse_availability
 from volsched.instances.errors import InputError

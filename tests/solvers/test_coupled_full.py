@@ -6,9 +6,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from coupled_full_oracle import brute_full, brute_nocomm, random_tiny
-from json_helpers import set_item
-from registry_helpers import limits
+from oracles.coupled.full import brute_full, brute_nocomm, random_tiny
+from oracles.json_edit import set_item
+from oracles.registry import limits
 
 from volsched.instances.coupled import CoupledInstance, generate_paper, paper_realization, parse_availability
 from volsched.instances.errors import InputError

@@ -4,7 +4,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from coupled_full_oracle import brute_full, random_tiny
+from oracles.coupled.full import brute_full, random_tiny
 
 from volsched.instances.coupled import CoupledInstance, paper_realization, parse_availability
 from volsched.solvers import SolveStatus

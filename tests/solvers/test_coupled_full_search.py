@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 import pytest
-from coupled_full_oracle import brute_full, random_tiny
+from oracles.coupled.full import brute_full, random_tiny
 
 from volsched.instances.coupled import CoupledInstance
 from volsched.solvers import SolveStatus

@@ -1,4 +1,4 @@
-"""The compiled ``full`` greedy against the Python greedy it replaced (``tests/coupled_greedy_oracle.py``).
+"""The compiled ``full`` greedy against the Python greedy it replaced (``tests/oracles/coupled/greedy.py``).
 
 Random tiny instances (every subset a candidate), random wider ones (more than
 ``ALL_SUBSETS`` processors UP: the four orders), and paper realizations read far:
@@ -9,8 +9,8 @@ import dataclasses
 
 import numpy as np
 import pytest
-from coupled_full_oracle import random_tiny
-from coupled_greedy_oracle import greedy_full_oracle
+from oracles.coupled.full import random_tiny
+from oracles.coupled.greedy import greedy_full_oracle
 
 from volsched.instances.coupled import CoupledInstance, paper_realization
 from volsched.solvers.coupled import _greedy_kernel as full_greedy_kernel

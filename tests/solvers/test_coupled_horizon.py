@@ -6,7 +6,7 @@ import dataclasses
 import time
 
 import pytest
-from registry_helpers import limits
+from oracles.registry import limits
 
 from volsched.families import FAMILIES
 from volsched.instances.coupled import generate_markov

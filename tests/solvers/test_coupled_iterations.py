@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from registry_helpers import limits
+from oracles.registry import limits
 
 from volsched.instances.coupled import CoupledInstance, generate_markov, parse_availability
 from volsched.instances.errors import InputError

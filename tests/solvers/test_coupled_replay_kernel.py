@@ -1,4 +1,4 @@
-"""The compiled replay loop against the pure-Python loop it replaced (``tests/coupled_online_oracle.py``).
+"""The compiled replay loop against the pure-Python loop it replaced (``tests/oracles/coupled/online.py``).
 
 Random small instances and random schedules, built slot by slot so that most of them follow the
 rules for a while and then break one (or never do): the new replay must raise the same message,
@@ -7,7 +7,7 @@ or return the same trace, in every case. Then long on-line runs of paper realiza
 
 import numpy as np
 import pytest
-from coupled_online_oracle import replay_trace_oracle
+from oracles.coupled.online import replay_trace_oracle
 
 from volsched.heuristics.coupled import policy, simulate
 from volsched.instances.coupled import CoupledInstance, paper_realization

@@ -1,4 +1,4 @@
-"""The compiled closed-set sweep against the Python sweep it replaced (``tests/coupled_sweep_oracle.py``).
+"""The compiled closed-set sweep against the Python sweep it replaced (``tests/oracles/coupled/sweep.py``).
 
 Both callers: the ``iterations`` chain (processor masks, one word and several) and the data
 chain of ``full_bound`` (thermometer masks, tables built in numba). Every attempt start of
@@ -8,7 +8,7 @@ realizations must be the same; a table that starts tiny must grow without changi
 
 import numpy as np
 import pytest
-from coupled_sweep_oracle import DataChainOracle, SweepOracle, chain_oracle
+from oracles.coupled.sweep import DataChainOracle, SweepOracle, chain_oracle
 
 from volsched.instances.coupled import CoupledInstance, paper_realization
 from volsched.solvers.coupled import iterations

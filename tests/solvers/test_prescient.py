@@ -1,7 +1,7 @@
 """The prescient optimum (Kondo et al. 2007, Section 3.4): hand cases, brute force, cross-method agreement.
 
 Every semantic test runs against every registered method (``@pytest.mark.problem``);
-the brute-force oracle (``tests/prescient_oracle.py``) computes in exact rationals.
+the brute-force oracle (``tests/oracles/prescient/optimum.py``) computes in exact rationals.
 """
 
 import json
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from prescient_oracle import brute_force, random_instance
+from oracles.prescient.optimum import brute_force, random_instance
 
 from volsched.instances.errors import InputError
 from volsched.instances.prescient import PrescientInstance

@@ -6,7 +6,7 @@ import copy
 
 import numpy as np
 import pytest
-from prescient_sim_helpers import random_instance
+from oracles.prescient.heuristics import random_instance
 
 from volsched.heuristics.prescient import HEURISTICS
 from volsched.heuristics.prescient.simulator import PrescientSimulator

@@ -1,7 +1,7 @@
 """SimGrid 3.32 as an independent oracle of the prescient family (issue 16).
 
 Each test exports an instance and a schedule (:func:`export_simgrid`), replays
-it in SimGrid in a subprocess (``tests/simgrid_replay.py``; one engine per
+it in SimGrid in a subprocess (``tests/oracles/prescient/simgrid_replay.py``; one engine per
 process) and checks that SimGrid's completions, failures and cancellations are
 volsched's, on random instances with shares of 0, with and without suspension:
 the schedules are the greedy optimum and random heuristic-like runs (failures,
@@ -11,8 +11,8 @@ shown, when SimGrid's Python bindings are absent.
 
 import numpy as np
 import pytest
-from prescient_oracle import random_instance, random_run
-from simgrid_helpers import MARKS, replay
+from oracles.prescient.optimum import random_instance, random_run
+from oracles.prescient.simgrid_oracle import MARKS, replay
 
 from volsched.instances.prescient import PrescientInstance
 from volsched.solvers.prescient import solve

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from prescient_oracle import random_instance, random_run
+from oracles.prescient.optimum import random_instance, random_run
 
 from volsched.instances.prescient import PrescientInstance
 from volsched.solvers import Infeasible

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from slack_brute import brute_force
+from oracles.slack.brute import brute_force
 
 from volsched.instances.slack import SlackInstance
 from volsched.instances.slack.generators import generate_paper, generate_planted, generate_theorem2

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cbc_helpers import PREPROCESSING_STOPPED_LOG, fake_cbc
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from registry_helpers import SAFETY_NET_S, limits, registered_methods, work_budget
-from slack_oracle import brute, falkenauer, random_instance, three_partition
+from oracles.cbc import PREPROCESSING_STOPPED_LOG, fake_cbc
+from oracles.registry import SAFETY_NET_S, limits, registered_methods, work_budget
+from oracles.slack.exact import brute, falkenauer, random_instance, three_partition
 
 from volsched.instances.errors import InputError
 from volsched.instances.slack import SlackInstance

@@ -3,8 +3,8 @@
 import json
 
 import pytest
-from cli_helpers import assert_input_error, one_json, run
-from registry_helpers import budget_argv
+from oracles.cli import assert_input_error, one_json, run
+from oracles.registry import budget_argv
 
 from volsched.families import FAMILIES
 from volsched.instances.slack import SlackInstance

@@ -10,8 +10,8 @@ plain model, not a copy of it.
 
 import numpy as np
 import pytest
-from registry_helpers import SAFETY_NET_S, TEST_BUDGETS, limits, registered_methods
-from slack_oracle import random_instance
+from oracles.registry import SAFETY_NET_S, TEST_BUDGETS, limits, registered_methods
+from oracles.slack.exact import random_instance
 
 from volsched.solvers import SolveStatus
 from volsched.solvers.slack import solve

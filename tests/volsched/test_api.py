@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from cli_helpers import one_json, run
+from oracles.cli import one_json, run
 
 import volsched
 from volsched.instances.errors import InputError

@@ -7,7 +7,7 @@ import os
 import stat
 
 import pytest
-from cli_helpers import assert_input_error, run
+from oracles.cli import assert_input_error, run
 
 from volsched.instances.coupled import generate_markov
 from volsched.instances.io import write_json

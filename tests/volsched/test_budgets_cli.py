@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import run
+from oracles.cli import run
 
 import volsched
 from volsched.experiments.config import parse_config

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import assert_input_error, one_json, run
-from registry_helpers import registered_methods
+from oracles.cli import assert_input_error, one_json, run
+from oracles.registry import registered_methods
 
 from volsched.instances.coupled import CoupledInstance
 from volsched.instances.io import read_json

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from cli_helpers import assert_input_error, one_json, run
+from oracles.cli import assert_input_error, one_json, run
 
 from volsched.families import FAMILIES
 from volsched.instances.coupled import paper_realization

@@ -2,8 +2,8 @@
 
 Every expectation is recomputed here independently of the code under test:
 common UP slots with numpy from ``availability == UP``, optima by brute force
-(:mod:`coupled_full_oracle`, subset enumeration), expected waste by numerical
-integration of the failure law's survival function (:mod:`checkpoint_oracles`),
+(:mod:`oracles.coupled.full`, subset enumeration), expected waste by numerical
+integration of the failure law's survival function (:mod:`oracles.checkpoint.waste`),
 report statistics from the stored rows. The method, problem, generator and
 heuristic lists come from the registry (``volsched.families.FAMILIES``), so a
 new one is covered without editing this file, or fails here until it gets a
@@ -27,14 +27,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from checkpoint_oracles import intervals, survival
-from cli_helpers import assert_input_error, one_json, run
-from coupled_full_oracle import brute_full, brute_nocomm, random_tiny
-from prescient_oracle import brute_force as prescient_brute_force
-from prescient_oracle import random_instance as prescient_random_instance
-from registry_helpers import limits, work_budget
+from oracles.checkpoint.waste import intervals, survival
+from oracles.cli import assert_input_error, one_json, run
+from oracles.coupled.full import brute_full, brute_nocomm, random_tiny
+from oracles.prescient.optimum import brute_force as prescient_brute_force
+from oracles.prescient.optimum import random_instance as prescient_random_instance
+from oracles.registry import limits, work_budget
+from oracles.slack.brute import brute_force
 from scipy import integrate
-from slack_brute import brute_force
 
 import volsched.solvers.coupled
 from volsched.cli import main
@@ -126,7 +126,7 @@ def checkpoint_optimum(instance) -> float:
 # Tiny instances that every registered method of a problem accepts
 
 #: Hand-built: 3 processors, communication on (T_prog = T_data = 1), K = 2, mixed w and mu.
-#: The communication-free makespan is 3, the full one 9 (brute force, coupled_full_oracle).
+#: The communication-free makespan is 3, the full one 9 (brute force, oracles.coupled.full).
 HAND_ROWS = ["UUURUUUUUUUU", "UURUUUUDUUUU", "DUUUUUURUUUU"]
 
 

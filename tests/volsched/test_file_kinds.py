@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cli_helpers import assert_input_error, run
+from oracles.cli import assert_input_error, run
 
 from volsched.experiments.store import Store
 from volsched.instances.errors import InputError

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from cli_helpers import assert_input_error, one_json, run
+from oracles.cli import assert_input_error, one_json, run
 
 from volsched.cli import build_parser
 from volsched.families import FAMILIES

@@ -17,7 +17,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from cli_helpers import assert_input_error, one_json, run
+from oracles.cli import assert_input_error, one_json, run
 
 from volsched.evaluate import evaluate
 from volsched.experiments.config import read_config

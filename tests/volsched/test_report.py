@@ -6,7 +6,7 @@ import json
 import sqlite3
 
 import pytest
-from cli_helpers import assert_input_error, one_json, run
+from oracles.cli import assert_input_error, one_json, run
 
 from volsched.experiments.figures import check_plot_args, metric_vs_param, ratio_boxplot, write_plots
 from volsched.experiments.report import summarize, to_markdown, write_csv

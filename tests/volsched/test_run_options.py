@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from cli_helpers import assert_input_error, one_json, run
+from oracles.cli import assert_input_error, one_json, run
 
 from volsched import families
 from volsched.families import FAMILIES, Option, RunOption

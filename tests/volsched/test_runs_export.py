@@ -10,7 +10,7 @@ import sqlite3
 
 import pandas as pd
 import pytest
-from cli_helpers import assert_input_error, run
+from oracles.cli import assert_input_error, run
 
 import volsched
 from volsched.experiments.runs import RUN_COLUMNS

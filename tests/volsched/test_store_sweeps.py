@@ -8,7 +8,7 @@ import tomllib
 import warnings
 
 import pytest
-from cli_helpers import assert_input_error, one_json, run
+from oracles.cli import assert_input_error, one_json, run
 
 from volsched.experiments.config import parse_config
 from volsched.experiments.report import (

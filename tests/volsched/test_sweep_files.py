@@ -17,8 +17,8 @@ import sqlite3
 
 import numpy as np
 import pytest
-from cli_helpers import assert_input_error, one_json, run
-from registry_helpers import SAFETY_NET_S, budget_argv, work_budget
+from oracles.cli import assert_input_error, one_json, run
+from oracles.registry import SAFETY_NET_S, budget_argv, work_budget
 
 from volsched.experiments.config import parse_sweep, read_config, star_points
 from volsched.experiments.runner import run_sweep

@@ -14,7 +14,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from cli_helpers import assert_input_error, run
+from oracles.cli import assert_input_error, run
 
 import volsched.families
 from volsched.experiments.config import parse_config, star_points

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
-from cli_helpers import run
+from oracles.cli import run
 
 import volsched.families
 from volsched.families import Extras, Family, GeneratorSpec, Heuristic, Option

@@ -10,8 +10,8 @@ import copy
 import json
 
 import pytest
-from cli_helpers import assert_input_error, run
-from json_helpers import set_item
+from oracles.cli import assert_input_error, run
+from oracles.json_edit import set_item
 
 from volsched.instances.checkpoint import generate
 from volsched.instances.coupled import CoupledInstance, generate_markov, paper_realization

@@ -1,6 +1,6 @@
 """The beta-aware cut of :mod:`volsched.solvers.slack.bound`: never above the brute-force optimum.
 
-The oracle is :func:`slack_brute.brute_force` (every job-to-period assignment, rules restated from
+The oracle is :func:`oracles.slack.brute.brute_force` (every job-to-period assignment, rules restated from
 slack.md 2). The cut must hold at every beta, stay at or above the beta-blind bound, and lift it on
 a fair share of the instances (else the test would not exercise it).
 """
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from slack_brute import BETAS, brute_force, small_instance
+from oracles.slack.brute import BETAS, brute_force, small_instance
 
 from volsched.instances.slack import SlackInstance
 from volsched.solvers.slack.bound import lower_bound

@@ -1,7 +1,7 @@
 """Column-generation bound and primal heuristic of the slack problem against brute force.
 
 The LP bound (:mod:`volsched.solvers.slack.colgen`) must never pass the brute-force optimum
-(:mod:`slack_brute`) at any beta; every primal schedule must pass the independent verifier and
+(:mod:`oracles.slack.brute`) at any beta; every primal schedule must pass the independent verifier and
 never beat the optimum; the whole method must prove the brute-force optimum.
 """
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from slack_brute import BETAS, brute_force, small_instance
+from oracles.slack.brute import BETAS, brute_force, small_instance
 
 from volsched.instances.slack import SlackInstance
 from volsched.solvers import SolveStatus

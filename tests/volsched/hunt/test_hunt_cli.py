@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from cli_helpers import assert_input_error, one_json, run
+from oracles.cli import assert_input_error, one_json, run
 
 from volsched.hunt import hunt
 

@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 import pytest
-from cli_helpers import one_json, run
+from oracles.cli import one_json, run
 
 from volsched.evaluate import evaluate
 from volsched.families import FAMILIES

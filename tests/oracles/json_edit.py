@@ -1,4 +1,4 @@
-"""Editing nested JSON objects in tests (importable through ``pythonpath = ["tests"]``)."""
+"""Editing nested JSON objects in tests: tampering with one field of a file a command wrote."""
 
 from __future__ import annotations
 

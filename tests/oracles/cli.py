@@ -1,4 +1,4 @@
-"""Helpers shared by the command-line tests (importable through ``pythonpath = ["tests"]``)."""
+"""Running the command line in-process, as the CLI tests do: exit code, stdout, stderr."""
 
 from __future__ import annotations
 

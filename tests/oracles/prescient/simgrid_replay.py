@@ -1,7 +1,7 @@
 """Replay an exported prescient scenario in SimGrid 3.32 and print what happened, as JSON.
 
 Run as a script (SimGrid allows one engine per process):
-``python tests/simgrid_replay.py DIR`` with ``DIR`` written by
+``python tests/oracles/prescient/simgrid_replay.py DIR`` with ``DIR`` written by
 :func:`volsched.solvers.prescient.simgrid.export_simgrid` with a schedule.
 Prints ``[{"host", "task", "start", "end", "outcome"}, ...]``: each attempt's
 start and end in SimGrid time and how it ended (``completed``, ``failed``:
