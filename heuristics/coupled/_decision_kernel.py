@@ -9,7 +9,7 @@ schedule's entries. It returns to Python when the realization read so far ends, 
 is full, or when a decision needs Python (a value not known yet, or a policy with no compiled
 rule); Python then decides with the policy's ``decide``, which computes and learns the missing
 values, and applies the decision with the same :func:`configure` and :func:`wait`. A decision
-is the same wherever it is taken (``tests/heuristics/test_coupled_simulator_kernel.py`` compares
+is the same wherever it is taken (``tests/heuristics/coupled/test_simulator_kernel.py`` compares
 every run with the pure-Python loop of ``tests/oracles/coupled/online.py``).
 """
 

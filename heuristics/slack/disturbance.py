@@ -58,7 +58,7 @@ The disturbed makespan is the last completion over all machines;
 **stability** is it divided by the schedule's own reference makespan (the
 ``C*_max`` of L154 is a typo, slack.md 3.3).
 
-Worked example (``tests/heuristics/test_slack_disturbance.py``)
+Worked example (``tests/heuristics/slack/test_disturbance.py``)
 ----------------------------------------------------------------
 Machine 0 has unavailabilities ``[10, 12)`` and ``[20, 25)``; machine 1 is
 free. Reference: on machine 0, A (``p = 6``) at ``[0, 6)`` and B (``p = 3``)

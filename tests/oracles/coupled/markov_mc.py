@@ -1,6 +1,6 @@
 """Monte-Carlo oracles for the Section V estimates: the 3-state chains simulated slot by slot.
 
-Shared by ``tests/heuristics/test_coupled_estimates.py`` and
+Shared by ``tests/heuristics/coupled/test_estimates.py`` and
 ``benchmarks/bench_coupled_estimates.py``. Each function simulates ``samples``
 independent runs of the chains of a set ``S`` (rows of ``trans``, states UP = 0,
 RECLAIMED = 1, DOWN = 2), vectorised over the runs; every processor of ``S`` is

@@ -22,7 +22,7 @@ from volsched.experiments.runner import run_sweep
 from volsched.experiments.store import Store
 from volsched.instances.errors import InputError
 
-BROKEN = Path(__file__).resolve().parents[1] / "data" / "broken" / "sweep"
+BROKEN = Path(__file__).resolve().parents[2] / "data" / "broken" / "sweep"
 EXPECTED = json.loads((BROKEN / "EXPECTED.json").read_text())
 
 

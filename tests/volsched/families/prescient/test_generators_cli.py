@@ -11,7 +11,7 @@ from oracles.cli import assert_input_error, one_json, run
 from volsched.instances.io import read_json
 from volsched.instances.prescient import PrescientInstance
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 FTA = DATA / "prescient" / "fta_header_tabs.tab"
 BROKEN = DATA / "broken" / "prescient"
 EXPECTED = json.loads((BROKEN / "EXPECTED.json").read_text())

@@ -22,7 +22,7 @@ from volsched.instances.slack.generators import (
     three_partition_instance,
 )
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 BPPLIB = DATA / "broken" / "slack" / "bpplib"
 EXPECTED = json.loads((BPPLIB / "EXPECTED.json").read_text())
 FALKENAUER = Path("/work/shared/data/falkenauer_t")

@@ -13,7 +13,7 @@ from oracles.registry import registered_methods
 from volsched.instances.coupled import CoupledInstance
 from volsched.instances.io import read_json
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[3] / "data"
 BROKEN = DATA / "broken" / "coupled"
 EXPECTED = json.loads((BROKEN / "EXPECTED.json").read_text())
 METHODS = registered_methods("coupled", "offline-coupled")
@@ -403,7 +403,7 @@ def test_verify_accepts_a_bare_solution_object(capsys, tmp_path, valid_file):
 # ---------------------------------------------------------------------------
 # Problem iterations on the command line
 
-# Hand-derived (tests/solvers/test_coupled_iterations.py, "heterogeneous"): makespan 9.
+# Hand-derived (tests/solvers/coupled/test_iterations.py, "heterogeneous"): makespan 9.
 ITERATIONS = {
     **VALID,
     "name": "iterations",

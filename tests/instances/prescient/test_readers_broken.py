@@ -16,7 +16,7 @@ from volsched.instances.errors import InputError
 from volsched.instances.prescient.fta import read_fta
 from volsched.instances.prescient.simgrid_profiles import read_profiles
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 FTA = DATA / "broken" / "prescient" / "fta"
 PROFILES = DATA / "broken" / "prescient" / "profiles"
 FTA_EXPECTED = json.loads((FTA / "EXPECTED.json").read_text())

@@ -13,7 +13,7 @@ from volsched.instances.errors import InputError
 from volsched.instances.prescient.fta import read_fta
 from volsched.instances.prescient.platforms import generate_platform
 
-FTA = Path(__file__).resolve().parents[1] / "data" / "prescient" / "fta_header_tabs.tab"
+FTA = Path(__file__).resolve().parents[3] / "data" / "prescient" / "fta_header_tabs.tab"
 
 
 def generate(*argv):

@@ -28,7 +28,7 @@ from volsched.instances.prescient.simgrid_profiles import (
 )
 from volsched.solvers.deadline import hard_limit
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 SAMPLES = DATA / "prescient"
 BROKEN = DATA / "broken" / "prescient"
 EXPECTED = json.loads((BROKEN / "EXPECTED.json").read_text())

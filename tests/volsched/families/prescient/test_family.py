@@ -126,7 +126,7 @@ def test_export_simgrid_writes_the_platform_and_refuses_a_file(capsys, tmp_path,
     assert target.read_text() == "keep"
 
 
-FTA = Path(__file__).resolve().parents[1] / "data" / "prescient" / "fta_header_tabs.tab"
+FTA = Path(__file__).resolve().parents[3] / "data" / "prescient" / "fta_header_tabs.tab"
 HISTORY = {"PRI-HISTORY", "EXCL-PRED", "EXCL-PRED-DUP", "EXCL-PRED-TO", "REP-PROB"}
 
 

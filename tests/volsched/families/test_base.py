@@ -13,7 +13,7 @@ from volsched.families import FAMILIES, Option, RunOption
 from volsched.instances.errors import InputError, check_number
 from volsched.instances.io import read_json
 
-VALID = Path(__file__).resolve().parents[1] / "data" / "valid_checkpoint.json"
+VALID = Path(__file__).resolve().parents[2] / "data" / "valid_checkpoint.json"
 
 
 def _scaled(instance, value):

@@ -9,7 +9,7 @@ from oracles.cli import assert_input_error, one_json, run
 from volsched.instances.io import read_json
 from volsched.instances.slack import SlackInstance
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "broken" / "slack"
+DATA = Path(__file__).resolve().parents[3] / "data" / "broken" / "slack"
 EXPECTED = json.loads((DATA / "EXPECTED.json").read_text())
 BPPLIB = DATA / "bpplib"
 BPPLIB_EXPECTED = json.loads((BPPLIB / "EXPECTED.json").read_text())

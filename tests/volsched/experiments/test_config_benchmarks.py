@@ -12,7 +12,7 @@ from volsched.experiments.config import parse_config, read_config
 from volsched.experiments.presets import preset
 from volsched.experiments.tasks import build_tasks
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+BENCHMARKS = Path(__file__).resolve().parents[3] / "benchmarks"
 HALVES = {
     "casanova2013": ["casanova2013-m5.toml", "casanova2013-m10.toml"],
     "casanova2013-conditional": ["casanova2013-conditional-m5.toml", "casanova2013-conditional-m10.toml"],

@@ -536,7 +536,7 @@ def test_the_transfer_bound_never_exceeds_brute_force(seed):
 
 def test_the_repro_without_a_proof_is_proven_at_once():
     path = (
-        Path(__file__).resolve().parents[2].parent
+        Path(__file__).resolve().parents[3].parent
         / "shared"
         / "data"
         / "repro"
