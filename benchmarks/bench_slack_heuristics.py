@@ -33,12 +33,17 @@ from __future__ import annotations
 import argparse
 import heapq
 import os
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from oracles.slack.disturbance import disturbed_makespan_reference
+
 from volsched.heuristics.slack import (
-    disturbed_makespan_reference,
     disturbed_makespans,
     gaps,
     lpt,

@@ -5,7 +5,6 @@ from .disturbance import (
     EXECUTORS,
     MachinePlan,
     WorstCase,
-    disturbed_makespan_reference,
     disturbed_makespans,
     execute,
     machine_plans,
@@ -14,7 +13,7 @@ from .disturbance import (
     worst_case,
     worst_machine,
 )
-from .gaps import Schedule, gaps, gaps_reference
+from .gaps import Schedule, gaps
 from .simulator import DISTURBANCES, POLICIES, SchedulePolicy, SlackSimulator
 
 __all__ = [
@@ -26,11 +25,9 @@ __all__ = [
     "SchedulePolicy",
     "SlackSimulator",
     "WorstCase",
-    "disturbed_makespan_reference",
     "disturbed_makespans",
     "execute",
     "gaps",
-    "gaps_reference",
     "list_schedule",
     "lpt",
     "machine_plans",

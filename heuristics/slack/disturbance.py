@@ -254,15 +254,6 @@ def execute(plan: MachinePlan, delta: np.ndarray, executor: str = "planned") -> 
     return float(c + dv[v])
 
 
-def disturbed_makespan_reference(
-    instance: SlackInstance, schedule: Schedule, delta: np.ndarray, executor: str = "planned"
-) -> float:
-    """The disturbed makespan for one ``delta`` (a value per row of ``instance.table``), in Python."""
-    plans, floor = machine_plans(instance, schedule)
-    delta = np.asarray(delta, dtype=float)
-    return max([float(floor)] + [execute(pl, delta[pl.rows], executor) for pl in plans])
-
-
 class _Flat:
     """The plans flattened for the compiled executor."""
 

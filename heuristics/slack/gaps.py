@@ -45,8 +45,8 @@ take what passes" is "take the first remaining job, after the last one taken,
 whose ``p`` is at most the bound" (a bisection in the sorted ``p`` and a
 next-remaining pointer structure). Once line 7 fails for the smallest
 remaining job, it fails for every later interval (``e`` grows, ``sum S``
-shrinks) and the scan stops. :func:`gaps_reference` is the literal double loop,
-kept as the oracle of the tests and the benchmark.
+shrinks) and the scan stops. The tests hold the literal double loop as the oracle of
+:func:`gaps` (``tests/oracles/slack/gaps.py``).
 """
 
 from __future__ import annotations
@@ -54,7 +54,6 @@ from __future__ import annotations
 import bisect
 import heapq
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
@@ -132,7 +131,7 @@ def gaps(instance: SlackInstance, beta: float | None = None) -> Schedule:
     Returns
     -------
     Schedule
-        Identical, job for job, to :func:`gaps_reference`.
+        Identical, job for job, to Algorithm 1's literal double loop.
     """
     _need_free(instance)
     b, num, den = _beta(instance, beta)
@@ -194,41 +193,4 @@ def gaps(instance: SlackInstance, beta: float | None = None) -> Schedule:
             pos = find(max(pos + 1, bisect.bisect_left(neg, -bound)))
     rest = [int(order[x]) for x in range(n) if machine[order[x]] < 0]
     _lpt(rest, p_list, instance.free, machine, start)
-    return Schedule(machine, start, b)
-
-
-def gaps_reference(instance: SlackInstance, beta: float | None = None) -> Schedule:
-    """Algorithm 1 transcribed literally (double loop, exact rationals): the oracle of :func:`gaps`."""
-    _need_free(instance)
-    b, num, den = _beta(instance, beta)
-    beta_q = Fraction(num, den)
-    lam = instance.lam
-    p = instance.p.tolist()
-    t = instance.table
-    intervals = sorted(
-        zip(
-            t["e"].tolist(),
-            t["machine"].tolist(),
-            t["k"].tolist(),
-            t["a"].tolist(),
-            t["start"].tolist(),
-            strict=True,
-        )
-    )  # line 1
-    S = sorted(range(len(p)), key=lambda j: (-p[j], j))  # lines 2-3
-    machine = np.full(len(p), -1, dtype=np.int64)
-    start = np.zeros(len(p), dtype=np.int64)
-    for e, i, _k, a, begin in intervals:  # line 4
-        pi: list[int] = []
-        for j in list(S):  # line 5
-            M = sum(p[x] for x in pi)  # line 6
-            if e <= Fraction(sum(p[x] for x in S) - p[j], lam):  # noqa: SIM102 - line 7 (line 8 stays apart)
-                if a - M - p[j] >= beta_q * max(p[x] for x in [*pi, j]):  # line 8
-                    pi.append(j)  # line 9
-                    S.remove(j)  # line 10
-        clock = begin
-        for j in sorted(pi, key=lambda x: (-p[x], x)):
-            machine[j], start[j] = i, clock
-            clock += p[j]
-    _lpt(S, p, instance.free, machine, start)  # line 15
     return Schedule(machine, start, b)

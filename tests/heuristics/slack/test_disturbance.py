@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles.slack.disturbance import disturbed_makespan_reference
 from oracles.slack.heuristics import instances, random_instance
 
 from volsched.heuristics.slack import (
     EXECUTORS,
     Schedule,
-    disturbed_makespan_reference,
     disturbed_makespans,
     execute,
     gaps,

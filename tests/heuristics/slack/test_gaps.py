@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from oracles.registry import limits
+from oracles.slack.gaps import gaps_reference
 from oracles.slack.heuristics import instances, random_instance
 
-from volsched.heuristics.slack import gaps, gaps_reference, list_schedule, lpt, plain_list
+from volsched.heuristics.slack import gaps, list_schedule, lpt, plain_list
 from volsched.instances.errors import InputError
 from volsched.instances.slack import SlackInstance
 from volsched.solvers import Infeasible
