@@ -288,6 +288,8 @@ def _method(problem: str, run: Callable) -> Callable:
 BOUND_SHARE = 0.5
 #: Primal heuristic steps (job look-ups, LPT placements) per work unit: about a second here.
 PRIMAL_STEPS_PER_UNIT = 2e5
+#: :mod:`.pcmax` search nodes per work unit (a node: one job placed, about as costly as a primal step).
+PCMAX_NODES_PER_UNIT = 2e5
 
 
 def _beta_phases(
@@ -334,6 +336,29 @@ def _beta_phases(
     return best, hi, lo
 
 
+def _without_intervals(
+    instance: SlackInstance, best: dict, hi: int, lo: int, budget: float | None, effort: Effort, info: dict
+) -> tuple[dict, int, int]:
+    """Both problems on an instance without intervals: ``P||C_max`` by :mod:`.pcmax`'s search.
+
+    Returns the (possibly better) ``best``, ``hi`` and ``lo``; ``lo == hi`` when the search ended.
+    Its nodes are booked on ``effort`` (:data:`PCMAX_NODES_PER_UNIT`), at most :data:`BOUND_SHARE`
+    of the budget, so that CP-SAT gets the rest of an unfinished search.
+    """
+    from .pcmax import solve_pcmax
+
+    nodes = None if budget is None else int(BOUND_SHARE * budget * PCMAX_NODES_PER_UNIT)
+    found = solve_pcmax([int(v) for v in instance.p], instance.m, hi, nodes)
+    effort.add(found.nodes / PCMAX_NODES_PER_UNIT)
+    info["pcmax"] = {"nodes": found.nodes, "finished": found.finished, "lower_bound": found.lower}
+    if found.machine is not None:
+        contents: dict = {"intervals": {}, "open": {}}
+        for j, i in enumerate(found.machine):
+            contents["open"].setdefault((instance.free[i], 0), []).append(j)
+        best, hi = contents, found.value
+    return best, hi, max(lo, found.lower)
+
+
 def _galloping(
     instance: SlackInstance,
     problem: str,
@@ -357,6 +382,10 @@ def _galloping(
     of :mod:`.primal` when it beats the greedy (:func:`_beta_phases`, at most
     :data:`BOUND_SHARE` of the budget).
 
+    On an instance without intervals (``P||C_max``, either problem), :mod:`.pcmax`'s finished
+    search proves the optimum first (:func:`_without_intervals`); CP-SAT runs only if it ran out
+    of its share of the budget.
+
     ``budget`` is in work units: CP-SAT deterministic time over all the targets' models, plus the
     bound phases' deterministic work converted at fixed rates. ``beta_phases=False`` is the
     search without them (kept for before/after measurements).
@@ -370,6 +399,9 @@ def _galloping(
     lo = lo if own is None else max(lo, int(own))
     info: dict = {"lower_bound": lo, "greedy_makespan": hi, "phases": []}
     effort = Effort()
+    if instance.lam == instance.m and lo < hi:
+        best, hi, lo = _without_intervals(instance, best, hi, lo, budget, effort, info)
+        info["lower_bound"] = lo
     if problem == "slack" and beta_phases and instance.lam > 0:
         best, hi, lo = _beta_phases(instance, best, hi, lo, time_limit, started, budget, effort, info)
         info["lower_bound"] = lo
