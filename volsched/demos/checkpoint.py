@@ -12,7 +12,7 @@ from volsched.families.checkpoint.bot import PAPER_CLIENTS, PAPER_JOBS, reproduc
 from volsched.families.checkpoint.family import FAMILY
 from volsched.instances.checkpoint import LAW_CHOICES, generate
 from volsched.instances.io import write_json
-from volsched.plots import ratio_bars
+from volsched.plots import ratio_points
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -46,11 +46,11 @@ def demo(out: Path, quiet: bool, full: bool, seed: int):
     spread = max(agreement.values()) - min(agreement.values())
 
     names = list(FAMILY.heuristics)
-    ratio_bars(
+    ratio_points(
         [label for label, _ in rows],
         {name: [r["policies"][name]["ratio"] for _, r in rows] for name in names},
         out / "checkpoint-ratios.png",
-        f"Checkpoint policies vs. the optimum (n = {DEMO_SLICES} slices)",
+        f"checkpoint: each policy's expected waste over the optimum ({DEMO_SLICES} slices per job)",
     )
     header = f"{'instance':<26} {'optimum':>9} " + " ".join(f"{n:>7}" for n in names)
     lines = ["checkpoint: expected wasted time (minutes) and heuristic/optimum ratios", header]

@@ -71,4 +71,72 @@ def demo(out: Path, quiet: bool, full: bool, seed: int):
             f"{_cell(bounds.objective, bounds.status):>10} {_cell(bounds.bound, bounds.status):>11} "
             f"{'' if bounds.gap is None else f'{bounds.gap:.2f}':>6}"
         )
+    figure(rows, iteration_rows, methods, out / "coupled-methods.png")
     return DemoPart({"rows": rows, "iterations": iteration_rows}, lines)
+
+
+def _short(name: str) -> str:
+    return name.removeprefix("coupled-")
+
+
+def figure(rows: list[dict], iteration_rows: list[dict], methods: list[str], path: Path) -> Path:
+    """(a) OFF-LINE-COUPLED's optimum by every exact method per instance, (b) the ``iterations``
+    optimum and the ``full`` problem's [incumbent, bound] per realization; proven values filled,
+    unproven ones as their interval (:func:`volsched.plots.proven_or_interval`)."""
+    from matplotlib.lines import Line2D
+
+    from volsched.plots import (
+        COLOURS,
+        MARKERS,
+        Style,
+        new_figure,
+        proof_key,
+        proven_or_interval,
+        save,
+        series_styles,
+    )
+
+    fig, axes = new_figure(1, 2, height=5.6)
+    left, right = axes[0]
+    styles = series_styles(methods)
+    step = 0.6 / max(1, len(methods))
+    for i, row in enumerate(rows):
+        for k, method in enumerate(methods):
+            r = row[method]
+            proven = r["objective"] if r["status"] == "optimal" else None
+            x = i + (k - (len(methods) - 1) / 2) * step
+            proven_or_interval(left, x, proven, r["objective"], r["bound"], styles[method], ms=6)
+    left.set_xticks(
+        range(len(rows)), [_short(r["instance"]) for r in rows], rotation=20, ha="right", fontsize=8
+    )
+    left.set_ylabel("slots with m processors all UP (slots)")
+    left.set_xlabel("instance")
+    left.set_title("(a) OFF-LINE-COUPLED (mu = 1) by each exact method", fontsize=9)
+    problems = {"iterations": "iterations (no communication)", "full": "full (greedy)"}
+    # colours and markers after the methods', so that one legend tells all six apart
+    pstyles = {label: Style(COLOURS[4 + k], MARKERS[4 + k]) for k, label in enumerate(problems.values())}
+    for i, row in enumerate(iteration_rows):
+        for k, (key, label) in enumerate(problems.items()):
+            r = row[key]
+            proven = r["objective"] if r["status"] == "optimal" else None
+            proven_or_interval(
+                right, i + (k - 0.5) * 0.25, proven, r["objective"], r["bound"], pstyles[label], ms=6
+            )
+    right.set_xticks(
+        range(len(iteration_rows)),
+        [_short(r["instance"]) for r in iteration_rows],
+        rotation=20,
+        ha="right",
+        fontsize=8,
+    )
+    right.set_ylabel("makespan of 10 iterations (slots)")
+    right.set_xlabel("Section VII-A realization")
+    right.set_title("(b) 10 iterations: optimum of iterations, bounds of full", fontsize=9)
+    handles = [
+        Line2D([], [], label=name, color=style.colour, marker=style.marker, linestyle="none")
+        for name, style in {**{f"method {m}": styles[m] for m in methods}, **pstyles}.items()
+    ]
+    fig.legend(handles=handles + proof_key(), loc="outside lower center", ncol=4, fontsize=8)
+    for ax in (left, right):
+        ax.grid(axis="y", alpha=0.3)
+    return save(fig, path, "coupled: exact methods and problems on the demo instances")

@@ -325,70 +325,111 @@ def by_w_min_markdown(series: dict[str, dict], m: int) -> str:
 
 
 def figure2(rows: list[dict], path: Path, m: int = 10, reference: str = REFERENCE) -> Path | None:
-    """%diff against IE versus ``w_min`` for ``m`` (the paper's Figure 2 is for m = 10)."""
-    import matplotlib
+    """%diff against IE versus ``w_min`` for ``m`` (the paper's Figure 2 is for m = 10).
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    One curve per heuristic, coloured by its passive heuristic and marked by its criterion, the
+    legend in a column per criterion (:func:`volsched.plots.series_styles`); integer ``w_min`` ticks.
+    """
+    from volsched.plots import (
+        grouped_legend,
+        integer_ticks,
+        new_figure,
+        percent_axis,
+        save,
+        series_order,
+        series_styles,
+    )
 
     series = by_w_min(rows, m, reference)
     if not series:
         return None
-    fig, ax = plt.subplots(figsize=(8, 5))
-    for i, (name, values) in enumerate(series.items()):
-        ax.plot(
-            list(values),
-            [np.nan if y is None else y for y in values.values()],
-            marker="o",
-            label=name,
-            color=plt.cm.tab20(i % 20),
-            linestyle="-" if "-" in name else "--",
-        )
+    names = series_order(sorted(series))
+    styles = series_styles(names)
+    fig, axes = new_figure(height=5.5)
+    ax = axes[0, 0]
+    w_mins = sorted({w for values in series.values() for w in values})
+    for name in names:
+        values = series[name]
+        ax.plot(list(values), [np.nan if y is None else y for y in values.values()], **styles[name].line())
     ax.axhline(0, color="black", linewidth=0.8)
-    ax.set_xlabel("w_min")
-    ax.set_ylabel(f"%diff against {reference}")
-    ax.set_title(f"Casanova et al. 2013, Figure 2 (m = {m})")
-    ax.legend(fontsize=7, ncol=2)
-    return _save(fig, path)
+    integer_ticks(ax, w_mins)
+    ax.set_xlabel("w_min (minimum task work, slots)")
+    ax.set_ylabel(f"%diff against {reference} (%)")
+    percent_axis(ax, [y for values in series.values() for y in values.values()])
+    ax.grid(alpha=0.3)
+    scenarios = len({r["params"]["scenario"] for r in _paper(rows) if r["params"]["tasks"] == m})
+    ax.set_title(
+        f"mean over the scenarios of each w_min ({scenarios} per w_min); RANDOM left out", fontsize=9
+    )
+    grouped_legend(fig, styles, loc="outside lower center", fontsize=7)
+    return save(fig, path, f"Casanova et al. 2013, Figure 2: %diff against {reference}, m = {m}")
+
+
+#: :func:`distance_plot`'s panels: the denominator and what the quotient is to the true ratio.
+DISTANCE_PANELS = {
+    "best": "makespan / best known schedule (a lower end of the ratio to the optimum)",
+    "lower": "makespan / lower bound (an upper end of the ratio to the optimum)",
+    "optimum": "makespan / proven optimum (the ratio, where the optimum is proven)",
+}
 
 
 def distance_plot(rows: list[dict], path: Path) -> Path | None:
-    """Each heuristic's makespan over the best known off-line schedule and over the lower bound."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """Each heuristic's makespan over the best known off-line schedule, over the lower bound and,
+    in a panel apart, over the proven optimum: one box per heuristic, with its ``n``."""
+    from volsched.plots import box_colours, new_figure, ratio_axis, save, series_order, series_styles
 
     paper = _paper(rows)
     refs = offline_reference(paper)
-    names = sorted({r["method"] for r in paper if r["kind"] == "heuristic"})
-    data = {"best known": [], "lower bound": []}
-    for name in names:
-        done = [r for r in paper if r["method"] == name and r["kind"] == "heuristic" and r["objective"]]
-        for label, key in (("best known", "best"), ("lower bound", "lower")):
-            values = (ratio(r["objective"], refs[r["instance_key"]][key], "min") for r in done)
-            data[label].append([q for q in values if q is not None])
+    names = series_order(sorted({r["method"] for r in paper if r["kind"] == "heuristic"}))
     if not names:
         return None
-    fig, axes = plt.subplots(2, 1, figsize=(12, 8))
-    for ax, (label, values) in zip(axes, data.items(), strict=True):
-        ax.boxplot([v if v else [np.nan] for v in values], tick_labels=names, showfliers=False)
-        ax.set_yscale("log")
-        ax.set_ylabel(f"makespan / {label}")
-        ax.tick_params(axis="x", labelrotation=45)
-    fig.suptitle("Distance to the off-line reference on the same realization")
-    return _save(fig, path)
-
-
-def _save(fig, path: Path) -> Path:
-    import matplotlib.pyplot as plt
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    data: dict[str, list[list[float]]] = {key: [] for key in DISTANCE_PANELS}
+    for name in names:
+        done = [r for r in paper if r["method"] == name and r["kind"] == "heuristic" and r["objective"]]
+        for key, values in data.items():
+            quotients = (ratio(r["objective"], refs[r["instance_key"]][key], "min") for r in done)
+            values.append([q for q in quotients if q is not None])
+    keys = [k for k in DISTANCE_PANELS if any(data[k])]
+    styles = series_styles(names)
+    fig, axes = new_figure(len(keys), 1, height=1.5 + 2.6 * len(keys), sharex=True)
+    x = np.arange(len(names))
+    largest = max(max(v) for k in keys for v in data[k] if v)
+    for ax, key in zip(axes[:, 0], keys, strict=True):
+        filled = [k for k, v in enumerate(data[key]) if v]
+        boxes = ax.boxplot(
+            [data[key][k] for k in filled],
+            positions=x[filled],
+            widths=0.6,
+            showfliers=False,
+            manage_ticks=False,
+        )
+        box_colours(boxes, [styles[names[k]].colour for k in filled])
+        for k in filled:
+            if len(data[key][k]) <= 10:  # few runs: every one is shown
+                s = styles[names[k]]
+                ax.plot(
+                    [x[k]] * len(data[key][k]),
+                    data[key][k],
+                    linestyle="none",
+                    marker=s.marker,
+                    color=s.colour,
+                    ms=4,
+                )
+        for k in x:
+            ax.text(
+                k, 1.01, f"n={len(data[key][k])}", transform=ax.get_xaxis_transform(), ha="center", fontsize=6
+            )
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ratio_axis(ax, largest, axis="y")
+        ax.set_ylabel("ratio (no unit)")
+        ax.set_title(DISTANCE_PANELS[key], fontsize=9, pad=12)
+        ax.grid(axis="y", alpha=0.3)
+    bottom = axes[-1, 0]
+    bottom.set_xticks(x, names, rotation=45, ha="right", fontsize=8)
+    bottom.set_xlabel("heuristic (colour: the passive heuristic H; marker: the criterion)")
+    return save(
+        fig, path, "Casanova et al. 2013: makespan over the off-line reference of the same realization"
+    )
 
 
 def report(rows: list[dict], reference: str | None = None) -> dict | None:

@@ -170,10 +170,7 @@ def plots(rows: list[dict], folder: Path, reference: str | None = None) -> list[
     paper = [r for r in _rows(rows) if r["method"] == "gaps"]
     if not paper:
         return []
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from volsched.plots import new_figure, save
 
     lower = bounds(paper)
     by_beta: dict = defaultdict(lambda: defaultdict(list))
@@ -186,42 +183,60 @@ def plots(rows: list[dict], folder: Path, reference: str | None = None) -> list[
             by_beta[beta]["stability"].append(r["metrics"]["stability"])
         if r["ratio"] is not None:
             by_beta[beta]["optimum"].append(r["ratio"])
+        else:
+            by_beta[beta]["unproven"].append(1)
     betas = sorted(by_beta)
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     made = []
     panels = [
-        ("ratio", "makespan / lower bound (beta-independent)"),
-        ("stability", "stability (disturbed / reference makespan)"),
+        ("ratio", "(a) makespan / lower bound", "makespan / beta-independent lower bound (no unit)"),
+        ("stability", "(b) stability", "disturbed / reference makespan (no unit)"),
     ]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    for ax, (key, label) in zip(axes, panels, strict=True):
-        data = _boxes(ax, by_beta, betas, key, label)
+    fig, axes = new_figure(1, 2, height=4.6)
+    for ax, (key, title, label) in zip(axes[0], panels, strict=True):
+        data = _boxes(ax, by_beta, betas, key, title, label)
         ax.plot(range(len(betas)), [np.median(d) if d else np.nan for d in data], "-", color="black", lw=1)
-    fig.suptitle("GAPS on paper-like instances (Canon et al. 2011, Figure 4)")
-    fig.tight_layout()
-    path = folder / "canon2011-figure4.png"
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    made.append(path)
+    made.append(
+        save(
+            fig,
+            folder / "canon2011-figure4.png",
+            "GAPS on paper-like instances (Canon et al. 2011, Figure 4)",
+        )
+    )
     if any(by_beta[b]["optimum"] for b in betas):
-        fig, ax = plt.subplots(figsize=(5.5, 4.2))
-        _boxes(ax, by_beta, betas, "optimum", "makespan / proven optimum (slack problem at beta)")
-        fig.tight_layout()
-        path = folder / "canon2011-optimum-ratio.png"
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-        made.append(path)
+        fig, axes = new_figure(height=4.6, width=6.0)
+        _boxes(
+            axes[0, 0],
+            by_beta,
+            betas,
+            "optimum",
+            "proven optima only (a measure the paper did not have)",
+            "makespan / proven optimum of the slack problem (no unit)",
+        )
+        made.append(
+            save(
+                fig,
+                folder / "canon2011-optimum-ratio.png",
+                "GAPS: makespan over the proven optimum, per beta",
+            )
+        )
     return made
 
 
-def _boxes(ax, by_beta: dict, betas: list, key: str, label: str) -> list:
-    """One box per beta of ``by_beta[beta][key]`` (whiskers at 1.5 IQR, as Figure 4); the data drawn."""
+def _boxes(ax, by_beta: dict, betas: list, key: str, title: str, label: str) -> list:
+    """One box per beta of ``by_beta[beta][key]`` (whiskers at 1.5 IQR, as Figure 4) with its ``n``;
+    the data drawn."""
     data = [by_beta[b][key] for b in betas]
-    ax.boxplot(data, positions=range(len(betas)), whis=1.5)
+    ax.boxplot([d if d else [np.nan] for d in data], positions=range(len(betas)), whis=1.5)
     ax.set_xticks(range(len(betas)), [f"{b:g}" for b in betas])
-    ax.set_xlabel("beta")
+    for k, (b, d) in enumerate(zip(betas, data, strict=True)):
+        left_out = len(by_beta[b]["unproven"]) if key == "optimum" else 0
+        count = f"n={len(d)}" + (f" (+{left_out} without proven optimum)" if left_out else "")
+        ax.text(k, 1.01, count, transform=ax.get_xaxis_transform(), ha="center", fontsize=7)
+    ax.set_xlabel("beta (the slack rule's parameter, 0 to 1)")
     ax.set_ylabel(label)
+    ax.set_title(title, fontsize=9, pad=12)
+    ax.grid(axis="y", alpha=0.3)
     return data
 
 
