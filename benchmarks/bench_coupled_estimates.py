@@ -1,4 +1,4 @@
-"""Section V estimates (issue 15, part 1): accuracy against Monte Carlo, and the cost per call.
+"""Section V estimates (Casanova et al. 2013): accuracy against Monte Carlo, and the cost per call.
 
 Usage: python benchmarks/bench_coupled_estimates.py [--samples 200000] [--seed 2013] [--repeat 300]
 

@@ -1,4 +1,4 @@
-"""Tables I and II with failed runs counted at the cap, beside volsched's both-finished rule (issue 15).
+"""Tables I and II with failed runs counted at the cap, beside volsched's both-finished rule (Section VII-B).
 
 volsched's %diff compares a heuristic with IE only on the trials where both finished (the
 paper: "assuming that heuristic H succeeds"). The other reading counts a failed run at the cap,

@@ -1,4 +1,4 @@
-"""Where the heuristics fail, against what the off-line reference proves (issue 15, part 5).
+"""Where the heuristics fail, against what the off-line reference proves (Section VII-B).
 
 The paper (Section VII-B) reports IE failing 1 and 81 times out of 3,000 at m = 5 and m = 10, and
 "whenever heuristic IE fails, all the other heuristics also fail". A run fails when its makespan

@@ -1,4 +1,4 @@
-"""Proactive C-H without the progress update, on the paper's m = 5 realizations (issue 15, part 5).
+"""Proactive C-H without the progress update, on the paper's m = 5 realizations (Section VI-B, Table I).
 
 Table I's P-H and Y-H for H in IP, IY, IAY rank last in the paper (+100 % to +177 % against
 IE, stdv 5.5-6.6) and lie near IE in volsched (-9 % to +8 %, stdv at most 0.45). Section VI-B

@@ -1,4 +1,4 @@
-"""Coupled on-line speed (issue 15): the 17 heuristics, the replay verifier, the ``casanova2013`` preset.
+"""Coupled on-line speed: the 17 heuristics, the replay verifier, the ``casanova2013`` preset.
 
 Usage: python benchmarks/bench_coupled_online.py [--part heuristics|replay|preset|all]
        [--realizations 4] [--cap 1500] [--long 200000] [--replay-cap 300000] [--strata 12] [--per-stratum 1]

@@ -1,4 +1,4 @@
-"""RANDOM's draws, with or without replacement, on the paper's m = 5 realizations (issue 15, part 5).
+"""RANDOM's draws, with or without replacement, on the paper's m = 5 realizations (Section VII-B, Table I).
 
 Table I's RANDOM fails 440 times in volsched and 0 times in the paper. volsched draws each task's
 worker with replacement (reading 3.2), so one slow worker can take several tasks and the

@@ -1,4 +1,4 @@
-"""Coupled realizations: the compiled Markov kernel against the Python loop it replaced (issue 15, part 2).
+"""Coupled realizations: the compiled Markov kernel against the Python loop it replaced.
 
 Usage: python benchmarks/bench_coupled_realization.py [--repeat 5] [--cap 1000000] [--instances 20]
 

@@ -1,4 +1,4 @@
-"""The prescient optimum at scale: N = 10,000 hosts, T = 100,000 tasks, one-week traces (issue 16, Speed).
+"""The prescient optimum at scale: N = 10,000 hosts, T = 100,000 tasks, one-week traces (the speed target).
 
 Usage: python benchmarks/bench_prescient_exact.py [--platform sdsc] [--hosts 10000] [--tasks 100000]
        [--minutes 15] [--seed 1] [--repeat 5] [--dense-days 0] [--cpsat]

@@ -1,9 +1,9 @@
-"""Prescient heuristics' speed (issue 16): one run on 200 hosts x 400 tasks, against a per-second loop.
+"""Prescient heuristics' speed: one run on 200 hosts x 400 tasks, against a per-second loop.
 
 Usage: python benchmarks/bench_prescient_heuristics.py [--hosts 200] [--tasks 400] [--minutes 15]
        [--platform sdsc] [--seeds 3] [--heuristics FCFS,PRI-CR,...] [--profile NAME]
 
-Target (issue 16, Speed): "One heuristic run on 200 hosts x 400 tasks: under 1 s."
+Target, set when the family was built: one heuristic run on 200 hosts x 400 tasks under 1 s.
 
 For each seed, a synthetic platform (``generate_platform``, 7 days of traces) and each
 heuristic, in the same process on the same instance:

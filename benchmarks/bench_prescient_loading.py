@@ -1,4 +1,4 @@
-"""Prescient instances at issue 16's speed scale: N = 10,000 hosts, T = 100,000 tasks, one week at 10 s.
+"""Prescient instances at the speed target's scale: N = 10,000 hosts, T = 100,000 tasks, one week at 10 s.
 
 Times, in one run on the same instance: the synthetic generator, ``to_json``,
 writing and parsing the file, :meth:`PrescientInstance.from_json` (its

@@ -1,4 +1,4 @@
-"""Exact slack solver on the 80 Falkenauer-T-derived 3-PARTITION instances (issue 17, Speed).
+"""Exact slack solver's speed on the 80 Falkenauer-T-derived 3-PARTITION instances (Theorem 1).
 
 Usage: python benchmarks/bench_slack_exact.py [--data ../shared/data/falkenauer_t] [--only t60,t501]
        [--time-limit 60] [--reference 3] [--reference-limit 30] [--profile FILE]

@@ -25,7 +25,7 @@ inputs:
 * with ``--worst``: the exact worst case (``--disturbance worst``) of GAPS
   schedules on ``theorem2`` instances of growing size, its time and replays.
 
-Targets (issue 17): GAPS under 0.5 s, 30 draws under 2 s.
+Targets, set when the family was built: GAPS under 0.5 s, 30 draws under 2 s.
 """
 
 from __future__ import annotations

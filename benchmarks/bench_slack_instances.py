@@ -1,8 +1,9 @@
 """Slack instances: the paper generator's calibration and speed, the lower bound against a plain loop.
 
-Calibration (issue 17, "Report whether 2 p_max <= a_min holds"): over ``--seeds`` paper-like
-instances of ``--machines`` x ``--jobs``, the share where Theorem 2's assumption holds, the share
-of availability periods shorter than 30 minutes, lambda, gamma, p_max, the interval count.
+Calibration (Theorem 2 assumes 2 p_max <= a_min; does it hold on Section 6's instances?): over
+``--seeds`` paper-like instances of ``--machines`` x ``--jobs``, the share where Theorem 2's
+assumption holds, the share of availability periods shorter than 30 minutes, lambda, gamma, p_max,
+the interval count.
 
 Speed: ``generate_paper`` per instance; ``lower_bound`` (numpy, binary search over T with all job
 sizes at once) against a reference written as a plain Python loop over the same inequality (every

@@ -1,4 +1,4 @@
-"""How far past ``--time-limit`` each exact method runs (issue 14: time limits are honoured).
+"""How far past ``--time-limit`` each exact method runs: time limits are honoured.
 
 For every problem and method of every family, on an instance too hard to
 finish inside the limit where one exists, the method's own runtime (what

@@ -1,4 +1,4 @@
-"""Fit the prescient platform generators to the paper's statistics (issue 16, Calibration).
+"""Fit the prescient platform generators to the paper's statistics (Kondo et al. 2007, Sections 3.1-3.2, 6.2).
 
 ``python benchmarks/fit_prescient_platforms.py --clocks`` solves for the SDSC
 clock bands' weights: the smallest sum of squares subject to mean 1190 MHz,

@@ -1,4 +1,4 @@
-"""The fuzzing engine shared by ``tests/fuzz`` and the campaign in ``benchmarks/fuzz`` (issue 14, section 5).
+"""The fuzzing engine shared by ``tests/fuzz`` and the campaign in ``benchmarks/fuzz``.
 
 Three parts:
 

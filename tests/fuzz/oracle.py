@@ -1,6 +1,6 @@
 """An oracle for ``volsched verify``: what an accepted result file must satisfy, checked here afresh.
 
-Written for the fuzz suite (issue 14, section 5), apart from the project's verifiers:
+Written for the fuzz suite, apart from the project's verifiers (so that it shares none of their bugs):
 
 * ``checkpoint``: the vector is ``n`` integers (not booleans) in {0, 1} ending in 1; its expected
   waste is recomputed from the law's CDF alone, interval by interval, as

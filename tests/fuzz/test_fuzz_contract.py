@@ -1,4 +1,4 @@
-"""The CLI contract under mutated input, on every family (issue 14, section 5).
+"""The CLI contract (DESIGN.md) under mutated input, on every family.
 
 Hypothesis mutates valid instance files, result files (and bare solution objects) and command
 lines of every family in ``FAMILIES``, the sweep configs of their smoke presets, the result stores

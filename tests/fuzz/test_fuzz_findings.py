@@ -1,4 +1,4 @@
-"""Each defect the fuzz suite found (issue 14, section 5), pinned by its smallest input.
+"""Each defect the fuzz suite found, pinned by its smallest input so that it stays fixed.
 
 Every case was an exit 1, a second stderr line, or a false accept by ``volsched verify``.
 """

@@ -1,4 +1,4 @@
-"""Coupled realizations beyond the stored horizon (issue 15, part 2).
+"""Coupled realizations beyond the stored horizon (the Markov chains of Section VII-A, continued).
 
 A file stores ``H`` slots; :meth:`CoupledInstance.realization` continues the chains from slot
 ``H - 1`` with uniforms from fixed blocks of the continuation seed. Checked here against two

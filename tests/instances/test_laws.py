@@ -501,7 +501,7 @@ BAD_DICTS = [
     ({"kind": "exponential"}, "law.rate"),
     ({"kind": "exponential", "rate": 1.0, "scale": 2.0}, "law.scale"),
     ({"kind": "empirical", "samples": [1.0, 2.0], "_suffix": [0.0]}, "law._suffix"),
-    # outside the ranges over which the expected waste is tested (issue 14)
+    # outside the ranges over which the expected waste is tested: refused rather than trusted
     ({"kind": "weibull", "shape": 0.0009, "scale": 1.0}, "law.shape"),
     ({"kind": "weibull", "shape": 1001.0, "scale": 1.0}, "law.shape"),
     ({"kind": "lognormal", "mu": 0.0, "sigma": 1000.5}, "law.sigma"),
@@ -555,7 +555,7 @@ def test_valid_edge_parameters_are_accepted():
 
 
 # ---------------------------------------------------------------------------
-# Heavy tails and extreme parameters (issue 14, section 3): every closed form to full
+# Heavy tails and extreme parameters: every closed form to full
 # relative accuracy over the accepted range, against quadratures that share nothing with it.
 
 QUAD_TIGHT = {"epsabs": 0.0, "epsrel": 1e-13, "limit": 500}

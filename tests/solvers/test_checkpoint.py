@@ -385,7 +385,7 @@ def test_property_json_round_trip_keeps_the_optimum(inst):
 
 
 # ---------------------------------------------------------------------------
-# Heavy tails (issue 14, section 3): the repro, an independent verifier, the accepted range
+# Heavy tails (Bouguerra et al. 2011, Section III): the repro, an independent verifier, the accepted range
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 REPRO = SHARED / "data" / "repro" / "checkpoint-lognormal-sigma15-n4.json"

@@ -1,6 +1,6 @@
 """How :func:`volsched.solvers.problem.finish` compares a method's claims with the verifier's value.
 
-Float problems (checkpoint): relatively, however small the value (issue 14). ``finish`` compared
+Float problems (checkpoint): relatively, however small the value. ``finish`` once compared
 them with an absolute tolerance of 1e-12 as well: a checkpoint waste of 1e-13 then agreed with any
 claim below 1e-12 (twice the value, half of it, zero), so a wrong claim and a wrong bound passed as
 a proof of optimality.

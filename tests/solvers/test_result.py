@@ -12,7 +12,7 @@ from volsched.solvers.result import relative_gap
 @pytest.mark.parametrize(
     "objective, bound, gap",
     [
-        (0, 15, 1.0),  # issue 14: an incumbent of 0 against a bound of 15 is not "no bound"
+        (0, 15, 1.0),  # an incumbent of 0 against a bound of 15 is not "no bound"
         (0, 0, 0.0),
         (10, 8, 0.2),
         (8, 10, 0.2),

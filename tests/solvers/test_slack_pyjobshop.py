@@ -1,4 +1,4 @@
-"""The plain problem against a peer solver: PyJobShop's proven optimum equals ours (issue 17, oracle).
+"""The plain problem against a peer solver: PyJobShop's proven optimum equals ours (an oracle).
 
 PyJobShop models machines with ``breaks`` (the unavailability periods
 ``[s_i^k, e_i^k)``; a machine is available for ever after its last one, as in

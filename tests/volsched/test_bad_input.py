@@ -1,4 +1,4 @@
-"""Every bad input exits 2 with one line, and nothing is written (issue 14, section 4)."""
+"""Every bad input exits 2 with one line, and nothing is written (the CLI contract, DESIGN.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The family interface (DESIGN.md, "The family interface"; issue 8), checked from outside.
+"""The family interface (DESIGN.md, "The family interface"; docs/architecture.md), checked from outside.
 
 Every expectation is recomputed here independently of the code under test:
 common UP slots with numpy from ``availability == UP``, optima by brute force

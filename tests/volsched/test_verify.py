@@ -1,4 +1,4 @@
-"""``volsched verify`` recomputes or rejects every claim a result file makes (issue 14, section 2).
+"""``volsched verify`` recomputes or rejects every claim a result file makes: the numbers are the verifier's.
 
 Each case starts from a result that ``volsched solve --out`` wrote, tampers with one claim, and
 expects exit 2 naming that claim; the untampered result, of every status, is accepted.
@@ -77,7 +77,7 @@ def test_optimal_with_a_bound_off_the_objective_is_rejected(capsys, tmp_path):
     code, _, err = verify(capsys, tmp_path, path, worse)
     assert_input_error(code, err, "status: optimal needs a bound equal to the objective")
     code, _, err = verify(capsys, tmp_path, path, tampered(worse, ("status",), "feasible"))
-    assert_input_error(code, err, "gap: claims 0.0")  # the gap follows the bound (issue 14, section 5)
+    assert_input_error(code, err, "gap: claims 0.0")  # the gap is recomputed from the bound
     feasible = tampered(tampered(worse, ("status",), "feasible"), ("gap",), 3 / (result["objective"] + 3))
     code, _, err = verify(capsys, tmp_path, path, feasible)
     assert code == 0, err

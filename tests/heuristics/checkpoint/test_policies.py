@@ -198,7 +198,7 @@ def test_every_policy_vector_passes_check_schedule():
 
 
 # ---------------------------------------------------------------------------
-# A mean time to failure far above the job, or infinite (issue 14)
+# A mean time to failure far above the job, or infinite: the nearest boundary must still be exact
 
 
 @pytest.mark.parametrize("rho", [1e19, 1e20, 1e25, 1e300, math.inf])

@@ -1,4 +1,4 @@
-"""Section V estimates (issue 15, part 1): hand cases, an eigen-expansion oracle, Monte Carlo.
+"""Section V estimates (Casanova et al. 2013): hand cases, an eigen-expansion oracle, Monte Carlo.
 
 The Monte-Carlo oracles (``tests/oracles/coupled/markov_mc.py``) simulate the 3-state
 chains slot by slot and measure Definition 1 and 2 directly; the closed-form

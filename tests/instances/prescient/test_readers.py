@@ -235,7 +235,7 @@ def test_speed_profile_to_runs_and_the_issue_example():
     assert runs == [(0, 1.0), (1, 0.5), (3, 0.0), (4, 1.0)]
     with pytest.raises(InputError, match="not on the 10-s sample grid"):
         runs_from_speed(parse_profile("0 1\n15 0.5\n"), 10.0, 100.0)
-    # issue 16: a 3e9-flop task on a 1 Gflop/s host with speed 0 1.0 / 1 0.5 / 3 1.0 ends at 4.0 s
+    # hand-derived: a 3e9-flop task on a 1 Gflop/s host with speed 0 1.0 / 1 0.5 / 3 1.0 ends at 4.0 s
     speed = parse_profile("0 1.0\n1 0.5\n3 1.0\n")
     clock = 1e9 / REF_OPS_PER_S * 1500.0
     inst = PrescientInstance.build(

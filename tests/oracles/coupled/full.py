@@ -12,7 +12,7 @@ of at most ``n_com`` useful transfers to UP enrolled workers. What survives: the
 program until a DOWN slot (a partial one also lost on leaving the
 configuration); data until the worker's DOWN slot, the end of the iteration or
 its leaving, and across an entry up to what its new tasks need; computation
-until any new attempt (issue 15, part 0). The first slot at
+until any new attempt (Sections III-B, III-C, VI-A). The first slot at
 whose end some state reaches ``K`` iterations gives the minimum makespan.
 
 :func:`brute_nocomm` solves the communication-free problem (``T_prog = T_data =
@@ -61,7 +61,7 @@ def _transfer_sets(avail_t, x, g, d, t_prog, t_data, n_com):
 
 
 def _enter(x, y, g, d, t_prog, t_data):
-    """Program and data kept when allocation ``y`` replaces ``x`` (issue 15, part 0).
+    """Program and data kept when allocation ``y`` replaces ``x`` (Sections III-C, VI-A).
 
     A worker that leaves loses a partial program and all its data; one that
     stays keeps its data up to what its new tasks need.

@@ -1,4 +1,4 @@
-"""Oracle of the compiled ``full`` greedy (issue 15): a verbatim copy of the pure-Python greedy it replaced.
+"""Oracle of the compiled ``full`` greedy: a verbatim copy of the pure-Python greedy it replaced.
 
 Copied from commit 7351c49 (``solvers/coupled/full_greedy.py``'s ``greedy_full``) before its
 steps moved to :mod:`volsched.solvers.coupled._greedy_kernel`. The new code must give the same

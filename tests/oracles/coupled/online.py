@@ -1,4 +1,4 @@
-"""Oracles of the coupled on-line speed work (issue 15): verbatim copies of the pure-Python code it replaced.
+"""Oracles of the compiled coupled on-line code: verbatim copies of the pure-Python code it replaced.
 
 Copied from commit 2d7d3f5 (``solvers/coupled/replay.py``'s slot loop, ``heuristics/coupled/simulator.py``'s
 ``simulate``, ``passive.py``'s criterion and ``proactive.py``'s C-H) before the compiled kernels and the
@@ -376,8 +376,8 @@ class CriterionOracle:
     For a candidate ``P_q`` and the set ``S' = S U {P_q}`` with one more task
     on ``P_q``, ``W_q = max_{r in S'} x'_r w_r`` and ``n_r`` the communication
     slots ``r`` still needs (``T_prog`` if it lacks the program, plus the data
-    it does not hold: a worker re-chosen after a DOWN keeps its data, issue 15
-    part 0):
+    it does not hold: a worker re-chosen after a DOWN keeps its data, Sections
+    III-C and VI-A):
 
     * ``P^(S)(q) = P_+(S')^(W_q - 1) x P_comm(S')``,
     * ``E^(S)(q) = E_comm(S') + E^(S')(W_q)``,

@@ -1,4 +1,4 @@
-"""Oracle of the compiled closed-set sweep (issue 15): the pure-Python sweep it replaced.
+"""Oracle of the compiled closed-set sweep: the pure-Python sweep it replaced.
 
 ``closed_sweep``, ``slot_masks`` and the two callers' mask construction and workloads are
 copied verbatim from commit ba58717 (``solvers/coupled/iterations.py`` and ``full_bound.py``)

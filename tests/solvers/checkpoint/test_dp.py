@@ -1,4 +1,4 @@
-"""The checkpoint DP on the reachable overheads only, and the exact methods' memory budget (issue 14).
+"""The checkpoint DP on the reachable overheads only, and the exact methods' memory budget.
 
 A valid job may have checkpoint costs up to 10^9 quanta: the DP indexes its
 arrays by the subset sums of the costs, not by the range ``0 .. sum c``, and a

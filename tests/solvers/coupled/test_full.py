@@ -190,8 +190,8 @@ def valid():
     """Two processors, P1 RECLAIMED at 1 and DOWN at 3; mu = (2, 1), m = 2, T_prog = T_data = 1.
 
     Allocation (1, 1) from 0; P0: program 0, data 1; P1: program 4, data 5. The DOWN of
-    enrolled P1 at 3 starts a new attempt at 4; P0 was not DOWN and keeps its data (issue 15,
-    part 0), so everybody is ready at the start of 6: done at 6.
+    enrolled P1 at 3 starts a new attempt at 4; P0 was not DOWN and keeps its data (Sections
+    III-C and VI-A), so everybody is ready at the start of 6: done at 6.
     """
     instance = inst(["UUUUUUUU", "URUDUUUU"], [1, 1], [2, 1], 2, n_com=1, T_prog=1, T_data=1)
     schedule = sched([(0, [1, 1])], ["PD", "....PD"], [6])
@@ -526,7 +526,7 @@ def test_solve_full_lower_bound_is_never_above_brute_force():
 
 @pytest.mark.parametrize("seed", range(40))
 def test_the_transfer_bound_never_exceeds_brute_force(seed):
-    """Issue 14 (tiny instances proven): the bandwidth bound, against the BFS over every decision."""
+    """A proof on tiny instances must hold: the bandwidth bound, against the BFS over every decision."""
     rng = np.random.default_rng([21, seed])
     instance = random_tiny(rng, max_p=3, max_h=9)
     expected = brute_full(instance)
@@ -552,7 +552,7 @@ def test_the_repro_without_a_proof_is_proven_at_once():
 
 
 def test_huge_allocations_do_not_wrap_around_to_m():
-    """Issue 14: 2^62 tasks on three processors, 2^62 + 4 on a fourth and 1 on a fifth: m = 5 in int64."""
+    """2^62 tasks on three processors, 2^62 + 4 on a fourth and 1 on a fifth: m = 5, no int64 wrap."""
     instance = paper_realization(5, 5, 1, 0, 0)
     big = 2**62
     alloc = [big, big, big, big + 4, 1] + [0] * (instance.p - 5)

@@ -1,4 +1,4 @@
-"""Problem ``full``: the data-chain lower bound (issue 15, part 4) against brute force, greedy, hand cases."""
+"""Problem ``full``: the data-chain lower bound (off-line reference) vs brute force, greedy, hand cases."""
 
 import dataclasses
 

@@ -1,4 +1,4 @@
-"""The schedule problems read an extendable instance's realization as far as the answer needs (issue 15)."""
+"""The schedule problems read an extendable instance's realization as far as the answer needs."""
 
 from __future__ import annotations
 

@@ -118,7 +118,7 @@ def test_cli(capsys, tmp_path):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_a_time_limited_bnb_reports_the_completion_of_the_processors_it_chose(seed):
-    """Issue 14: under a tiny limit bnb used to report the horizon it searched, not its processors'."""
+    """Under a tiny limit bnb used to report the horizon it searched, not its processors' completion."""
     inst = generate_planted(40, 300, 8, 12, 0.6, seed)
     inst = CoupledInstance(availability=inst.availability, w=[3] * 40, mu=[None] * 40, m=8)
     result = solve(inst, problem="offline-coupled-inf", method="bnb", time_limit=0.02)

@@ -1,4 +1,4 @@
-"""SimGrid 3.32 as an independent oracle of the prescient family (issue 16).
+"""SimGrid 3.32 as an independent oracle of the prescient family (Kondo et al. 2007, Section 2.1).
 
 Each test exports an instance and a schedule (:func:`export_simgrid`), replays
 it in SimGrid in a subprocess (``tests/oracles/prescient/simgrid_replay.py``; one engine per

@@ -1,4 +1,4 @@
-"""A heuristic run whose traces end before every task completes: the partial verifier (issue 16)."""
+"""A heuristic run whose traces end before every task completes: the partial verifier (Section 2.1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The coupled on-line commands: simulate, verify a run, evaluate against the off-line bounds (issue 15)."""
+"""The coupled on-line commands: simulate, verify a run, evaluate against off-line bounds (Section VII)."""
 
 import json
 

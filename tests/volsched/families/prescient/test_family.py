@@ -1,4 +1,4 @@
-"""The prescient family through ``solve``, ``verify``, ``evaluate`` and ``export simgrid`` (issue 16)."""
+"""The prescient family through ``solve``, ``verify``, ``evaluate`` and ``export simgrid``."""
 
 from __future__ import annotations
 

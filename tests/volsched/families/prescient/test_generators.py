@@ -1,4 +1,4 @@
-"""The prescient generators behind ``volsched generate prescient`` (issue 16's exact command lines)."""
+"""The prescient generators behind ``volsched generate prescient`` (the command lines of its docstring)."""
 
 from __future__ import annotations
 

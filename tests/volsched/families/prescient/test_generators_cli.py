@@ -1,4 +1,4 @@
-"""``volsched generate prescient`` as issue 16 writes it, and bad prescient input on the command line."""
+"""``volsched generate prescient`` as its documented command lines, and bad prescient input on the CLI."""
 
 from __future__ import annotations
 
