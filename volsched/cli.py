@@ -679,7 +679,13 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
         "--runs", metavar="FILE", help="also write one row per run here (.csv, or .parquet with pyarrow)"
     )
     p.add_argument("--csv", metavar="DIR", help="also write CSV tables here")
-    p.add_argument("--plot", metavar="DIR", help="also write PNG plots here")
+    p.add_argument(
+        "--plot",
+        metavar="DIR",
+        help="also write PNG figures here, one per family: ratios-FAMILY.png (proven ratios apart from "
+        "the ratio intervals of unproven runs); with --param, ratio_vs_PARAM-FAMILY.png and "
+        "pct_diff_vs_PARAM-FAMILY.png; and the papers' figures (casanova2013-*, canon2011-*)",
+    )
     p.add_argument(
         "--reference",
         help="reference heuristic of %%diff for the problem it is scored against "
