@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from volsched.heuristics.checkpoint import POLICY_OBJECTS, SingleJobSimulator
 from volsched.instances import checkpoint as model
+from volsched.instances import pathological
 from volsched.instances.errors import check_choice, check_int, check_number, require
 from volsched.solvers.checkpoint import PROBLEMS
 
@@ -56,6 +57,31 @@ GENERATOR = GeneratorSpec(
 )
 
 
+def _heavy_shape(value, key: str) -> float:
+    shape = check_number(value, key, 0.01, 1.0)
+    require(shape < 1.0, key, f"must be below 1 (a heavy-tailed Weibull), got {value!r}")
+    return shape
+
+
+HEAVY_TAIL = GeneratorSpec(
+    name="heavy-tail",
+    help="equal slices, costly checkpoints but every k-th cheap, a heavy-tailed Weibull: against "
+    "Young and Daly (Section IV-A-2)",
+    options=(
+        Option("slices", lambda v, k: check_int(v, k, 1, model.MAX_SLICES), 10, "number of slices n", int),
+        Option("p", lambda v, k: check_int(v, k, 1, 10**6), 30, "every slice's duration in quanta", int),
+        Option("c_low", lambda v, k: check_int(v, k, 1, 10**6), 1, "the cheap checkpoints' cost", int),
+        Option("c_high", lambda v, k: check_int(v, k, 1, 10**6), 300, "the other checkpoints' cost", int),
+        Option("cheap_every", lambda v, k: check_int(v, k, 1), 3, "every k-th checkpoint is cheap", int),
+        Option("shape", _heavy_shape, 0.5, "Weibull shape, in [0.01, 1): heavy-tailed", float),
+        Option("scale", lambda v, k: check_number(v, k, 1e-3, 1e9), 20.0, "Weibull scale in quanta", float),
+    ),
+    make=lambda p: pathological.heavy_tail(
+        p["slices"], p["p"], p["c_low"], p["c_high"], p["cheap_every"], p["shape"], p["scale"]
+    ),
+)
+
+
 #: Section IV-A's single-job question on a grid: every law (the paper's Weibull and
 #: four with its mean), the paper's 1-5 h slices and short 3-30 min ones.
 PRESETS = {
@@ -89,7 +115,9 @@ SIMULATOR = SingleJobSimulator()
 FAMILY = Family(
     name=model.FAMILY,
     load=model.CheckpointInstance.from_json,
-    generators={GENERATOR.name: GENERATOR},
+    generators={GENERATOR.name: GENERATOR, HEAVY_TAIL.name: HEAVY_TAIL},
+    # without --preset, the paper's generator, as before the named constructions
+    pick_generator=lambda given: GENERATOR.name,
     problems=PROBLEMS,
     heuristics={
         name: Heuristic(name, "checkpoint", policy, SIMULATOR) for name, policy in POLICY_OBJECTS.items()

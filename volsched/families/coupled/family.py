@@ -9,6 +9,7 @@ from __future__ import annotations
 from volsched.heuristics.coupled import CONDITIONAL, NAMES, CoupledSimulator, policy
 from volsched.heuristics.coupled.simulator import MAX_TASKS
 from volsched.instances import coupled as model
+from volsched.instances import pathological
 from volsched.instances.errors import check_choice, check_flag, check_int, check_number, check_path
 from volsched.solvers.coupled import PROBLEMS
 
@@ -120,6 +121,35 @@ GENERATORS = {
             "the whole Section VII-A space, one paper-realization file each in --out DIR "
             "(in a sweep grid: preset = 'paper-realization' over lists)",
             many=True,
+        ),
+        GeneratorSpec(
+            "fastest-unreliable",
+            (
+                TASKS,
+                Option("n_com", _positive, 5, "n_com, the master's bandwidth", int),
+                Option("w_min", _positive, 2, "w_min, the fast processor's w", int),
+                Option(
+                    "slowdown",
+                    lambda v, k: check_int(v, k, 2, 10),
+                    6,
+                    "the other processors' w >= slowdown x w_min (2..10)",
+                    int,
+                ),
+                Option(
+                    "up_stay",
+                    lambda v, k: check_number(v, k, 0.0, 0.99),
+                    0.6,
+                    "the fast processor's P_uu",
+                    float,
+                ),
+                Option("slots", _positive, 500, "horizon H in slots", int),
+                SEED,
+            ),
+            lambda p: pathological.fastest_unreliable(
+                p["tasks"], p["n_com"], p["w_min"], p["slowdown"], p["up_stay"], p["slots"], p["seed"]
+            ),
+            "a Section VII-A realization with its fastest processor unreliable, where IE and E-IE "
+            "fail (VII-B)",
         ),
     )
 }

@@ -7,13 +7,49 @@ the package itself stays light, so that the CLI builds its parser without loadin
 from __future__ import annotations
 
 from volsched.heuristics.prescient import HEURISTICS, NAMES, PrescientSimulator, lagger_causes
+from volsched.instances import pathological
+from volsched.instances.errors import check_choice, check_int, check_number, require
 from volsched.instances.prescient import FAMILY as NAME
 from volsched.instances.prescient import PrescientInstance
 from volsched.solvers.prescient import PROBLEMS
 from volsched.solvers.prescient.simgrid import export_simgrid
 
-from .. import Extras, Family, Heuristic
-from .generators import GENERATORS, pick_generator
+from .. import Extras, Family, GeneratorSpec, Heuristic, Option
+from .generators import GENERATORS, TASKS, pick_generator
+
+
+def _edge(value, key: str) -> float:
+    edge = check_number(value, key, 0.0, 1.0)
+    require(edge > 0, key, f"must be positive (the volatile hosts are the faster ones), got {value!r}")
+    return edge
+
+
+VOLATILE_FAST = GeneratorSpec(
+    name="volatile-fast",
+    help="Section 6.2's pathological case of EXCL-PRED-TO: a UCB-LRI platform whose volatile half all "
+    "runs slightly faster than its stable half",
+    options=(
+        Option(
+            "platform",
+            lambda v, k: check_choice(v, k, pathological.VOLATILE_FAST_PLATFORMS),
+            "ucb-lri-n06",
+            f"one of {', '.join(pathological.VOLATILE_FAST_PLATFORMS)}",
+            choices=pathological.VOLATILE_FAST_PLATFORMS,
+        ),
+        Option("hosts", lambda v, k: check_int(v, k, 2, 100_000), 40, "number of hosts N", int),
+        TASKS,
+        Option(
+            "task_minutes", lambda v, k: check_number(v, k, 1e-3, 1e6), 15.0, "task size in minutes", float
+        ),
+        Option("edge", _edge, 0.05, "the volatile hosts' clock is (1 + edge) x the stable hosts'", float),
+        Option("seed", lambda v, k: check_int(v, k, 0), 0, "random seed", int),
+        Option("days", lambda v, k: check_int(v, k, 2, 366), 7, "days of traces from Monday 00:00", int),
+    ),
+    make=lambda p: pathological.volatile_fast(
+        p["platform"], p["hosts"], p["tasks"], p["task_minutes"], p["edge"], p["seed"], p["days"]
+    ),
+)
+
 
 SIMULATOR = PrescientSimulator()
 
@@ -86,7 +122,7 @@ def diagnose(instance: PrescientInstance, solution: dict, optimum: dict) -> dict
 FAMILY = Family(
     name=NAME,
     load=PrescientInstance.from_json,
-    generators=GENERATORS,
+    generators={**GENERATORS, VOLATILE_FAST.name: VOLATILE_FAST},
     problems=PROBLEMS,
     heuristics={name: Heuristic(name, "makespan", policy, SIMULATOR) for name, policy in HEURISTICS.items()},
     pick_generator=pick_generator,

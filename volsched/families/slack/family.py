@@ -7,6 +7,7 @@ the package itself stays light, so that the CLI builds its parser without loadin
 from __future__ import annotations
 
 from volsched.heuristics.slack import POLICIES, SlackSimulator
+from volsched.instances import pathological
 from volsched.instances import slack as model
 from volsched.instances.errors import check_choice, check_int, check_number, check_path
 from volsched.instances.slack import generators as gen
@@ -37,6 +38,13 @@ HORIZON = Option(
     10.0,
     "intervals extend to HORIZON x (ceil(sum p / lambda) + p_max)",
     float,
+)
+GRAHAM_MACHINES = Option(
+    "machines",
+    lambda v, k: check_int(v, k, 1, pathological.MAX_GRAHAM_MACHINES),
+    3,
+    "m, machines",
+    int,
 )
 U = Option("u", lambda v, k: check_int(v, k, 1, 10**6), 1, "the reduction's unavailability length", int)
 
@@ -158,6 +166,18 @@ GENERATORS = {
             ),
             lambda p: gen.generate_planted(p["groups"], p["B"], p["seed"], p["answer"], p["u"], p["beta"]),
             "random 3-PARTITION through the reduction: planted YES or certified NO",
+        ),
+        GeneratorSpec(
+            "graham-lpt",
+            (GRAHAM_MACHINES,),
+            lambda p: pathological.graham_lpt(p["machines"]),
+            "Graham's tight instance for LPT: 2m+1 jobs, ratio 4/3 - 1/(3m) (plain problem, beta = 0)",
+        ),
+        GeneratorSpec(
+            "graham-list",
+            (GRAHAM_MACHINES,),
+            lambda p: pathological.graham_list(p["machines"]),
+            "Graham's tight instance for list scheduling: m(m-1) unit jobs, then one of m, ratio 2 - 1/m",
         ),
     )
 }
