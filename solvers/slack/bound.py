@@ -66,6 +66,8 @@ Cost: ``O(log H)`` evaluations of ``O((I + n) log(I + n))`` numpy work for
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -150,3 +152,239 @@ def lower_bound(
         else:
             lo = mid
     return hi
+
+
+# --- the leader-class LP --------------------------------------------------------------------------
+
+#: Most leader classes of :func:`leader_lp_bound` (finer classes: a tighter LP, a larger one).
+LEADER_CLASSES = 64
+#: Prices are multiples of ``1 / PRICE_SCALE`` in the exact certificate of :func:`leader_lp_bound`.
+PRICE_SCALE = 2**20
+#: Most LPs :func:`leader_lp_bound` solves (each at the bound the previous one certified).
+LEADER_LPS = 6
+#: Ticks of :func:`leader_lp_bound` (interior-point iterations times non-zeros) per work unit: about
+#: a second of its LPs on the 2-core development machine.
+LEADER_TICKS_PER_UNIT = 3e6
+
+
+@dataclass
+class LeaderBound:
+    """What :func:`leader_lp_bound` proved: every ``C_max < bound`` is impossible.
+
+    ``ticks`` is its deterministic work (simplex iterations times LP rows, summed over the LPs);
+    ``history`` lists ``(T, LP value, work needed in intervals, bound certified)`` per LP.
+    """
+
+    bound: int
+    lps: int = 0
+    ticks: int = 0
+    classes: int = 0
+    history: list = field(default_factory=list)
+
+
+def leader_edges(p: np.ndarray, most: int) -> np.ndarray:
+    """Lower edges ``L_0 = p_min < L_1 < ...`` of at most ``most`` job-size classes (integers).
+
+    Geometric: each edge is the shortest job at least ``(g + 1) / g`` times the previous one, with
+    the largest integer ``g`` that keeps ``most`` classes (integer arithmetic: the same classes on
+    every machine).
+    """
+    sizes = np.unique(np.asarray(p, dtype=np.int64))
+    if len(sizes) <= most:
+        return sizes
+
+    def edges(g: int) -> list[int]:
+        out = [int(sizes[0])]
+        while True:
+            k = int(np.searchsorted(sizes, -(-out[-1] * (g + 1) // g), side="left"))
+            if k == len(sizes):
+                return out
+            out.append(int(sizes[k]))
+
+    lo, hi = 1, int(sizes[-1])  # edges(1) doubles: at most 63 classes; edges(p_max) has every size
+    if len(edges(lo)) > most:
+        return np.array(edges(lo)[:most], dtype=np.int64)
+    while hi - lo > 1:  # invariant: edges(lo) fits, edges(hi) does not
+        mid = (lo + hi) // 2
+        if len(edges(mid)) <= most:
+            lo = mid
+        else:
+            hi = mid
+    return np.array(edges(lo), dtype=np.int64)
+
+
+class _LeaderLP:
+    """The data of :func:`leader_lp_bound` below a horizon ``hi``."""
+
+    def __init__(self, instance: SlackInstance, hi: int, most: int):
+        self.num, self.den = instance.beta_ratio
+        self.lam = instance.lam
+        p = instance.p.astype(np.int64)
+        self.total = int(p.sum())
+        self.L = leader_edges(p, most)
+        cls = np.searchsorted(self.L, p, side="right") - 1
+        self.W = np.array([int(p[cls == k].sum()) for k in range(len(self.L))], dtype=np.int64)
+        self.n = np.bincount(cls, minlength=len(self.L)).astype(np.int64)
+        t = instance.table
+        den, num = self.den, self.num
+        keep = (t["e"] < hi) & (den * t["a"] >= (den + num) * int(self.L[0]))
+        keys = np.stack([t["e"][keep], t["a"][keep]], axis=1).astype(np.int64)
+        if len(keys):
+            uniq, counts = np.unique(keys, axis=0, return_counts=True)  # sorted by e, then a
+        else:
+            uniq, counts = np.zeros((0, 2), np.int64), np.zeros(0, np.int64)
+        self.e, self.a, self.m = uniq[:, 0], uniq[:, 1], counts.astype(np.int64)
+        # cap[c, k] = floor(a_c - beta L_k); the class may lead interval c only if cap >= L_k
+        self.cap = (den * self.a[:, None] - num * self.L[None, :]) // den
+        self.allowed = self.cap >= self.L[None, :]
+
+    def solve(self, T: int) -> tuple[float, np.ndarray, int]:
+        """The LP at ``T``: ``(max packed work, duals of its rows, ticks)``."""
+        from scipy.optimize import linprog
+        from scipy.sparse import coo_matrix
+
+        K = len(self.L)
+        active = np.flatnonzero(self.e <= T)
+        kk, tt = np.tril_indices(K)  # f[k, t], t <= k
+        nf = len(kk)
+        cc, ck = np.nonzero(self.allowed[active])  # z[c, k]
+        nz = len(cc)
+        col_f, col_z = np.arange(nf), nf + np.arange(nz)
+        diag = col_f[kk == tt]
+        # rows: work t (K) | capacity k (K) | leader work k (K) | leader supply k (K) | class c
+        rows = np.concatenate([tt, K + kk, 2 * K + kk[kk == tt], K + ck, 2 * K + ck, 3 * K + ck, 4 * K + cc])
+        cols = np.concatenate([col_f, col_f, diag, col_z, col_z, col_z, col_z])
+        vals = np.concatenate(
+            [
+                np.ones(2 * nf),
+                -np.ones(len(diag)),
+                -self.cap[active[cc], ck].astype(float),
+                self.L[ck].astype(float),
+                np.ones(2 * nz),
+            ]
+        )
+        nrow = 4 * K + len(active)
+        a_ub = coo_matrix((vals, (rows, cols)), shape=(nrow, nf + nz)).tocsr()
+        b_ub = np.concatenate([self.W, np.zeros(2 * K), self.n, self.m[active]]).astype(float)
+        cost = np.concatenate([-np.ones(nf), np.zeros(nz)])
+        res = linprog(cost, A_ub=a_ub, b_ub=b_ub, bounds=(0, None), method="highs-ipm")
+        if res.status != 0:
+            raise RuntimeError(f"the leader-class LP failed: {res.message}")
+        duals = np.zeros(4 * K + len(self.e))
+        y = -res.ineqlin.marginals
+        duals[: 4 * K] = y[: 4 * K]
+        duals[4 * K + active] = y[4 * K :]
+        return -float(res.fun), duals, int(res.nit) * a_ub.nnz
+
+    def prices(self, duals: np.ndarray) -> tuple[int, np.ndarray]:
+        """A dual-feasible point from ``duals``, in units of ``1 / PRICE_SCALE``: ``(base, mu)``.
+
+        ``U(T) = base + sum_{e_c <= T} m_c mu_c`` bounds the LP at every ``T``
+        (:func:`leader_lp_bound`'s certificate; exact integers).
+        """
+        K, S = len(self.L), PRICE_SCALE
+        pi, _, tau, rho = (
+            np.floor(np.clip(duals[i * K : (i + 1) * K], 0, None) * S).astype(np.int64) for i in range(4)
+        )
+        # the f[k, t] columns: pi_t + sigma_k - [t = k] tau_k >= S
+        below = np.concatenate([[S], np.minimum.accumulate(pi)[:-1]])  # min_{t < k} pi_t
+        sigma = np.maximum(0, np.maximum(S - below, S - pi + tau))
+        # the z[c, k] columns: mu_c >= cap sigma_k - L_k tau_k - rho_k
+        reduced = self.cap * sigma[None, :] - (self.L * tau + rho)[None, :]
+        mu = np.where(self.allowed, reduced, 0).max(axis=1, initial=0)
+        return int((self.W * pi).sum()) + int((self.n * rho).sum()), mu
+
+    def upper(self, duals: np.ndarray, T: int) -> Fraction:
+        """``U(T)``: the bound ``duals`` give on the LP's value at ``T`` (exact)."""
+        base, mu = self.prices(duals)
+        active = self.e <= T
+        return Fraction(base + sum((self.m[active] * mu[active]).tolist()), PRICE_SCALE)
+
+    def certify(self, duals: np.ndarray, start: int) -> int:
+        """The least ``T >= start`` that the prices ``duals`` do not exclude (exact integers)."""
+        base, mu = self.prices(duals)
+        edges, where = np.unique(self.e, return_inverse=True)
+        drop = [0] * len(edges)
+        for w, m, u in zip(where.tolist(), self.m.tolist(), mu.tolist(), strict=True):
+            drop[w] += m * u
+        scale, need_all = PRICE_SCALE * self.lam, PRICE_SCALE * self.total
+        T, added, k = start, base, 0
+        while True:
+            while k < len(edges) and edges[k] <= T:
+                added += drop[k]
+                k += 1
+            need = max(T, -(-(need_all - added) // scale))
+            if k == len(edges) or need < edges[k]:
+                return int(need)
+            T = int(edges[k])
+
+
+def leader_lp_bound(
+    instance: SlackInstance, lo: int, hi: int, max_ticks: int | None = None, most: int = LEADER_CLASSES
+) -> LeaderBound:
+    """The leader-class LP bound on the slack optimum at the instance's ``beta`` (below).
+
+    ``lo`` must be a lower bound already, ``hi`` a schedule's makespan; the result is in
+    ``[lo, hi]``. ``max_ticks`` (deterministic work, :class:`LeaderBound`) stops before an LP
+    whose estimated cost would pass it.
+
+    **The LP at a target T.** Cut the job sizes into classes ``[L_k, L_{k+1})``
+    (:func:`leader_edges`) with work ``W_k`` and ``n_k`` jobs; group the intervals with
+    ``e_c <= T`` of equal ``(e, a)`` into classes of ``m_c``. Variables: ``z_{c,k}`` the intervals
+    of class ``c`` whose longest job (leader) is in size class ``k`` (only where ``cap_{c,k} =
+    floor(a_c - beta L_k) >= L_k``), and ``f_{k,t}`` (``t <= k``) the work of size class ``t`` in
+    the intervals led by class ``k``:
+
+    .. math:: \\max \\sum f \\ \\text{s.t.}\\ \\sum_k f_{k,t} \\le W_t,\\
+              \\sum_t f_{k,t} \\le \\sum_c cap_{c,k} z_{c,k},\\
+              L_k \\sum_c z_{c,k} \\le f_{k,k},\\ \\sum_c z_{c,k} \\le n_k,\\
+              \\sum_k z_{c,k} \\le m_c .
+
+    *Claim: a schedule with C_max <= T gives the LP a point of value at least W - lambda T.*
+    Count each used interval in ``z_{c,k}`` for its class and its leader's size class ``k``
+    (``L_k <= p_lead``). Its ``e <= C_max <= T`` (last-period rule, slack.md 2.2), so ``c`` is in
+    the LP. By the relaxed slack rule (Section 5.1) its load is at most ``floor(a - beta p_lead)
+    <= cap_{c,k}``, and ``cap_{c,k} >= p_lead >= L_k`` so the variable exists. Its jobs are no
+    longer than the leader, so in classes ``t <= k``: put their work in ``f_{k,t}``. The leader
+    alone puts at least ``L_k`` in ``f_{k,k}``; leaders are distinct jobs, so at most ``n_k`` lead
+    from class ``k``; each job is in one place and each interval in one class. The value is the
+    work in intervals, ``W`` minus the free machines' work, and that is at least ``W - lambda
+    C_max`` since every job of a free machine ends by ``C_max``.
+
+    *Certificate.* By weak duality any prices ``pi_t, sigma_k, tau_k, rho_k, mu_c >= 0`` with
+    ``pi_t + sigma_k - [t = k] tau_k >= 1`` and ``mu_c >= cap_{c,k} sigma_k - L_k tau_k - rho_k``
+    bound the LP by ``U(T) = sum_t W_t pi_t + sum_k n_k rho_k + sum_{e_c <= T} m_c mu_c``. The LP's
+    float duals only choose ``pi, tau, rho`` (rounded down to multiples of ``1 / PRICE_SCALE``);
+    ``sigma`` and ``mu`` are then the least values that satisfy the constraints, in exact
+    integers. ``U`` is non-decreasing in ``T`` and ``W - lambda T`` decreasing, so the targets with
+    ``U(T) < W - lambda T`` form a prefix: the first target past it is a lower bound. Each LP is
+    solved at the bound the previous one certified, until it certifies nothing more.
+
+    At ``beta = 0`` the LP is a relaxation of the slack bound (intervals lose nothing); at every
+    ``beta`` it is valid for the slack problem at that ``beta`` (the tests check it against brute
+    force at five).
+    """
+    out = LeaderBound(bound=lo)
+    if lo >= hi or instance.lam == 0:
+        return out
+    data = _LeaderLP(instance, hi, most)
+    out.classes = len(data.L)
+    T, estimate = lo, None
+    while out.lps < LEADER_LPS and T < hi:
+        if estimate is None:  # about half as many iterations as columns (measured)
+            active = data.e <= T
+            columns = int(data.allowed[active].sum()) + len(data.L) * (len(data.L) + 1) // 2
+            estimate = columns * (4 * len(data.L) + int(active.sum())) // 2
+        if max_ticks is not None and out.ticks + estimate > max_ticks:
+            break
+        value, duals, ticks = data.solve(T)
+        out.lps += 1
+        out.ticks += ticks
+        estimate = ticks
+        new = min(hi, data.certify(duals, T))
+        out.history.append((T, value, data.total - data.lam * T, new))
+        if new <= T:
+            break
+        T = new
+    out.bound = T
+    return out

@@ -26,14 +26,20 @@ import bisect
 import heapq
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 if TYPE_CHECKING:
     from volsched.instances.slack import SlackInstance
 
 #: Candidate leaders tried per interval.
 CANDIDATES = 12
 #: Horizons of the first grid of :func:`best_fill`, then of each refinement.
-GRID = 10
-REFINE = 2
+GRID = 4
+REFINE = 0
+#: Kicks without a better schedule after which :func:`improve` stops.
+KICKS = 5
+#: Candidate (job, place) pairs :func:`improve` examines per step (numpy work, about one step's time).
+OPS_PER_STEP = 256
 
 
 def _lpt(p: list[int], jobs: list[int], free: tuple[int, ...]) -> tuple[dict, int]:
@@ -47,19 +53,31 @@ def _lpt(p: list[int], jobs: list[int], free: tuple[int, ...]) -> tuple[dict, in
 
 
 def _candidates(sizes: list[int], top: int) -> list[int]:
-    """Positions in ``sizes`` (ascending) of up to :data:`CANDIDATES` distinct sizes ``<= sizes[top]``."""
-    out, k, step = [], top, 1
-    while k >= 0 and len(out) < CANDIDATES:
-        out.append(k)
-        v = sizes[k]
-        k = bisect.bisect_left(sizes, v, 0, k) - 1  # the next shorter size
-        for _ in range(step - 1):
-            if k < 0:
-                break
-            k = bisect.bisect_left(sizes, sizes[k], 0, k) - 1
-        if len(out) >= 4:
-            step *= 2
+    """Positions in ``sizes`` (ascending) of up to :data:`CANDIDATES` distinct sizes ``<= sizes[top]``.
+
+    A geometric spread from ``sizes[top]`` down to ``sizes[0]`` (integer arithmetic): a long
+    interval can then be led by a short job and lose little slack, where a spread of positions
+    below ``top`` would offer it only long leaders.
+    """
+    out: list[int] = []
+    hi, lo = sizes[top], sizes[0]
+    for k in range(CANDIDATES):
+        # hi * (lo / hi) ** (k / (CANDIDATES - 1)), rounded down, in integers
+        target = _iroot(hi ** (CANDIDATES - 1 - k) * lo**k, CANDIDATES - 1) if k else hi
+        pos = bisect.bisect_right(sizes, target, 0, top + 1) - 1
+        if pos >= 0 and (not out or sizes[pos] != sizes[out[-1]]):
+            out.append(pos)
     return out
+
+
+def _iroot(x: int, k: int) -> int:
+    """``floor(x ** (1 / k))`` for integers ``x >= 0``, ``k >= 1``."""
+    r = int(round(x ** (1.0 / k)))
+    while r**k > x:
+        r -= 1
+    while (r + 1) ** k <= x:
+        r += 1
+    return r
 
 
 def fill(instance: SlackInstance, horizon: int) -> tuple[dict, int, int]:
@@ -118,14 +136,181 @@ def fill(instance: SlackInstance, horizon: int) -> tuple[dict, int, int]:
             rest += intervals.pop(r)
 
 
+class _State:
+    """A schedule as arrays: where each job is, the intervals' loads and leaders, the free loads."""
+
+    def __init__(self, instance: SlackInstance, contents: dict, horizon: int):
+        num, den = instance.beta_ratio
+        self.num, self.den = num, den
+        self.p = p = instance.p.astype(np.int64)
+        t = instance.table
+        # every interval that could join: it ends by the horizon and holds the shortest job alone
+        self.rows = np.flatnonzero((t["e"] <= horizon) & (den * t["a"] >= (den + num) * int(p.min())))
+        self.rows = np.union1d(self.rows, np.array(list(contents["intervals"]), dtype=np.int64))
+        self.a = t["a"][self.rows].astype(np.int64)
+        self.e = t["e"][self.rows].astype(np.int64)
+        self.free = list(instance.free)
+        at = {int(r): i for i, r in enumerate(self.rows)}
+        self.load = np.zeros(len(self.rows), np.int64)
+        self.lead = np.zeros(len(self.rows), np.int64)
+        self.where = np.full(len(p), -1, np.int64)  # an interval's index, or -1 - a free machine's
+        self.floads = np.zeros(len(self.free), np.int64)
+        for r, jobs in contents["intervals"].items():
+            i = at[int(r)]
+            for j in jobs:
+                self.where[j] = i
+            self.load[i] = p[jobs].sum()
+            self.lead[i] = p[jobs].max()
+        machine = {m: i for i, m in enumerate(self.free)}
+        for (m, _), jobs in contents["open"].items():
+            self.where[jobs] = -1 - machine[m]
+            self.floads[machine[m]] = p[jobs].sum()
+
+    def last_e(self) -> int:
+        """The latest ``e`` of a used interval (the makespan may not go below it)."""
+        used = self.load > 0
+        return int(self.e[used].max()) if used.any() else 0
+
+    def cap(self, rows: np.ndarray | slice, lead: np.ndarray) -> np.ndarray:
+        """``floor(a - beta lead)``: the load an interval led by ``lead`` may hold (Section 5.1)."""
+        return (self.den * self.a[rows] - self.num * lead) // self.den
+
+    def contents(self, where: np.ndarray) -> dict:
+        intervals: dict = {}
+        opened: dict = {}
+        for j, w in enumerate(where.tolist()):
+            if w >= 0:
+                intervals.setdefault(int(self.rows[w]), []).append(j)
+            else:
+                opened.setdefault((self.free[-1 - w], 0), []).append(j)
+        return {"intervals": intervals, "open": opened}
+
+
+def improve(
+    instance: SlackInstance, contents: dict, horizon: int, max_steps: int | None = None
+) -> tuple[dict, int, int]:
+    """A local search from a schedule (``contents``): ``(contents, makespan, steps)``.
+
+    The makespan is the most loaded free machine's load (Section 3.3, as in the module
+    docstring); each move takes work off that machine ``M``:
+
+    1. a job of ``M`` joins an interval (ending by the horizon) that holds it under the relaxed
+       slack rule, its leader being the longer of the two (best fit);
+    2. a job ``x`` of ``M`` swaps with a shorter job ``y`` of an interval that holds ``x`` in its
+       place (``y`` goes to ``M``);
+    3. if neither exists, a job of ``M`` moves to, or swaps with a shorter job of, another free
+       machine, the move that leaves the pair's larger load least.
+
+    A move is taken only if the makespan it leaves is at least the ``e`` of every used interval
+    (the last-period rule), so every state is a schedule. When no move exists and the latest used
+    interval is what holds the makespan up, that interval is emptied onto the least loaded free
+    machines (a *kick*) and the search goes on; it stops after :data:`KICKS` kicks without a
+    better schedule. Moves 1 and 2 grow the intervals' work; move 3 lowers the sum of squares of
+    the free loads at constant work, so the search ends. The best schedule seen is returned.
+
+    Steps: one per :data:`OPS_PER_STEP` candidate (job, place) pairs examined, and one per job
+    moved; ``max_steps`` stops between moves (deterministic).
+    """
+    st = _State(instance, contents, horizon)
+    p, nfree = st.p, len(st.free)
+    big = np.iinfo(np.int64).max
+    best = (int(st.floads.max()), st.where.copy())
+    steps = ops = 0
+    kicks = 0
+    while max_steps is None or steps + ops // OPS_PER_STEP < max_steps:
+        steps += 1
+        order = np.argsort(st.floads, kind="stable")
+        M = int(order[-1])
+        top = int(st.floads[M])
+        second = int(st.floads[order[-2]]) if nfree > 1 else 0
+        last = st.last_e()
+        mine = np.flatnonzero(st.where == -1 - M)
+        xs = p[mine]
+        after = np.maximum(top - xs, second)  # the makespan if x leaves M
+        moves = []
+        # 1. x joins an interval
+        cap = st.cap(slice(None), np.maximum(st.lead[None, :], xs[:, None]))
+        fits = (st.load[None, :] + xs[:, None] <= cap) & (st.e[None, :] <= after[:, None])
+        fits &= (after >= last)[:, None]
+        ops += fits.size
+        if fits.any():
+            q = int(np.argmax(np.where(fits.any(axis=1), xs, -1)))
+            r = int(np.argmin(np.where(fits[q], cap[q] - st.load - xs[q], big)))
+            moves.append((int(xs[q]), 1, int(mine[q]), r))
+        # 2. x swaps with a shorter y of an interval
+        held = np.flatnonzero(st.where >= 0)
+        if len(held):
+            rows = st.where[held]
+            gain = xs[:, None] - p[held][None, :]
+            cap = st.cap(rows[None, :], np.maximum(st.lead[rows][None, :], xs[:, None]))
+            ok = (gain > 0) & (st.load[rows][None, :] + gain <= cap)
+            ok &= np.maximum(top - gain, second) >= last
+            ops += ok.size
+            if ok.any():
+                q, y = divmod(int(np.argmax(np.where(ok, gain, -1))), len(held))
+                moves.append((int(gain[q, y]), 2, int(mine[q]), int(held[y])))
+        if moves:
+            _, kind, j, target = max(moves, key=lambda m: (m[0], -m[1]))
+            x = int(p[j])
+            if kind == 1:
+                st.where[j] = target
+                st.load[target] += x
+                st.lead[target] = max(int(st.lead[target]), x)
+                st.floads[M] -= x
+            else:
+                r, y = int(st.where[target]), int(p[target])
+                st.where[j], st.where[target] = r, -1 - M
+                st.load[r] += x - y
+                st.lead[r] = p[st.where == r].max()
+                st.floads[M] += y - x
+        else:
+            # 3. between free machines: moves (y = 0) and swaps with a shorter y
+            others = np.flatnonzero((st.where < 0) & (st.where != -1 - M))
+            ys = np.concatenate([p[others], np.zeros(nfree, np.int64)])
+            on = np.concatenate([-1 - st.where[others], np.arange(nfree)])
+            d = xs[:, None] - ys[None, :]
+            pair = np.maximum(top - d, st.floads[on][None, :] + d)
+            ok = (d > 0) & (pair < top) & (on != M)[None, :]
+            ok &= np.maximum(pair, second) >= last
+            ops += ok.size
+            if ok.any():
+                q, y = divmod(int(np.argmin(np.where(ok, pair, big))), len(ys))
+                j, m2 = int(mine[q]), int(on[y])
+                st.where[j] = -1 - m2
+                st.floads[M] -= int(d[q, y])
+                st.floads[m2] += int(d[q, y])
+                if y < len(others):
+                    st.where[others[y]] = -1 - M
+            elif last > 0 and kicks < KICKS:
+                kicks += 1
+                r = int(np.argmax(np.where(st.load > 0, st.e, -1)))
+                jobs = np.flatnonzero(st.where == r)
+                for j in jobs[np.argsort(-p[jobs], kind="stable")]:
+                    m2 = int(np.argmin(st.floads))
+                    st.where[j] = -1 - m2
+                    st.floads[m2] += p[j]
+                    steps += 1
+                st.load[r] = st.lead[r] = 0
+                st.e[r] = big // 4  # not again: its e held the makespan up
+            else:
+                break
+        makespan = int(st.floads.max())
+        if makespan < best[0] and makespan >= st.last_e():
+            best = (makespan, st.where.copy())
+            kicks = 0
+    return st.contents(best[1]), best[0], steps + ops // OPS_PER_STEP
+
+
 def best_fill(
     instance: SlackInstance, lo: int, hi: int, max_steps: int | None = None
 ) -> tuple[dict | None, int, int]:
-    """The best :func:`fill` over horizons in ``[lo, hi]``: ``(contents, makespan, steps)``.
+    """The best :func:`fill` over horizons in ``[lo, hi]``, then :func:`improve` on it.
 
-    A grid of :data:`GRID` horizons, then :data:`REFINE` rounds of a finer grid around the best.
-    ``max_steps`` stops between horizons (deterministic). ``contents`` is ``None`` without a free
-    machine.
+    Returns ``(contents, makespan, steps)``.
+
+    A grid of :data:`GRID` horizons, then :data:`REFINE` rounds of a finer grid around the best;
+    the best fill is the local search's start. ``max_steps`` stops between horizons and between
+    moves (deterministic). ``contents`` is ``None`` without a free machine.
     """
     if instance.lam == 0:
         return None, 0, 0
@@ -148,4 +333,7 @@ def best_fill(
         centre = best[2]
         step = max(1, span // (GRID - 1))
         left, right = max(lo, centre - step), min(hi, centre + step)
-    return best[0], best[1], steps
+    contents, cmax, used = improve(
+        instance, best[0], best[1], None if max_steps is None else max_steps - steps
+    )
+    return contents, cmax, steps + used

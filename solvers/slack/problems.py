@@ -303,12 +303,15 @@ def _beta_phases(
     effort: Effort,
     info: dict,
 ) -> tuple[dict, int, int]:
-    """The slack problem's beta-aware phases: the cut, the primal heuristic, column generation.
+    """The slack problem's beta-aware phases: the cut, the primal heuristic, the leader-class LP,
+    column generation.
 
     Returns the (possibly better) ``best``, ``hi`` and ``lo``. Their work is booked on ``effort``
-    in budget units (:data:`PRIMAL_STEPS_PER_UNIT`, :data:`.colgen.TICKS_PER_UNIT`): deterministic.
+    in budget units (:data:`PRIMAL_STEPS_PER_UNIT`, :data:`.bound.LEADER_TICKS_PER_UNIT`,
+    :data:`.colgen.TICKS_PER_UNIT`): deterministic. The primal heuristic may spend half of
+    :data:`BOUND_SHARE`, the LPs the rest.
     """
-    from .bound import lower_bound
+    from .bound import LEADER_TICKS_PER_UNIT, leader_lp_bound, lower_bound
     from .colgen import TICKS_PER_UNIT, lp_bound
     from .primal import best_fill
 
@@ -323,6 +326,14 @@ def _beta_phases(
         info["primal_makespan"] = value if contents is not None else None
         if contents is not None and value < hi:
             best, hi = contents, value
+    if lo < hi:
+        ticks = None if share is None else int((share - effort.work) * LEADER_TICKS_PER_UNIT)
+        if ticks is None or ticks > 0:
+            lead = leader_lp_bound(instance, lo, hi, ticks)
+            effort.add(lead.ticks / LEADER_TICKS_PER_UNIT)
+            info["leader_lp_bound"] = lead.bound
+            info["leader_lps"] = lead.lps
+            lo = max(lo, lead.bound)
     if lo < hi:
         deadline = None if time_limit is None else started + time_limit / 2
         allowance = Allowance(None if share is None else share - effort.work, deadline)
