@@ -361,6 +361,8 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
         problem=args.problem,
         strategy=args.strategy,
         keep=args.keep,
+        workers=args.workers,
+        dask_scheduler=args.dask_scheduler,
     )
     key = "ratio" if args.objective == "ratio" else "work"
     emit(
@@ -731,6 +733,18 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
         help="hunt (default), random or blackbox (SciPy's differential evolution): the baselines",
     )
     p.add_argument("--keep", type=int, default=5, help="instances archived (default 5)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="local worker processes scoring each batch of candidates (default 1: this process; -1: all "
+        "cores); the hunt is the same on any number",
+    )
+    p.add_argument(
+        "--dask-scheduler",
+        metavar="ADDRESS",
+        help="score the candidates on a Dask cluster, e.g. tcp://host:8786",
+    )
     p.set_defaults(func=_cmd_hunt)
 
     p = sub.add_parser(

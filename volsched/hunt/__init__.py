@@ -11,7 +11,9 @@ hunt, the heuristic's run (a ``volsched simulate`` result), so that ``volsched v
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from volsched.instances.errors import InputError, check_int, require
 from volsched.instances.io import write_json
 
-from .driver import OBJECTIVES, SOLVE_BUDGET, STRATEGIES, Hunt, Scorer, random_worst, search
+from .driver import OBJECTIVES, SOLVE_BUDGET, STRATEGIES, Hunt, Pool, Scorer, random_worst, search
 from .families import SPACES
 
 if TYPE_CHECKING:
@@ -64,6 +66,8 @@ def hunt(
     strategy: str = "hunt",
     keep: int = 5,
     baseline: bool = True,
+    workers: int = 1,
+    dask_scheduler: str | None = None,
 ) -> dict:
     """Hunt ``budget`` candidates of ``family_name`` from ``seed``; archive the best in ``out``.
 
@@ -85,6 +89,15 @@ def hunt(
         Instances archived.
     baseline : bool
         Also score the random baseline (``random_worst``).
+    workers : int
+        Local worker processes that score each batch of candidates (``-1``: all cores; 1: this
+        process), as ``volsched sweep --workers``.
+    dask_scheduler : str, optional
+        Score the batches on this Dask cluster instead (``volsched sweep --dask-scheduler``).
+
+    The hunt, its archive and its summary (but seconds) are the same whatever ``workers`` and
+    ``dask_scheduler``: candidates are bred in batches from the state before them, and scored in
+    the batch's order (:class:`.driver.Pool`).
 
     Returns
     -------
@@ -116,7 +129,7 @@ def hunt(
         solve_budget = SOLVE_BUDGET.get(family_name)
     elif not (isinstance(solve_budget, int | float) and math.isfinite(solve_budget) and solve_budget > 0):
         raise InputError(f"--solve-budget: must be a positive amount of work, got {solve_budget!r}")
-    scorer = Scorer(family, space, heuristic, objective, problem, method, solve_budget)
+    scorer = Scorer(family, space, heuristic, objective, problem, method, solve_budget, os.getcwd())
     if objective == "work":
         chosen = family.problems[scorer.problem]
         named = scorer.method or chosen.default_method
@@ -132,18 +145,26 @@ def hunt(
         require(not out.is_file(), "--out", f"{out} is a file; the archive is a folder")
     # Compilation and the back ends' first loading stay outside the clock: candidate 0, scored here,
     # is the first of every strategy's random stream and is scored once.
-    resumed = scorer.attach(out / JOURNAL) if out is not None else 0
-    warm = Hunt(space, scorer, seed, 1, None)
-    warm.score(warm.random_candidate(0))
-    begin = time.perf_counter()
-    h = search(space, scorer, strategy, budget, seed, time_limit, warm.seen)
-    elapsed = time.perf_counter() - begin
-    rest = None if time_limit is None else max(1e-3, time_limit - elapsed)
-    base = random_worst(space, scorer, budget, seed, h, rest) if baseline else None
-    if scorer.journal is not None:
-        scorer.journal.close()
-    base_best = base.best() if base else []
-    best = h.best(keep)
+    scorer.pool = Pool(workers, dask_scheduler, os.getcwd())
+    try:
+        resumed = scorer.attach(out / JOURNAL) if out is not None else 0
+        warm = Hunt(space, scorer, seed, 1, None)
+        warm.score(warm.random_candidate(0))
+        begin = time.perf_counter()
+        h = search(space, scorer, strategy, budget, seed, time_limit, warm.seen)
+        elapsed = time.perf_counter() - begin
+        rest = None if time_limit is None else max(1e-3, time_limit - elapsed)
+        base = random_worst(space, scorer, budget, seed, h, rest) if baseline else None
+    finally:
+        scorer.pool.close()
+        if scorer.journal is not None:
+            scorer.journal.close()
+    # The reported scores are the verified ones (the search's own agree with them up to rounding).
+    base_best = (
+        [dataclasses.replace(s, score=scorer.check(s.cand, s.score)) for s in base.best()] if base else []
+    )
+    best = [dataclasses.replace(s, score=scorer.check(s.cand, s.score)) for s in h.best(keep)]
+    best.sort(key=lambda s: (-s.score, s.index))
     key = "ratio" if objective == "ratio" else "work"
     summary: dict[str, Any] = {
         "family": family_name,

@@ -61,6 +61,11 @@ SCREEN_RTOL = 1e-9
 #: Share of the children bred from the best candidate found (the others: the climbers in turn).
 ELITE_RATE = 0.8
 PATIENCE = 40
+#: The climber around the best moves to the best other climber after ``ELITE_PATIENCE`` times the
+#: climbers' patience without improving.
+ELITE_PATIENCE = 4
+#: Candidates bred and scored together (:class:`Pool`); part of the search, so the same on every pool.
+BATCH = 16
 #: The heuristics' simulator settings of a hunt's candidates: the objective only (slack: the
 #: reference makespan, not the disturbed one; checkpoint: the exact expected waste, not the
 #: Monte-Carlo check). The ratio is the same as under the default settings.
@@ -91,7 +96,12 @@ class Scored:
 
 
 class Scorer:
-    """Scores candidates of ``space`` for one heuristic (``ratio``) or one exact method (``work``)."""
+    """Scores candidates of ``space`` for one heuristic (``ratio``) or one exact method (``work``).
+
+    :meth:`score_one` is the per-candidate score (module docstring, *Scores*): what a worker runs.
+    :meth:`check` is the full, verified evaluation of one candidate. :meth:`score_batch` looks
+    candidates up in the memory (and journal) first and has the others scored by ``pool``.
+    """
 
     def __init__(
         self,
@@ -102,12 +112,15 @@ class Scorer:
         problem: str | None,
         method: str | None,
         solve_budget: float | None,
+        base: str | None = None,
     ):
         self.family, self.space, self.heuristic, self.objective = family, space, heuristic, objective
         self.solve_budget = solve_budget
+        self.base = base
         if objective == "ratio":
-            found = family.heuristic(heuristic)
+            found = family.heuristic(heuristic, "--heuristic", base)
             self.heuristic = heuristic = found.name  # a built-in name in its own case, or the import path
+            self.found = found
             self.problem = found.problem
             require(
                 problem in (None, self.problem),
@@ -122,9 +135,13 @@ class Scorer:
         self.method = method or HUNT_METHOD.get(family.name, {}).get(self.problem)
         self.invalid = 0
         self.screened = 0
-        #: Scores by candidate key, and the journal they are appended to (:meth:`attach`).
-        self.memory: dict[bytes, tuple[float | None, dict]] | None = None
+        #: Scores by candidate key (every candidate scored, by the hunt and its baseline), and the
+        #: journal they are appended to (:meth:`attach`).
+        self.memory: dict[bytes, tuple[float | None, dict]] = {}
         self.journal = None
+        #: Verified scores (:meth:`check`) by candidate key.
+        self.verified: dict[bytes, float | None] = {}
+        self.pool: Pool = Pool()
 
     def settings(self) -> dict:
         """What a score depends on: a journal written under other settings cannot be reused."""
@@ -137,6 +154,26 @@ class Scorer:
             "solve_budget": self.solve_budget,
             "bounds": self.space.describe(),
         }
+
+    @classmethod
+    def from_settings(cls, settings: dict, base: str | None = None) -> Scorer:
+        """The scorer of :meth:`settings` (a worker's: the same scores as the hunt's own)."""
+        from volsched.families import FAMILIES
+
+        from .families import SPACES
+
+        family = FAMILIES[settings["family"]]
+        space = SPACES[family.name].from_bounds(settings["bounds"], settings["heuristic"] or "")
+        return cls(
+            family,
+            space,
+            settings["heuristic"],
+            settings["objective"],
+            settings["problem"],
+            settings["method"],
+            settings["solve_budget"],
+            base,
+        )
 
     def attach(self, path) -> int:
         """Read the scores journaled at ``path`` (a hunt killed before it ended) and append new ones.
@@ -182,93 +219,199 @@ class Scorer:
     def instance(self, cand: Candidate, name: str):
         return self.space.build(cand, name)
 
-    def ceiling(self, instance) -> float | None:
+    def ceiling(self, instance, value: float | None) -> float | None:
         """An upper bound on the heuristic's ratio from a cheap proven bound on the optimum, or ``None``.
 
         Only for a minimisation whose space gives a lower bound (:meth:`Space.optimum_bound`): the
-        verified run's value over that bound is at least its ratio to the optimum.
+        run's value ``value`` over that bound is at least its ratio to the optimum.
         """
         if self.objective != "ratio" or self.family.problems[self.problem].sense != "min":
             return None
         low = self.space.optimum_bound(instance, self.problem)
-        if low is None:
+        if low is None or value is None:
             return None
-        run = self.family.simulate(instance, self.heuristic, 0, self.simulators[self.heuristic])
-        return ratio(run["objective"], low, "min")
+        return ratio(value, low, "min")
 
     def __call__(
         self, cand: Candidate, name: str = "candidate", threshold: float | None = None
     ) -> tuple[float | None, dict]:
+        """One candidate's score (:meth:`score_batch` of one)."""
+        return self.score_batch([(cand, name, threshold)])[0]
+
+    def _fresh(self, key: bytes, threshold: float | None) -> bool:
+        """Whether ``key``'s candidate must be scored (not in memory, or screened above ``threshold``)."""
+        if key not in self.memory:
+            return True
+        detail = self.memory[key][1]
+        return "screened" in detail and (
+            threshold is None or detail["screened"] >= threshold * (1 - SCREEN_RTOL)
+        )
+
+    def score_batch(
+        self, items: list[tuple[Candidate, str, float | None]]
+    ) -> list[tuple[float | None, dict]]:
+        """Scores of ``(candidate, name, threshold)`` items, in order.
+
+        A candidate in the memory is not scored again, unless it was screened at a threshold that
+        no longer screens it (:meth:`score_one`); the others are scored by :attr:`pool`, each once, and
+        journaled in the order of ``items``. The result does not depend on the pool.
+        """
+        keys = [key_of(cand) for cand, _, _ in items]
+        todo: dict[bytes, tuple[Candidate, str, float | None]] = {}
+        for key, item in zip(keys, items, strict=True):
+            if key not in todo and self._fresh(key, item[2]):
+                todo[key] = item
+        if todo:
+            scored = self.pool.map(self, list(todo.values()))
+            for key, (cand, _, _), (score, detail) in zip(todo, todo.values(), scored, strict=True):
+                self.invalid += "invalid" in detail
+                self.screened += "screened" in detail
+                self.memory[key] = (score, detail)
+                if self.journal is not None:
+                    line = {
+                        "cand": {k: v.tolist() for k, v in cand.items()},
+                        "score": score,
+                        "detail": detail,
+                    }
+                    self.journal.write(json.dumps(line) + "\n")
+            if self.journal is not None:
+                self.journal.flush()
+        return [self.memory[key] for key in keys]
+
+    def _run(self, instance) -> float | None:
+        """The heuristic's value on ``instance``, as its simulator reports it (not re-verified)."""
+        sim = self.simulators[self.heuristic]
+        metric = self.family.problems[self.problem].objective_metric
+        _, metrics = sim.run(instance, self.found.policy, np.random.default_rng(0))
+        if metrics.get("failed") or metric not in metrics:
+            return self.family.simulate(instance, self.found, 0, sim)["objective"]
+        return None if metrics[metric] is None else float(metrics[metric])
+
+    def _solve(self, instance):
+        """The exact method's outcome on ``instance``, its solution not re-verified (``method``, outcome)."""
+        from volsched.solvers.problem import check_budget, warm_up
+
+        chosen = self.family.problems[self.problem]
+        method = self.method or chosen.method_for(instance)
+        require(method in chosen.methods, "--method", f"{self.problem} has methods {list(chosen.methods)}")
+        if chosen.check is not None:
+            chosen.check(instance)
+        warm_up(self.family.name, chosen, method)
+        fn = chosen.methods[method]
+        if method in chosen.budgets:
+            return method, fn(instance, None, 0, check_budget(self.solve_budget))
+        return method, fn(instance, None, 0)
+
+    def score_one(self, cand: Candidate, name: str, threshold: float | None) -> tuple[float | None, dict]:
         """The candidate's score and what it rests on; ``None`` for an invalid candidate.
 
         With ``threshold``, a candidate whose ratio is proven below it by :meth:`ceiling` is not
         solved exactly: its score is ``None`` with ``{"screened": ceiling}`` (it could change
         nothing in the search).
         """
-        key = key_of(cand) if self.memory is not None else None
-        if key is not None and key in self.memory:
-            score, detail = self.memory[key]
-            if "screened" not in detail or (
-                threshold is not None and detail["screened"] < threshold * (1 - SCREEN_RTOL)
-            ):
-                return score, detail
-        score, detail = self._score(cand, name, threshold)
-        if key is not None:
-            self.memory[key] = (score, detail)
-            if self.journal is not None:
-                line = {"cand": {k: v.tolist() for k, v in cand.items()}, "score": score, "detail": detail}
-                self.journal.write(json.dumps(line) + "\n")
-                self.journal.flush()
-        return score, detail
-
-    def _score(self, cand: Candidate, name: str, threshold: float | None) -> tuple[float | None, dict]:
-        from volsched.evaluate import evaluate
+        from volsched.evaluate import OptimumBeaten
+        from volsched.ratios import Reference, beats, best_value
+        from volsched.solvers.problem import agrees
 
         try:
             instance = self.instance(cand, name)
         except InputError as exc:
-            self.invalid += 1
             return None, {"invalid": str(exc)}
-        if threshold is not None:
-            top = self.ceiling(instance)
-            if top is not None and top < threshold * (1 - SCREEN_RTOL):
-                self.screened += 1
-                return None, {"screened": top}
+        if self.objective == "ratio":
+            value = self._run(instance)
+            if threshold is not None:
+                top = self.ceiling(instance, value)
+                if top is not None and top < threshold * (1 - SCREEN_RTOL):
+                    return None, {"screened": top}
+            method, out = self._solve(instance)
+            sense = self.family.problems[self.problem].sense
+            bound = None if out.bound is None else float(out.bound)
+            objective = None if out.objective is None else float(out.objective)
+            proven = objective is not None and (
+                out.proven or (bound is not None and agrees(bound, objective))
+            )
+            ref = Reference(
+                sense,
+                True,
+                proven,
+                objective,
+                objective if proven else bound,
+                best_value([objective, value], sense),
+            )
+            if proven and value is not None and beats(value, objective, sense):
+                raise OptimumBeaten(
+                    f"heuristic {self.heuristic}: value {value!r} beats the optimum {objective!r}"
+                )
+            score = ref.interval(value)
+            return score.lo, {
+                "value": value,
+                "optimum": ref.optimum,
+                "bound": ref.bound,
+                "best_known": ref.best_known,
+                "status": "optimal" if proven else ("unknown" if objective is None else "feasible"),
+                "method": method,
+                "ratio_hi": score.hi,
+            }
+        method, out = self._solve(instance)
+        proven = out.objective is not None and out.proven
+        return (None if out.work is None else float(out.work)), {
+            "status": "optimal" if proven else ("unknown" if out.objective is None else "feasible"),
+            "method": method,
+            "objective": out.objective,
+            "stopped": None if proven else out.stopped,
+        }
+
+    def check(self, cand: Candidate, score: float | None, name: str = "candidate") -> float | None:
+        """The candidate's verified score: :func:`volsched.evaluate.evaluate` (``ratio``) or the
+        family's ``solve`` (``work``), every solution through the family's verifier.
+
+        Raises
+        ------
+        VerificationError
+            The verified score disagrees with ``score`` (:meth:`score_one`'s) beyond rounding
+            (:data:`volsched.ratios.RATIO_RTOL`): a method's or a simulator's claim is wrong.
+        """
+        from volsched.evaluate import evaluate
+        from volsched.ratios import RATIO_RTOL
+        from volsched.solvers import VerificationError
+
+        key = key_of(cand)
+        if key in self.verified:
+            return self.verified[key]
+        instance = self.instance(cand, name)
         if self.objective == "ratio":
             report = evaluate(
                 self.family,
                 instance,
-                [self.heuristic],
+                [self.found],
                 method=self.method,
                 seed=0,
                 simulators=self.simulators,
                 budget=self.solve_budget,
             )
-            ref = report["optima"][self.problem]
-            pol = report["policies"][self.heuristic]
-            return pol["ratio_lo"], {
-                "value": pol["value"],
-                "optimum": ref["optimum"],
-                "bound": ref["bound"],
-                "best_known": ref["best_known"],
-                "status": ref["status"],
-                "method": ref["method"],
-                "ratio_hi": pol["ratio_hi"],
-            }
-        result = self.family.solve(
-            instance, problem=self.problem, method=self.method, budget=self.solve_budget
-        )
-        return (None if result.work is None else float(result.work)), {
-            "status": result.status.value,
-            "method": result.method,
-            "objective": result.objective,
-            "stopped": result.stopped,
-        }
+            verified = report["policies"][self.heuristic]["ratio_lo"]
+        else:
+            result = self.family.solve(
+                instance, problem=self.problem, method=self.method, budget=self.solve_budget
+            )
+            verified = None if result.work is None else float(result.work)
+        if (verified is None) != (score is None) or (
+            verified is not None and not math.isclose(verified, score, rel_tol=RATIO_RTOL)
+        ):
+            raise VerificationError(
+                f"hunt {self.family.name}: a candidate's score {score!r} is {verified!r} once verified"
+            )
+        self.verified[key] = verified
+        return verified
 
 
 @dataclass
 class Hunt:
-    """A hunt's state: every scored candidate, by candidate key, and the progress curve."""
+    """A hunt's state: every scored candidate, by candidate key, and the progress curve.
+
+    ``checked``: the best score verified so far (:meth:`Scorer.check` runs on every candidate that
+    beats it).
+    """
 
     space: Space
     scorer: Scorer
@@ -278,34 +421,58 @@ class Hunt:
     seen: dict[bytes, Scored] = field(default_factory=dict)
     order: list[Scored] = field(default_factory=list)
     stopped: str | None = None
+    batch: int = BATCH
+    checked: float | None = None
 
     def random_candidate(self, i: int) -> Candidate:
         return self.space.random(np.random.default_rng([self.seed, 0, i]))
 
-    def score(self, cand: Candidate, threshold: float | None = None) -> Scored:
-        """Score ``cand`` (once: a candidate met again costs a candidate but no evaluation).
+    def _stale(self, hit: Scored | None, threshold: float | None) -> bool:
+        return hit is None or (
+            "screened" in hit.detail
+            and (threshold is None or hit.detail["screened"] >= threshold * (1 - SCREEN_RTOL))
+        )
 
-        ``threshold``: the score below which the candidate changes nothing (:meth:`Scorer.__call__`
+    def score_batch(self, items: list[tuple[Candidate, float | None]]) -> list[Scored]:
+        """Score a batch of ``(candidate, threshold)`` (each once: a candidate met again costs a
+        candidate but no evaluation), in order; the batch is cut to the candidates left.
+
+        ``threshold``: the score below which the candidate changes nothing (:meth:`Scorer.score_one`
         may then skip its exact solve). A candidate screened before is scored again when the new
-        threshold is lower than its proven ceiling.
+        threshold is lower than its proven ceiling. A candidate that beats every score verified so
+        far is verified (:meth:`Scorer.check`).
         """
-        if len(self.order) >= self.budget:
+        left = self.budget - len(self.order)
+        if left <= 0:
             raise _Stop("budget")
         if self.deadline is not None and time.perf_counter() > self.deadline:
             self.stopped = "wall clock"
             raise _Stop("wall clock")
-        key = key_of(cand)
-        hit = self.seen.get(key)
-        stale = (
-            hit is not None
-            and "screened" in hit.detail
-            and (threshold is None or hit.detail["screened"] >= threshold * (1 - SCREEN_RTOL))
-        )
-        if hit is None or stale:
-            s, detail = self.scorer(cand, f"candidate-{len(self.order)}", threshold)
-            hit = self.seen[key] = Scored(len(self.order), cand, s, detail)
-        self.order.append(hit)
-        return hit
+        items = items[:left]
+        keys = [key_of(cand) for cand, _ in items]
+        todo = [
+            (cand, f"candidate-{len(self.order) + k}", threshold)
+            for k, ((cand, threshold), key) in enumerate(zip(items, keys, strict=True))
+            if self._stale(self.seen.get(key), threshold)
+        ]
+        scores = dict(zip([key_of(c) for c, _, _ in todo], self.scorer.score_batch(todo), strict=False))
+        out = []
+        for (cand, threshold), key in zip(items, keys, strict=True):
+            hit = self.seen.get(key)
+            if self._stale(hit, threshold):
+                s, detail = scores[key] if key in scores else self.scorer(cand, "candidate", threshold)
+                hit = self.seen[key] = Scored(len(self.order), cand, s, detail)
+            self.order.append(hit)
+            out.append(hit)
+        for s in out:
+            if s.score is not None and (self.checked is None or s.score > self.checked):
+                self.scorer.check(s.cand, s.score)
+                self.checked = s.score
+        return out
+
+    def score(self, cand: Candidate, threshold: float | None = None) -> Scored:
+        """:meth:`score_batch` of one candidate."""
+        return self.score_batch([(cand, threshold)])[0]
 
     def best(self, k: int = 1) -> list[Scored]:
         """The ``k`` best distinct candidates of this run, the earliest first among equals."""
@@ -327,18 +494,24 @@ def _val(s: Scored) -> float:
 
 
 def run_random(h: Hunt) -> None:
+    """The random candidates ``0..budget-1``, in batches; each batch screened by the best before it."""
     best = None
     try:
-        for i in range(h.budget):
-            s = h.score(h.random_candidate(i), best)
-            if s.score is not None and (best is None or s.score > best):
-                best = s.score
+        for i in range(0, h.budget, h.batch):
+            batch = [(h.random_candidate(j), best) for j in range(i, min(h.budget, i + h.batch))]
+            for s in h.score_batch(batch):
+                if s.score is not None and (best is None or s.score > best):
+                    best = s.score
     except _Stop:
         pass
 
 
 def run_hunt(h: Hunt) -> None:
-    """Random restarts and hill climbers, and a climber around the best found (module docstring)."""
+    """Random restarts and hill climbers, and a climber around the best found (module docstring).
+
+    Each round breeds one batch from the state before it (restarts first, then children), then
+    updates the climbers in the batch's order: the same path whatever scores the batch.
+    """
     rng = np.random.default_rng([h.seed, 1])
     n0 = max(1, min(h.budget, math.ceil(RESTART_SHARE * h.budget)))
     patience = max(PATIENCE, h.budget // 50)
@@ -348,52 +521,75 @@ def run_hunt(h: Hunt) -> None:
         return None if x == -math.inf else x
 
     try:
-        for i in range(n0):
-            h.score(h.random_candidate(i))
+        for i in range(0, n0, h.batch):
+            h.score_batch([(h.random_candidate(j), None) for j in range(i, min(n0, i + h.batch))])
         ranked = sorted({id(s): s for s in h.order}.values(), key=lambda s: (-_val(s), s.index))
         climbers = ranked[:POPULATION]
         age = [0] * len(climbers)
-        best, turn = climbers[0], 0
+        best, turn, stuck = climbers[0], 0, 0
         while True:
-            elite = rng.random() < ELITE_RATE
-            j = None if elite else turn % len(climbers)
-            turn += 0 if elite else 1
-            parent = best if elite else climbers[j]
-            child = h.space.mutate(parent.cand, rng)
-            for _ in range(10):
-                if key_of(child) not in h.seen:
-                    break
+            if stuck > ELITE_PATIENCE * patience:
+                # The elite climber leaves a basin it has not improved in for long: it goes on from
+                # the best of the other climbers (the best found stays in the hunt's record).
+                best, stuck = min(climbers, key=lambda s: (-_val(s), s.index)), 0
+            restart = [j for j in range(len(climbers)) if age[j] > patience]
+            plan: list[tuple[int | None, bool, Candidate, float | None]] = []
+            for j in restart:
+                plan.append((j, True, h.random_candidate(next_random), None))
+                next_random += 1
+            bred: set[bytes] = set()
+            while len(plan) < h.batch:
+                elite = len(restart) == len(climbers) or rng.random() < ELITE_RATE
+                j = None
+                if not elite:
+                    while turn % len(climbers) in restart:
+                        turn += 1
+                    j, turn = turn % len(climbers), turn + 1
+                parent = best if j is None else climbers[j]
                 child = h.space.mutate(parent.cand, rng)
-            c = h.score(child, floor(_val(parent)))
-            if _val(c) >= _val(best) and c is not best:
-                best = c  # ties too: the elite climber walks plateaus
-            if not elite:
-                if _val(c) >= _val(parent) and c is not parent:
-                    age[j] = 0 if _val(c) > _val(parent) else age[j] + 1
+                for _ in range(10):
+                    if key_of(child) not in h.seen and key_of(child) not in bred:
+                        break
+                    child = h.space.mutate(parent.cand, rng)
+                bred.add(key_of(child))
+                plan.append((j, False, child, floor(_val(parent))))
+            got = h.score_batch([(cand, threshold) for _, _, cand, threshold in plan])
+            for (j, fresh, _, _), c in zip(plan, got, strict=False):
+                stuck = 0 if _val(c) > _val(best) else stuck + 1
+                if _val(c) >= _val(best) and c is not best and (not fresh or _val(c) > _val(best)):
+                    best = c  # ties too: the elite climber walks plateaus
+                if j is None:
+                    continue
+                if fresh:
+                    climbers[j], age[j] = c, 0
+                elif _val(c) >= _val(climbers[j]) and c is not climbers[j]:
+                    age[j] = 0 if _val(c) > _val(climbers[j]) else age[j] + 1
                     climbers[j] = c
                 else:
                     age[j] += 1
-                if age[j] > patience:
-                    climbers[j], age[j] = h.score(h.random_candidate(next_random)), 0
-                    next_random += 1
-                    if _val(climbers[j]) > _val(best):
-                        best = climbers[j]
     except _Stop:
         pass
 
 
 def run_blackbox(h: Hunt) -> None:
-    """SciPy's differential evolution on the vector form, until the candidates run out."""
+    """SciPy's differential evolution on the vector form, until the candidates run out.
+
+    Its population is scored as one batch per generation (``updating="deferred"``).
+    """
     from scipy.optimize import differential_evolution
 
     d = h.space.dimension()
 
-    def f(y):
-        return -_val(h.score(h.space.decode(y)))
+    def energies(_, ys) -> list[float]:
+        ys = list(ys)
+        got = h.score_batch([(h.space.decode(np.asarray(y)), None) for y in ys])
+        if len(got) < len(ys):
+            raise _Stop("budget")
+        return [-_val(s) for s in got]
 
     with contextlib.suppress(_Stop):
         differential_evolution(
-            f,
+            lambda y: -_val(h.score(h.space.decode(y))),
             [(0.0, 1.0)] * d,
             popsize=max(1, math.ceil(16 / max(d, 1))),
             maxiter=10**9,
@@ -402,14 +598,15 @@ def run_blackbox(h: Hunt) -> None:
             polish=False,
             init="random",
             rng=np.random.default_rng([h.seed, 2]),
-            updating="immediate",
+            updating="deferred",
+            workers=energies,
         )
     # DE may converge before the budget: the rest goes to random candidates (none is wasted).
-    i = 0
+    i = h.budget
     try:
         while True:
-            h.score(h.random_candidate(h.budget + i))
-            i += 1
+            h.score_batch([(h.random_candidate(j), None) for j in range(i, i + h.batch)])
+            i += h.batch
     except _Stop:
         pass
 
@@ -460,3 +657,74 @@ def summary_of(h: Hunt) -> dict[str, Any]:
         "evaluated": len(h.seen),
         "stopped": h.stopped,
     }
+
+
+def _score_chunk(settings: dict, base: str | None, chunk: list) -> list[tuple[float | None, dict]]:
+    """A worker's scores of ``chunk`` (``(candidate, name, threshold)``) under the hunt's ``settings``."""
+    key = json.dumps([settings, base], sort_keys=True)
+    scorer = _WORKER_SCORERS.get(key)
+    if scorer is None:
+        scorer = _WORKER_SCORERS[key] = Scorer.from_settings(settings, base)
+    return [scorer.score_one(*item) for item in chunk]
+
+
+#: Each worker process's scorers, built once per hunt's settings.
+_WORKER_SCORERS: dict[str, Scorer] = {}
+
+
+class Pool:
+    """Where a batch's candidates are scored: in this process (``workers=1``), on local worker
+    processes (joblib's loky, as ``volsched sweep --workers``) or on a Dask cluster
+    (``--dask-scheduler``, as the sweep's). A batch is cut into contiguous chunks, one per worker,
+    and the scores come back in the batch's order: the hunt is the same on any pool.
+    """
+
+    def __init__(self, workers: int = 1, dask_scheduler: str | None = None, base: str | None = None):
+        from volsched.experiments.runner import MAX_WORKERS
+
+        require(
+            workers == -1 or 1 <= workers <= MAX_WORKERS,
+            "--workers",
+            f"must be -1 (all cores) or in [1, {MAX_WORKERS}], got {workers}",
+        )
+        self.base = base
+        self.client = self.parallel = None
+        if dask_scheduler is not None:
+            from volsched.experiments.runner import _dask_client
+
+            self.client = _dask_client(dask_scheduler)
+            self.workers = max(1, len(self.client.scheduler_info()["workers"]))
+        else:
+            import os
+
+            self.workers = (os.cpu_count() or 1) if workers == -1 else workers
+            if self.workers > 1:
+                from joblib import Parallel
+
+                # One pool for the whole hunt: its workers keep their scorers between batches.
+                self.parallel = Parallel(n_jobs=self.workers)
+                self.parallel.__enter__()
+
+    def map(self, scorer: Scorer, items: list) -> list[tuple[float | None, dict]]:
+        if (self.workers == 1 and self.client is None) or len(items) < 2:
+            return [scorer.score_one(*item) for item in items]
+        k = min(self.workers, len(items))
+        cuts = np.linspace(0, len(items), k + 1).round().astype(int)
+        chunks = [items[cuts[i] : cuts[i + 1]] for i in range(k)]
+        settings = scorer.settings()
+        if self.client is not None:
+            futures = self.client.map(_score_chunk, [settings] * k, [self.base] * k, chunks, pure=False)
+            parts = self.client.gather(futures)
+        else:
+            from joblib import delayed
+
+            parts = self.parallel(delayed(_score_chunk)(settings, self.base, c) for c in chunks)
+        return [r for part in parts for r in part]
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        if self.parallel is not None:
+            self.parallel.__exit__(None, None, None)
+            self.parallel = None

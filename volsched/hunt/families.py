@@ -74,8 +74,43 @@ class SlackSpace(Space):
 
         return lower_bound(instance, problem)
 
+    def random(self, rng: np.random.Generator) -> Candidate:
+        return self._canonical(super().random(rng))
+
+    def mutate(self, cand: Candidate, rng: np.random.Generator) -> Candidate:
+        return self._canonical(super().mutate(cand, rng))
+
+    def _canonical(self, cand: Candidate) -> Candidate:
+        """LPT's candidates with their sizes in non-increasing order: LPT sorts the jobs, and the
+        optimum depends on the sizes only, so every order of the sizes has the same ratio (one
+        candidate, scored once, stands for them all)."""
+        if self.heuristic.lower() == "lpt":
+            cand["p"] = -np.sort(-cand["p"])
+        return cand
+
     def extra_moves(self):
-        return [self._transfer]
+        return [self._transfer, self._copy, self._insert, self._scale]
+
+    def _scale(self, cand: Candidate, rng: np.random.Generator) -> None:
+        """Every size times one factor, rounded: the ratios are nearly scale-free, and a finer or
+        coarser grid lets the single-size moves reach what they could not."""
+        p = cand["p"]
+        factor = float(np.exp(rng.normal(0.0, 0.25)))
+        cand["p"] = np.clip(np.rint(p * factor), 1, self.bounds["p_max"]).astype(np.int64)
+
+    def _insert(self, cand: Candidate, rng: np.random.Generator) -> None:
+        """One job moved to another place in the list: a list rule's order is its input."""
+        p = cand["p"]
+        if len(p) > 1:
+            i, j = (int(x) for x in rng.choice(len(p), 2, replace=False))
+            cand["p"] = np.insert(np.delete(p, i), j, p[i])
+
+    def _copy(self, cand: Candidate, rng: np.random.Generator) -> None:
+        """One job takes another's size: equal sizes are what ties a greedy rule's choices."""
+        p = cand["p"]
+        if len(p) > 1:
+            i, j = rng.choice(len(p), 2, replace=False)
+            p[i] = p[j]
 
     def _transfer(self, cand: Candidate, rng: np.random.Generator) -> None:
         """Work moved from one job to another: the total, hence the average load, stays."""

@@ -13,6 +13,7 @@ Every draw comes from the ``numpy.random.Generator`` passed in: the same seed, t
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -170,10 +171,16 @@ class Space:
     def extra_moves(self) -> list[Callable[[Candidate, np.random.Generator], None]]:
         return []
 
-    def _pick(self, rng: np.random.Generator) -> Field:
+    @functools.cached_property
+    def _mutable(self) -> tuple[list[Field], np.ndarray]:
+        """The fields a move may change, and their shares of the entries (drawn from in :meth:`_pick`)."""
         fs = [f for f in self.fields() if f.size > 0 and f.high > f.low]
         weights = np.array([f.size for f in fs], dtype=float)
-        return fs[int(rng.choice(len(fs), p=weights / weights.sum()))]
+        return fs, weights / weights.sum()
+
+    def _pick(self, rng: np.random.Generator) -> Field:
+        fs, p = self._mutable
+        return fs[int(rng.choice(len(fs), p=p))]
 
     def _resample(self, cand: Candidate, rng: np.random.Generator) -> None:
         f = self._pick(rng)

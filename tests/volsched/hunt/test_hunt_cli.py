@@ -139,8 +139,8 @@ def test_a_killed_hunt_resumes_from_its_journal(tmp_path, monkeypatch):
     half = len(lines) // 2
     (killed / JOURNAL).write_text("\n".join(lines[:half]) + "\n" + lines[half][:10])  # a line cut short
     calls = []
-    original = Scorer._score
-    monkeypatch.setattr(Scorer, "_score", lambda self, *a: calls.append(1) or original(self, *a))
+    original = Scorer.score_one
+    monkeypatch.setattr(Scorer, "score_one", lambda self, *a: calls.append(1) or original(self, *a))
     resumed = hunt("slack", "list", out=killed, **args)
     assert resumed["resumed"] == half - 1
     assert len(calls) == len(lines) - 1 - (half - 1)
