@@ -347,6 +347,13 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _cmd_hunt(args: argparse.Namespace) -> int:
     from .hunt import hunt, parse_bounds
 
+    # checked before the hunt runs: a report needs the archive and a sample
+    require(not args.report or args.out is not None, "--report", "needs --out DIR, the archive it reports on")
+    require(
+        not args.report or 1 <= args.report_samples <= 10_000,
+        "--report-samples",
+        f"must be in [1, 10000], got {args.report_samples}",
+    )
     summary = hunt(
         args.family,
         heuristic=args.heuristic,
@@ -364,6 +371,10 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
         workers=args.workers,
         dask_scheduler=args.dask_scheduler,
     )
+    if args.report:
+        from .hunt.report import write_report
+
+        summary["report"] = write_report(args.out, args.report_samples)
     key = "ratio" if args.objective == "ratio" else "work"
     emit(
         args,
@@ -744,6 +755,18 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
         "--dask-scheduler",
         metavar="ADDRESS",
         help="score the candidates on a Dask cluster, e.g. tcp://host:8786",
+    )
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="with --out: also write DIR/report.md and report.json (the worst ratio against random "
+        "instances of the same size, the search's progress, the worst instance drawn)",
+    )
+    p.add_argument(
+        "--report-samples",
+        type=int,
+        default=20,
+        help="random instances the report scores (default 20)",
     )
     p.set_defaults(func=_cmd_hunt)
 
