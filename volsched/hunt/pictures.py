@@ -223,7 +223,7 @@ def _checkpoint(instance, run: dict, optimum: dict, title: str):
             if a[j]:
                 ax.barh(y, c[j], left=t, color="#d62728", edgecolor="black", lw=0.5)
                 t += c[j]
-        ax.text(t, y, f"  {int(sum(a))} checkpoints", va="center", fontsize=8)
+        ax.text(t, y, f"  {int(sum(a))} checkpoint" + ("s" if sum(a) != 1 else ""), va="center", fontsize=8)
     ax.set_yticks([0, 1], [who for _, who in rows])
     ax.invert_yaxis()
     ax.set_xlabel("failure-free time (quanta): slices, then each checkpoint placed after its slice")
