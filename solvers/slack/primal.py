@@ -8,7 +8,8 @@ slack, so the first choice decides how much the interval can hold. Here, for a h
 1. the intervals with ``e_i^k <= H`` that can hold the shortest job, by non-decreasing ``a_i^k``
    (short intervals first: they have the fewest choices);
 2. in each, a dozen candidate leaders among the remaining jobs that fit alone
-   (``(1 + beta) p <= a``): the longest ones and a geometric spread of shorter sizes. Each candidate
+   (``(1 + beta) p <= a``), spread geometrically in size from the longest down to the shortest (a
+   long interval led by a short job loses little slack). Each candidate
    ``l`` leaves ``floor(a - beta p_l) - p_l`` for the rest, filled greedily by the longest remaining
    job no longer than ``p_l`` that fits; the candidate with the largest load wins;
 3. the remaining jobs by LPT on the free machines; ``C_max`` is their largest load. Intervals whose
@@ -16,8 +17,10 @@ slack, so the first choice decides how much the interval can hold. Here, for a h
    rule holds (``C_max`` only grows, so it ends).
 
 Every horizon gives a schedule that obeys both rules (the slack rule by construction, the
-last-period rule by step 3); :func:`best_fill` tries a grid of horizons and keeps the best.
-Work is counted in deterministic steps (job look-ups and LPT placements).
+last-period rule by step 3); :func:`best_fill` tries a grid of horizons, keeps the best, and
+hands it to :func:`improve`, a local search that moves and swaps jobs between the most loaded free
+machine, the intervals and the other free machines under both rules. Work is counted in
+deterministic steps (job look-ups, LPT placements, blocks of candidate moves examined).
 """
 
 from __future__ import annotations
