@@ -392,9 +392,8 @@ def _galloping(
 
     For the slack problem (``beta_phases``), before CP-SAT: ``lo`` takes the beta-aware cut and
     the leader-class LP bound of :mod:`.bound` and the column-generation bound of :mod:`.colgen`,
-    ``hi`` the primal heuristic
-    of :mod:`.primal` when it beats the greedy (:func:`_beta_phases`, at most
-    :data:`BOUND_SHARE` of the budget).
+    ``hi`` the primal heuristic of :mod:`.primal` when it beats the greedy (:func:`_beta_phases`,
+    at most :data:`BOUND_SHARE` of the budget).
 
     On an instance without intervals (``P||C_max``, either problem), :mod:`.pcmax`'s finished
     search proves the optimum first (:func:`_without_intervals`); CP-SAT runs only if it ran out
