@@ -7,7 +7,7 @@ slack, so the first choice decides how much the interval can hold. Here, for a h
 
 1. the intervals with ``e_i^k <= H`` that can hold the shortest job, by non-decreasing ``a_i^k``
    (short intervals first: they have the fewest choices);
-2. in each, a dozen candidate leaders among the remaining jobs that fit alone
+2. in each, two dozen candidate leaders among the remaining jobs that fit alone
    (``(1 + beta) p <= a``), spread geometrically in size from the longest down to the shortest (a
    long interval led by a short job loses little slack). Each candidate
    ``l`` leaves ``floor(a - beta p_l) - p_l`` for the rest, filled greedily by the longest remaining
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from volsched.instances.slack import SlackInstance
 
 #: Candidate leaders tried per interval.
-CANDIDATES = 12
+CANDIDATES = 24
 #: Horizons of the first grid of :func:`best_fill`, then of each refinement.
 GRID = 4
 REFINE = 0

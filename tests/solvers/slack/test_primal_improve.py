@@ -14,7 +14,7 @@ from oracles.slack.brute import brute_force, small_instance
 from volsched.instances.slack import SlackInstance
 from volsched.instances.slack.generators import generate_paper
 from volsched.solvers.slack.bound import lower_bound
-from volsched.solvers.slack.primal import _candidates, best_fill, fill, improve
+from volsched.solvers.slack.primal import CANDIDATES, _candidates, best_fill, fill, improve
 from volsched.solvers.slack.problems import greedy, makespan_of, schedule_of
 from volsched.solvers.slack.verify import verify_slack
 
@@ -122,5 +122,5 @@ def test_candidate_leaders_spread_over_the_sizes():
     assert picked[0] == sizes[-1] and picked[-1] == sizes[0]
     assert all(a > b for a, b in itertools.pairwise(picked))
     ratios = [a / b for a, b in itertools.pairwise(picked)]
-    assert max(ratios) < 1.7  # geometric: (20_000 / 100) ** (1 / 11) = 1.62
+    assert len(out) == CANDIDATES and max(ratios) < 1.05 * 200 ** (1 / (CANDIDATES - 1))  # geometric
     assert _candidates([5, 5, 5], 2) == [2]
