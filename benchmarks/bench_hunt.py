@@ -5,6 +5,7 @@ Usage::
     python benchmarks/bench_hunt.py graham [--machines 3 4 5] [--budget 20000] [--time-limit 60]
     python benchmarks/bench_hunt.py floors [--budget 20000] [--time-limit 60]
     python benchmarks/bench_hunt.py baselines [--seeds 5] [--families slack checkpoint coupled prescient]
+    python benchmarks/bench_hunt.py speed [--workers 1 2] [--batch 16] [--families ...]
 
 * ``graham``: on the plain problem (no unavailability) with ``m`` machines, ``2m + 1`` jobs of
   sizes 1..20, the hunt against LPT and against list scheduling, stopped by the candidate budget or
@@ -16,6 +17,9 @@ Usage::
   differential evolution on the candidate's vector form (``--strategy random`` / ``blackbox``),
   the same candidate budget and seeds 0..S-1, in this process: each strategy's best ratio per seed,
   the hunt's margin (mean and standard deviation over the seeds) and candidates per second.
+* ``speed``: candidates per second of each family's hunt on small instances (the baselines'
+  bounds, seed 0), in this process and on ``N`` local worker processes (``--workers``), in one run;
+  the hunts of one family must find the same best ratio whatever the workers.
 
 Seconds depend on the machine and on its load (``os.getloadavg`` is printed with them); the ratios
 found within a candidate budget do not.
@@ -42,6 +46,54 @@ BASELINES = {
 
 def _machine() -> str:
     return f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"
+
+
+#: (heuristic, bounds, budget) of the speed measurement: small instances of each family.
+SPEED = {
+    "slack": ("lpt", {"machines": 3, "jobs": 7, "p_max": 20}, 3000),
+    "checkpoint": ("daly", {}, 5000),
+    "coupled": ("IE", {"processors": 5, "slots": 40}, 400),
+    "prescient": ("FCFS", {"hosts": 5, "tasks": 8}, 600),
+}
+
+
+def speed(args) -> list[dict]:
+    rows = []
+    for family in args.families:
+        heuristic, bounds, budget = SPEED[family]
+        hunt(family, heuristic, budget=20, seed=1, bounds=bounds, baseline=False)  # compile and load first
+        found = set()
+        for workers in args.workers:
+            s = hunt(
+                family,
+                heuristic,
+                budget=budget,
+                seed=0,
+                bounds=bounds,
+                baseline=False,
+                workers=workers,
+                batch=args.batch,
+            )
+            found.add(s["best_ratio"])
+            rows.append(
+                {
+                    "family": family,
+                    "heuristic": heuristic,
+                    "workers": workers,
+                    "candidates": s["candidates"],
+                    "seconds": s["elapsed_s"],
+                    "per_s": s["candidates_per_s"],
+                    "best": s["best_ratio"],
+                }
+            )
+            print(
+                f"{family:10s} {heuristic:5s} workers {workers}: {s['candidates']} candidates in "
+                f"{s['elapsed_s']:.1f} s = {s['candidates_per_s']:.0f}/s (best {s['best_ratio']:.4f}; "
+                f"{_machine()})",
+                flush=True,
+            )
+        assert len(found) == 1, f"{family}: the workers changed the hunt: {found}"
+    return rows
 
 
 def graham(args) -> list[dict]:
@@ -186,9 +238,13 @@ def main() -> None:
     b.add_argument("--seeds", type=int, default=5)
     b.add_argument("--budget", type=int, default=None, help="override each family's candidate budget")
     b.add_argument("--families", nargs="+", default=list(BASELINES), choices=list(BASELINES))
+    sp = sub.add_parser("speed")
+    sp.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    sp.add_argument("--families", nargs="+", default=list(SPEED), choices=list(SPEED))
+    sp.add_argument("--batch", type=int, default=16, help="candidates per batch (the hunt's --batch)")
     parser.add_argument("--json", help="also write the rows here")
     args = parser.parse_args()
-    rows = {"graham": graham, "floors": floors, "baselines": baselines}[args.what](args)
+    rows = {"graham": graham, "floors": floors, "baselines": baselines, "speed": speed}[args.what](args)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(rows, fh, indent=1)

@@ -370,6 +370,7 @@ def _cmd_hunt(args: argparse.Namespace) -> int:
         keep=args.keep,
         workers=args.workers,
         dask_scheduler=args.dask_scheduler,
+        batch=args.batch,
     )
     if args.report:
         from .hunt.report import write_report
@@ -755,6 +756,12 @@ def build_parser(given: list[str] | None = None) -> argparse.ArgumentParser:
         "--dask-scheduler",
         metavar="ADDRESS",
         help="score the candidates on a Dask cluster, e.g. tcp://host:8786",
+    )
+    p.add_argument(
+        "--batch",
+        type=int,
+        default=16,
+        help="candidates bred and scored together (default 16; more keeps more workers busy)",
     )
     p.add_argument(
         "--report",

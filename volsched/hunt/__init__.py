@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from volsched.instances.errors import InputError, check_int, require
 from volsched.instances.io import write_json
 
-from .driver import OBJECTIVES, SOLVE_BUDGET, STRATEGIES, Hunt, Pool, Scorer, random_worst, search
+from .driver import BATCH, OBJECTIVES, SOLVE_BUDGET, STRATEGIES, Hunt, Pool, Scorer, random_worst, search
 from .families import SPACES
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 JOURNAL = "candidates.jsonl"
 #: Most candidates one hunt may take.
 MAX_BUDGET = 10**7
+#: Most candidates in one batch.
+MAX_BATCH = 10**5
 
 
 def space_for(family: str, bounds: dict[str, Any], heuristic: str | None = None) -> Space:
@@ -68,6 +70,7 @@ def hunt(
     baseline: bool = True,
     workers: int = 1,
     dask_scheduler: str | None = None,
+    batch: int = BATCH,
 ) -> dict:
     """Hunt ``budget`` candidates of ``family_name`` from ``seed``; archive the best in ``out``.
 
@@ -95,9 +98,14 @@ def hunt(
     dask_scheduler : str, optional
         Score the batches on this Dask cluster instead (``volsched sweep --dask-scheduler``).
 
+    batch : int
+        Candidates bred from the same state and scored together (default
+        :data:`.driver.BATCH`): a larger batch keeps more workers busy, a smaller one follows
+        each improvement sooner.
+
     The hunt, its archive and its summary (but seconds) are the same whatever ``workers`` and
-    ``dask_scheduler``: candidates are bred in batches from the state before them, and scored in
-    the batch's order (:class:`.driver.Pool`).
+    ``dask_scheduler``, for the same seed, budget and batch: candidates are bred in batches from
+    the state before them, and scored in the batch's order (:class:`.driver.Pool`).
 
     Returns
     -------
@@ -111,6 +119,7 @@ def hunt(
     budget = check_int(budget, "--budget", 1, MAX_BUDGET)
     seed = check_int(seed, "--seed", 0, 2**31 - 1)
     keep = check_int(keep, "--keep", 1, 1000)
+    batch = check_int(batch, "--batch", 1, MAX_BATCH)
     if time_limit is not None:
         require(
             isinstance(time_limit, int | float) and math.isfinite(time_limit) and time_limit > 0,
@@ -149,12 +158,13 @@ def hunt(
     try:
         resumed = scorer.attach(out / JOURNAL) if out is not None else 0
         warm = Hunt(space, scorer, seed, 1, None)
+        scorer.pool.warm(scorer, (warm.random_candidate(0), "warm-up", None))
         warm.score(warm.random_candidate(0))
         begin = time.perf_counter()
-        h = search(space, scorer, strategy, budget, seed, time_limit, warm.seen)
+        h = search(space, scorer, strategy, budget, seed, time_limit, warm.seen, batch)
         elapsed = time.perf_counter() - begin
         rest = None if time_limit is None else max(1e-3, time_limit - elapsed)
-        base = random_worst(space, scorer, budget, seed, h, rest) if baseline else None
+        base = random_worst(space, scorer, budget, seed, h, rest, batch) if baseline else None
     finally:
         scorer.pool.close()
         if scorer.journal is not None:
@@ -175,6 +185,7 @@ def hunt(
         "strategy": strategy,
         "seed": seed,
         "budget": budget,
+        "batch": batch,
         "solve_budget": solve_budget,
         "bounds": space.describe(),
         f"best_{key}": best[0].score if best else None,
@@ -220,7 +231,7 @@ def write_archive(out: Path, family, scorer: Scorer, best: list, summary: dict) 
             **obj["params"],
             "hunt": {
                 k: summary[k]
-                for k in ("heuristic", "objective", "strategy", "seed", "budget", "solve_budget")
+                for k in ("heuristic", "objective", "strategy", "seed", "budget", "batch", "solve_budget")
             },
             "candidate": s.index,
         }

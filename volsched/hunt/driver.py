@@ -1,14 +1,31 @@
 """The hunt's driver: score candidates, search, compare with random search and a black-box optimiser.
 
-**Scores.** ``ratio``: a candidate is scored as ``volsched evaluate`` scores the heuristic
-(:func:`volsched.evaluate.evaluate`: the run's verified value against the exact method's result
-on the same instance), and its score is the *lower end* of the ratio interval: the exact ratio
-when the method proved the optimum, otherwise the ratio to the best known value, so that a hunted
-ratio is a proven lower bound on the true one (:mod:`volsched.ratios`). ``work``: the exact
-method's work to proof in its deterministic unit (:data:`volsched.solvers.problem.BUDGET_UNITS`),
-never seconds. Every exact solve runs under a deterministic work budget (a method without a work
-unit, the checkpoint DP, runs to its end) and under no clock: the hunt's ``time_limit``, its
-safety net, is checked between candidates, so that every score is the same on every machine.
+**Scores.** ``ratio``: a candidate's score is the *lower end* of the heuristic's ratio interval, as
+``volsched evaluate`` computes it (:func:`volsched.evaluate.evaluate`, :mod:`volsched.ratios`): the
+exact ratio when the method proved the optimum, otherwise the ratio to the best known value, so
+that a hunted ratio is a proven lower bound on the true one. ``work``: the exact method's work to
+proof in its deterministic unit (:data:`volsched.solvers.problem.BUDGET_UNITS`), never seconds.
+Every exact solve runs under a deterministic work budget (a method without a work unit, the
+checkpoint DP, runs to its end) and under no clock: the hunt's ``time_limit``, its safety net, is
+checked between batches, so that every score is the same on every machine.
+
+**What is verified, and when.** Per candidate (:meth:`Scorer.score_one`), the score rests on the
+values the exact method and the heuristic's simulator report themselves: the method's objective,
+bound and proof (a proof is the method's finished search or its bound meeting its objective,
+never a stopped search), and the run's objective metric. The family's independent verifier
+(``Problem.verify``: checkpoint's quadrature of Expression 1, slack's schedule check, coupled's
+replay, prescient's) does *not* run on every candidate. It runs, through
+:func:`volsched.evaluate.evaluate` (:meth:`Scorer.check`), on every candidate whose score beats
+every score verified before it in the run (so on the best at every moment), and on every archived
+candidate; a verified score that differs from the search's beyond :data:`volsched.ratios.RATIO_RTOL`
+stops the hunt with ``VerificationError``. The scores reported (``best_ratio``, the archive's) are
+the verified ones; the progress curves are the search's (the same up to that rounding).
+
+**Batches and workers.** Candidates are bred ``BATCH`` at a time from the state before the batch,
+scored, then taken into the state in the batch's order. A :class:`Pool` scores a batch in this
+process, on local worker processes (joblib's loky, ``--workers``) or on a Dask cluster
+(``--dask-scheduler``), in contiguous chunks that come back in order: the hunt, its journal and
+its archive are the same on any pool.
 
 **Budget.** The hunt's budget counts candidates: the same seed and budget give the same hunt on any
 machine. Random candidate ``i`` is drawn from ``default_rng([seed, 0, i])`` whatever the strategy,
@@ -22,13 +39,15 @@ restarts share draws, and a candidate met twice is scored once.
   family-aware mutation (:mod:`.spaces`) of the climber's candidate replaces it when at least as
   bad for the heuristic (plateaus are crossed), and a climber that has not improved for a while
   restarts from a new random candidate. Four children in five are bred from the best candidate
-  found instead (a climber around the best, which the others may displace). The population is the
-  set of climbers; restarts keep basins other than the best's explored;
+  found instead (a climber around the best, which the others may displace; after
+  ``ELITE_PATIENCE`` times the climbers' patience without improving, it goes on from the best other
+  climber). The population is the set of climbers; restarts keep basins other than the best's
+  explored;
 * ``random``: the random candidates ``0..budget-1``;
 * ``blackbox``: SciPy's differential evolution over the candidate's vector form in ``[0, 1]^d``
-  (:meth:`Space.encode`), the same number of candidates: a plain black-box optimiser with no
-  knowledge of the family's structure. (The project's dependencies exclude nevergrad and cma;
-  SciPy's optimiser is the established one available.)
+  (:meth:`Space.encode`), a generation per batch, the same number of candidates: a plain
+  black-box optimiser with no knowledge of the family's structure. (The project's dependencies
+  exclude nevergrad and cma; SciPy's optimiser is the established one available.)
 """
 
 from __future__ import annotations
@@ -622,14 +641,16 @@ def search(
     seed: int,
     time_limit: float | None = None,
     seen: dict | None = None,
+    batch: int = BATCH,
 ) -> Hunt:
     """Run ``strategy`` for ``budget`` candidates from ``seed`` (``time_limit``: the safety net).
 
-    ``seen``: candidates already scored (by key), reused without a new evaluation.
+    ``seen``: candidates already scored (by key), reused without a new evaluation. ``batch``:
+    candidates bred and scored together (module docstring).
     """
     require(strategy in RUNNERS, "--strategy", f"choose from {', '.join(RUNNERS)}, got {strategy!r}")
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    h = Hunt(space, scorer, seed, budget, deadline, seen=dict(seen or {}))
+    h = Hunt(space, scorer, seed, budget, deadline, seen=dict(seen or {}), batch=batch)
     RUNNERS[strategy](h)
     return h
 
@@ -641,10 +662,11 @@ def random_worst(
     seed: int,
     hunt: Hunt | None = None,
     time_limit: float | None = None,
+    batch: int = BATCH,
 ) -> Hunt:
     """The random baseline: candidates ``0..budget-1`` of the same stream (cached scores reused)."""
     deadline = None if time_limit is None else time.perf_counter() + time_limit
-    h = Hunt(space, scorer, seed, budget, deadline, seen=dict(hunt.seen) if hunt else {})
+    h = Hunt(space, scorer, seed, budget, deadline, seen=dict(hunt.seen) if hunt else {}, batch=batch)
     run_random(h)
     return h
 
@@ -699,11 +721,11 @@ class Pool:
 
             self.workers = (os.cpu_count() or 1) if workers == -1 else workers
             if self.workers > 1:
-                from joblib import Parallel
+                from joblib.externals.loky import get_reusable_executor
 
-                # One pool for the whole hunt: its workers keep their scorers between batches.
-                self.parallel = Parallel(n_jobs=self.workers)
-                self.parallel.__enter__()
+                # loky's executor itself, not joblib.Parallel (which polls for results every 10 ms, as
+                # long as a small batch takes); its workers keep their scorers between batches.
+                self.parallel = get_reusable_executor(max_workers=self.workers)
 
     def map(self, scorer: Scorer, items: list) -> list[tuple[float | None, dict]]:
         if (self.workers == 1 and self.client is None) or len(items) < 2:
@@ -716,15 +738,24 @@ class Pool:
             futures = self.client.map(_score_chunk, [settings] * k, [self.base] * k, chunks, pure=False)
             parts = self.client.gather(futures)
         else:
-            from joblib import delayed
-
-            parts = self.parallel(delayed(_score_chunk)(settings, self.base, c) for c in chunks)
+            futures = [self.parallel.submit(_score_chunk, settings, self.base, c) for c in chunks]
+            parts = [f.result() for f in futures]
         return [r for part in parts for r in part]
+
+    def warm(self, scorer: Scorer, item: tuple) -> None:
+        """Each worker builds its scorer and scores ``item`` once (kernels compiled, back ends
+        loaded), so that the hunt's clock does not count it; nothing is recorded."""
+        settings = scorer.settings()
+        if self.client is not None:
+            self.client.run(_score_chunk, settings, self.base, [item])
+        elif self.parallel is not None:
+            for f in [
+                self.parallel.submit(_score_chunk, settings, self.base, [item]) for _ in range(self.workers)
+            ]:
+                f.result()
 
     def close(self) -> None:
         if self.client is not None:
             self.client.close()
             self.client = None
-        if self.parallel is not None:
-            self.parallel.__exit__(None, None, None)
-            self.parallel = None
+        self.parallel = None  # the reusable executor stays for the next pool

@@ -22,6 +22,7 @@ from volsched.hunt import hunt
         (["slack", "--heuristic", "lpt", "--bound", "free=9"], "--bound free"),
         (["slack", "--heuristic", "lpt", "--budget", "0"], "--budget"),
         (["slack", "--heuristic", "lpt", "--seed", "-1"], "--seed"),
+        (["slack", "--heuristic", "lpt", "--batch", "0"], "--batch"),
         (["slack", "--heuristic", "lpt", "--objective", "speed"], "--objective"),
         (["slack", "--heuristic", "lpt", "--strategy", "magic"], "--strategy"),
         (["slack", "--heuristic", "lpt", "--time-limit", "-1"], "--time-limit"),

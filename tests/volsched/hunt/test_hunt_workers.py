@@ -126,3 +126,55 @@ def test_a_hunt_killed_mid_way_then_run_again_ends_as_an_uninterrupted_one(tmp_p
         assert resumed[key] == expected[key], key
     assert archive_files(killed) == archive_files(whole)
     assert _journaled(killed) == total
+
+
+def test_a_score_the_verifier_contradicts_stops_the_hunt(monkeypatch):
+    """Candidates are scored from the simulator's own value; every new best is verified through
+    ``evaluate`` (the family's verifier): a simulator that overstates its waste is caught."""
+    from volsched.hunt.driver import Scorer
+    from volsched.solvers import VerificationError
+
+    honest = Scorer._run
+    monkeypatch.setattr(Scorer, "_run", lambda self, instance: 1.5 * honest(self, instance))
+    with pytest.raises(VerificationError, match="once verified"):
+        hunt("checkpoint", "daly", budget=20, seed=0, bounds={"slices": 5}, baseline=False)
+
+
+def test_the_verifier_runs_on_new_bests_only(monkeypatch):
+    from volsched.hunt.driver import Scorer
+
+    checked = []
+    original = Scorer.check
+    monkeypatch.setattr(
+        Scorer,
+        "check",
+        lambda self, cand, score, *a: checked.append(score) or original(self, cand, score, *a),
+    )
+    s = hunt("checkpoint", "daly", budget=400, seed=0, bounds={"slices": 6}, baseline=False, keep=3)
+    progress = [v for v in s["progress"] if v is not None]
+    assert len(set(checked)) <= len(set(progress)) + 3  # each new best, and the archive
+    assert len(checked) < 100
+
+
+def test_an_unreachable_dask_scheduler_is_bad_input_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    distributed = pytest.importorskip("dask.distributed")
+    real = distributed.Client
+    monkeypatch.setattr(
+        distributed, "Client", lambda address, timeout=None, **kw: real(address, timeout=0.5, **kw)
+    )
+    out = tmp_path / "archive"
+    code, _, err = run(
+        capsys,
+        "hunt",
+        "slack",
+        "--heuristic",
+        "lpt",
+        "--budget",
+        3,
+        "--dask-scheduler",
+        "tcp://127.0.0.1:1",
+        "--out",
+        out,
+    )
+    assert_input_error(code, err, "--dask-scheduler")
+    assert not out.exists()
