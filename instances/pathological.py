@@ -5,7 +5,9 @@ its ordinary generator) and changes only what makes the heuristic fail:
 
 * slack, :func:`graham_lpt` and :func:`graham_list`: Graham's tight instances of ``P||C_max``
   (Graham 1969, Theorem 2; Graham 1966), the plain problem of Canon et al. 2011 without
-  unavailability (Section 3.1) at ``beta = 0``;
+  unavailability (Section 3.1) at ``beta = 0``; :func:`gaps_intervals`: intervals on which GAPS's
+  first-fit-decreasing fill (Canon et al. 2011, Section 5.1, Algorithm 1) is ``1 + q h / F`` from
+  the optimum of the slack problem, unbounded in the number ``q`` of interval pairs;
 * coupled, :func:`fastest_unreliable`: the fastest processor unreliable, the instances on which
   the expected-time heuristics go wrong (Casanova et al. 2013, HCW, Section VII-B);
 * checkpoint, :func:`heavy_tail`: a heavy-tailed Weibull (shape below 1) with checkpoint costs
@@ -21,10 +23,10 @@ import numpy as np
 
 from volsched.instances.checkpoint import CheckpointInstance
 from volsched.instances.coupled import CoupledInstance, markov_realization, paper_realization
-from volsched.instances.errors import check_int, check_number, require
+from volsched.instances.errors import MAX_FIELD_INT, check_int, check_number, require
 from volsched.instances.laws import Weibull
 from volsched.instances.prescient.platforms import UCB_LRI_SHIFTS, generate_platform
-from volsched.instances.slack import SlackInstance
+from volsched.instances.slack import SlackInstance, beta_ratio, check_beta
 
 #: Most machines of Graham's instances (``m (m - 1)`` unit jobs for list scheduling).
 MAX_GRAHAM_MACHINES = 1000
@@ -71,6 +73,87 @@ def graham_list(machines: int) -> SlackInstance:
         beta=0.0,
         name=f"slack-graham-list-m{m}",
         params={"preset": "graham-list", "machines": m},
+    )
+
+
+#: Most interval pairs and the largest half-size of :func:`gaps_intervals` (dates stay far below
+#: the model's largest field).
+MAX_GAPS_GROUPS = 10_000
+MAX_GAPS_HALF = 10**5
+
+
+def _ceil_beta(beta: float, x: int) -> int:
+    """``ceil(beta x)`` exactly, ``beta`` read as the decimal it is written as (the rules' reading)."""
+    num, den = beta_ratio(beta)
+    return -(-num * x // den)
+
+
+def gaps_intervals_sizes(groups: int, half: int, beta: float) -> dict[str, int]:
+    """The dates and sizes of :func:`gaps_intervals`: availabilities, the long job, both makespans."""
+    q, h = groups, half
+    wide = 2 * h + _ceil_beta(beta, h)
+    narrow = h + 1 + _ceil_beta(beta, h + 1)
+    long = wide + 2
+    return {"wide": wide, "narrow": narrow, "long": long, "optimum": long, "gaps": long + q * h}
+
+
+def gaps_intervals(groups: int = 3, half: int = 4, beta: float = 1.0) -> SlackInstance:
+    """Interval pairs on which GAPS(beta) takes the longest fitting job first and wastes them.
+
+    GAPS fills the intervals by non-decreasing end date, each once, first-fit decreasing inside
+    (Canon et al. 2011, Section 5.1, Algorithm 1, lines 1-2 and 4-10; "a modified version of First
+    Fit Decreasing", L232), then puts what is left on the free machines by LPT (line 15). With
+    ``q = groups``, ``h = half >= 3`` and ``c(x) = ceil(beta x)`` (line 8's slack, the max
+    including the job itself):
+
+    * ``q`` *wide* machines, availability ``A = 2h + c(h)`` then unavailability ``[A, A + 1)``;
+    * ``q`` *narrow* machines, availability ``h + 1 + c(h + 1)``, unavailability ending at
+      ``A + 2``, one date later than the wide ones;
+    * one free machine (``lambda = 1``); every non-free machine then has one availability of 1
+      (no job fits) and an unavailability to past any makespan;
+    * jobs: one *long* job ``F = A + 2``, ``q`` *big* jobs ``h + 1``, ``2q`` *halves* ``h``.
+
+    Optimum ``F``: the long job exceeds every availability, so it runs on the free machine and
+    ``C_max >= F``; two halves per wide interval (slack ``c(h)``) and one big job per narrow one
+    (slack ``c(h + 1)``) meet the slack rule, and every used interval ends by ``A + 2 = F``
+    (the last-period rule).
+
+    GAPS(beta): the wide intervals come first (line 1). In each, line 8 skips the long job and
+    takes a big one (``(h + 1)(1 + beta) <= A`` as ``h >= 2``), after which neither a big job nor a
+    half fits (``A - (h + 1) - c(h + 1) <= h - 1``): the ``q`` big jobs fill the wide intervals.
+    Each narrow interval then takes one half and no second one (``1 + c(h + 1) - c(h) <= 2 < h``).
+    Line 7 passes throughout (the work left exceeds ``F`` plus the job), and the long job and ``q``
+    halves go to the free machine: ``C_max = F + q h``. The ratio is therefore exactly
+
+        ``(F + q h) / F = 1 + q h / (2h + c(h) + 2)``,
+
+    ``1 + q / (2 + beta)`` as ``h`` grows, unbounded in ``q`` (``13/7`` at the defaults ``q = 3,
+    h = 4, beta = 1``). The instance does not meet Theorem 2's ``2 p_max <= a_min`` (the long job),
+    which bounds stability, not makespan.
+    """
+    q = check_int(groups, "groups", 1, MAX_GAPS_GROUPS)
+    h = check_int(half, "half", 3, MAX_GAPS_HALF)
+    beta = check_beta(beta)
+    d = gaps_intervals_sizes(q, h, beta)
+    wide, narrow, long = d["wide"], d["narrow"], d["long"]
+    p = [long] + [h + 1] * q + [h] * (2 * q)
+    horizon = long + sum(p)
+    require(
+        horizon <= MAX_FIELD_INT,
+        "half",
+        f"{q} groups of half {h} put dates past {MAX_FIELD_INT:,}; use fewer groups or a smaller half",
+    )
+
+    def machine(a: int, e: int) -> np.ndarray:
+        return np.asarray([[a, e], [e + 1, horizon]], np.int64)
+
+    free = np.zeros((0, 2), np.int64)
+    return SlackInstance(
+        machines=(*[machine(wide, wide + 1)] * q, *[machine(narrow, long)] * q, free),
+        p=np.asarray(p, np.int64),
+        beta=beta,
+        name=f"slack-gaps-intervals-q{q}-h{h}-b{beta:g}",
+        params={"preset": "gaps-intervals", "groups": q, "half": h, "beta": beta},
     )
 
 

@@ -15,6 +15,7 @@ from volsched.instances import pathological as P
 from volsched.instances.checkpoint import generate as checkpoint_paper
 from volsched.instances.coupled import paper_realization
 from volsched.instances.prescient.platforms import generate_platform
+from volsched.instances.slack.generators import generate_paper
 
 #: Random instances of the ordinary generator each construction is compared with.
 RANDOM = 20
@@ -52,6 +53,35 @@ def test_graham_sizes_as_written():
     assert list(P.graham_list(3).p) == [1] * 6 + [3]
 
 
+@pytest.mark.parametrize("method", FAMILIES["slack"].problems["slack"].methods)
+@pytest.mark.parametrize(
+    ("q", "h", "beta"), [(1, 3, 0.0), (2, 3, 0.3), (2, 4, 0.5), (3, 4, 1.0), (3, 5, 0.7), (4, 3, 1.0)]
+)
+def test_gaps_intervals_ratio_exact(q, h, beta, method):
+    """GAPS's verified makespan and every exact method's proven optimum are the hand-derived ``F + q h``
+    and ``F = 2h + ceil(beta h) + 2`` (the docstring's argument), so the ratio is the fraction exactly."""
+    fam = FAMILIES["slack"]
+    instance = P.gaps_intervals(q, h, beta)
+    slack = -(-Fraction(str(beta)) * h // 1)  # ceil(beta h), beta as written
+    long = 2 * h + slack + 2
+    run_ = fam.simulate(instance, "gaps", seed=0)
+    result = fam.solve(instance, problem="slack", method=method)
+    assert result.status.value == "optimal"
+    assert float(run_["objective"]).is_integer() and float(result.objective).is_integer()
+    assert (int(run_["objective"]), int(result.objective)) == (long + q * h, long)
+    assert Fraction(int(run_["objective"]), int(result.objective)) == 1 + Fraction(q * h, long)
+
+
+def test_gaps_intervals_beats_random_paper_instances():
+    """Same size (2q + 1 machines, one free; 3q + 1 jobs) and beta as the ordinary generator's."""
+    q = 3
+    worst = max(
+        _ratio("slack", generate_paper(2 * q + 1, 3 * q + 1, s, 1 / (2 * q + 1), 10.0, 1.0), "gaps")
+        for s in range(RANDOM)
+    )
+    assert _ratio("slack", P.gaps_intervals(q, 4, 1.0), "gaps") > worst
+
+
 def test_checkpoint_heavy_tail_beats_random_paper_jobs():
     worst = max(_ratio("checkpoint", checkpoint_paper(10, s), "daly") for s in range(RANDOM))
     assert _ratio("checkpoint", P.heavy_tail(), "daly") > worst
@@ -84,6 +114,10 @@ def test_prescient_volatile_fast_is_the_platform_with_faster_volatile_hosts():
         (["slack", "--preset", "graham-lpt", "--machines", "0"], "--machines"),
         (["slack", "--preset", "graham-list", "--machines", "1001"], "--machines"),
         (["slack", "--preset", "graham-lpt", "--jobs", "3"], "--jobs"),
+        (["slack", "--preset", "gaps-intervals", "--groups", "0"], "--groups"),
+        (["slack", "--preset", "gaps-intervals", "--half", "2"], "--half"),
+        (["slack", "--preset", "gaps-intervals", "--beta", "1.5"], "--beta"),
+        (["slack", "--preset", "gaps-intervals", "--groups", "10000", "--half", "100000"], "half"),
         (["checkpoint", "--preset", "heavy-tail", "--shape", "1"], "--shape"),
         (["checkpoint", "--preset", "heavy-tail", "--cheap-every", "0"], "--cheap-every"),
         (["checkpoint", "--preset", "heavy-tail", "--c-low", "400"], "c_low"),
@@ -105,6 +139,7 @@ def test_bad_parameters_one_line_exit_2_nothing_written(tmp_path, capsys, argv, 
     [
         ("slack", "graham-lpt", "lpt", ["--machines", "4"]),
         ("slack", "graham-list", "list", ["--machines", "4"]),
+        ("slack", "gaps-intervals", "gaps", ["--groups", "2", "--beta", "0.5"]),
         ("checkpoint", "heavy-tail", "daly", []),
         ("coupled", "fastest-unreliable", "IE", ["--slots", "200"]),
         ("prescient", "volatile-fast", "EXCL-PRED-TO", ["--hosts", "10", "--tasks", "6"]),

@@ -179,6 +179,28 @@ GENERATORS = {
             lambda p: pathological.graham_list(p["machines"]),
             "Graham's tight instance for list scheduling: m(m-1) unit jobs, then one of m, ratio 2 - 1/m",
         ),
+        GeneratorSpec(
+            "gaps-intervals",
+            (
+                Option(
+                    "groups",
+                    lambda v, k: check_int(v, k, 1, pathological.MAX_GAPS_GROUPS),
+                    3,
+                    "q, pairs of wide and narrow interval machines (one free machine)",
+                    int,
+                ),
+                Option(
+                    "half",
+                    lambda v, k: check_int(v, k, 3, pathological.MAX_GAPS_HALF),
+                    4,
+                    "h >= 3, the halves' size (big jobs h + 1)",
+                    int,
+                ),
+                BETA,
+            ),
+            lambda p: pathological.gaps_intervals(p["groups"], p["half"], p["beta"]),
+            "intervals GAPS(beta) fills first-fit decreasing: ratio 1 + q h / (2h + ceil(beta h) + 2)",
+        ),
     )
 }
 
