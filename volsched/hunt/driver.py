@@ -267,15 +267,16 @@ class Scorer:
         )
 
     def score_batch(
-        self, items: list[tuple[Candidate, str, float | None]]
+        self, items: list[tuple[Candidate, str, float | None]], keys: list[bytes] | None = None
     ) -> list[tuple[float | None, dict]]:
-        """Scores of ``(candidate, name, threshold)`` items, in order.
+        """Scores of ``(candidate, name, threshold)`` items, in order (``keys``: their
+        :func:`.spaces.key_of`, if known).
 
         A candidate in the memory is not scored again, unless it was screened at a threshold that
         no longer screens it (:meth:`score_one`); the others are scored by :attr:`pool`, each once, and
         journaled in the order of ``items``. The result does not depend on the pool.
         """
-        keys = [key_of(cand) for cand, _, _ in items]
+        keys = [key_of(cand) for cand, _, _ in items] if keys is None else keys
         todo: dict[bytes, tuple[Candidate, str, float | None]] = {}
         for key, item in zip(keys, items, strict=True):
             if key not in todo and self._fresh(key, item[2]):
@@ -469,12 +470,10 @@ class Hunt:
             raise _Stop("wall clock")
         items = items[:left]
         keys = [key_of(cand) for cand, _ in items]
-        todo = [
-            (cand, f"candidate-{len(self.order) + k}", threshold)
-            for k, ((cand, threshold), key) in enumerate(zip(items, keys, strict=True))
-            if self._stale(self.seen.get(key), threshold)
-        ]
-        scores = dict(zip([key_of(c) for c, _, _ in todo], self.scorer.score_batch(todo), strict=False))
+        stale = [k for k, key in enumerate(keys) if self._stale(self.seen.get(key), items[k][1])]
+        todo = [(items[k][0], f"candidate-{len(self.order) + k}", items[k][1]) for k in stale]
+        todo_keys = [keys[k] for k in stale]
+        scores = dict(zip(todo_keys, self.scorer.score_batch(todo, todo_keys), strict=True))
         out = []
         for (cand, threshold), key in zip(items, keys, strict=True):
             hit = self.seen.get(key)
@@ -567,7 +566,8 @@ def run_hunt(h: Hunt) -> None:
                 parent = best if j is None else climbers[j]
                 child = h.space.mutate(parent.cand, rng)
                 for _ in range(10):
-                    if key_of(child) not in h.seen and key_of(child) not in bred:
+                    key = key_of(child)
+                    if key not in h.seen and key not in bred:
                         break
                     child = h.space.mutate(parent.cand, rng)
                 bred.add(key_of(child))
