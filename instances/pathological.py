@@ -282,6 +282,29 @@ def heavy_tail(
 VOLATILE_FAST_PLATFORMS = tuple(f"ucb-lri-{tag}" for tag in UCB_LRI_SHIFTS)
 
 
+def _intersect(a_s, a_e, b_s, b_e) -> tuple[np.ndarray, np.ndarray]:
+    """The intersection of two unions of sorted, disjoint ``[s, e)`` intervals, maximal pieces."""
+    pts = np.unique(np.concatenate([a_s, a_e, b_s, b_e]))
+    if pts.size < 2:
+        return pts[:0], pts[:0]
+    mid = (pts[:-1] + pts[1:]) / 2
+    both = (np.searchsorted(a_s, mid, "right") > np.searchsorted(a_e, mid, "right")) & (
+        np.searchsorted(b_s, mid, "right") > np.searchsorted(b_e, mid, "right")
+    )
+    edge = np.diff(np.concatenate([[0], both.astype(np.int8), [0]]))
+    return pts[np.flatnonzero(edge == 1)], pts[np.flatnonzero(edge == -1)]
+
+
+def _bursts(rng: np.random.Generator, mean: float, down: float, end: float) -> tuple[np.ndarray, np.ndarray]:
+    """Up windows of exponential length ``mean``, each then ``down`` seconds down, over ``[0, end)``."""
+    lengths = np.empty(0)
+    while lengths.size == 0 or np.sum(lengths + down) < end:
+        lengths = np.concatenate([lengths, rng.exponential(mean, int(end / (mean + down)) + 16)])
+    starts = np.concatenate([[0.0], np.cumsum(lengths + down)[:-1]])
+    keep = starts < end
+    return starts[keep], starts[keep] + lengths[keep]
+
+
 def volatile_fast(
     platform: str = "ucb-lri-n06",
     hosts: int = 40,
@@ -290,6 +313,8 @@ def volatile_fast(
     edge: float = 0.05,
     seed: int = 0,
     days: int = 7,
+    up_mean: float = 0.5,
+    down_s: float = 120.0,
 ):
     """Section 6.2's pathological case of EXCL-PRED-TO, on a UCB-LRI platform (Kondo et al. 2007).
 
@@ -298,9 +323,20 @@ def volatile_fast(
     EXCL-PRED-TO will tend to schedule tasks to hosts with faster (albeit only slightly faster)
     clock rates, which are also the most volatile". The UCB-LRI platforms
     (:mod:`~volsched.instances.prescient.platforms`) draw the volatile (UCB) half's clocks from
-    normal(1500, 250) MHz, so that some are slower than the stable (LRI) half; here every volatile
-    host runs at ``(1 + edge)`` times the stable hosts' clock, as the sentence describes. Traces,
-    start and history are the platform's, from the same seed.
+    normal(1500, 250) MHz, so that some are slower than the stable (LRI) half, and many UCB hosts
+    are in fact stable for hours. Here both halves of the sentence hold:
+
+    * every volatile host runs at ``(1 + edge)`` times the stable hosts' clock ("slightly faster");
+    * every volatile host is "extremely volatile": on top of its own trace, it is up only in windows
+      of exponential length, of mean ``up_mean`` times a task's dedicated time on it, each followed
+      by ``down_s`` seconds down (a renewal process from time 0, history window included, from the
+      seed's own stream); its up intervals are its trace's cut to those windows.
+
+    The stable (LRI) half, the CPU shares, the start and the history window are the platform's,
+    from the same seed. EXCL-PRED-TO sorts hosts by clock only (Section 5.2), so originals, re-issued
+    originals and the replicas of Section 6's timeouts all go to volatile hosts first, where most
+    attempts fail; REP-PROB, which weighs each host's probability of completion, does not
+    (Section 6.2: "REP-PROB on the other hand will take into account host volatility").
     """
     import dataclasses
 
@@ -311,14 +347,42 @@ def volatile_fast(
     )
     edge = check_number(edge, "edge", 0.0, 1.0)
     require(edge > 0, "edge", "must be positive: the volatile hosts are the faster ones")
+    up_mean = check_number(up_mean, "up_mean", 0.01, 100.0)
+    down_s = check_number(down_s, "down_s", 1.0, 86_400.0)
     hosts = check_int(hosts, "hosts", 2, 100_000)
     base = generate_platform(platform, hosts, tasks, task_minutes, seed, days)
     clocks = np.asarray(base.clock_mhz, float).copy()
     volatile = hosts - hosts // 2  # generate_platform's first hosts are the UCB half
     clocks[:volatile] = clocks[-1] * (1.0 + edge)
+    rng = np.random.default_rng([seed, 2])
+    dedicated = float(np.max(base.task_minutes)) * 60.0 * 1500.0 / clocks[0]
+    ptr = np.asarray(base.up_ptr)
+    end = float(base.horizon if base.horizon is not None else np.max(base.up_end))
+    starts, ends, counts = [], [], []
+    for h in range(volatile):
+        own = slice(ptr[h], ptr[h + 1])
+        w_s, w_e = _bursts(rng, up_mean * dedicated, down_s, end)
+        s, e = _intersect(base.up_start[own], base.up_end[own], w_s, w_e)
+        if s.size == 0:  # keep one up interval: the model needs one per host
+            s, e = base.up_start[own][:1], np.minimum(base.up_end[own][:1], base.up_start[own][:1] + 60.0)
+        starts.append(s)
+        ends.append(e)
+        counts.append(s.size)
+    rest = slice(ptr[volatile], ptr[-1])
+    counts += np.diff(ptr[volatile:]).tolist()
     return dataclasses.replace(
         base,
         clock_mhz=clocks,
-        name=f"prescient-volatile-fast-{platform}-n{hosts}-t{tasks}-e{edge:g}-s{seed}",
-        params={**base.params, "preset": "volatile-fast", "edge": edge},
+        up_start=np.concatenate([*starts, base.up_start[rest]]),
+        up_end=np.concatenate([*ends, base.up_end[rest]]),
+        up_ptr=np.concatenate([[0], np.cumsum(counts)]).astype(ptr.dtype),
+        end_reasons=None,
+        name=f"prescient-volatile-fast-{platform}-n{hosts}-t{tasks}-e{edge:g}-u{up_mean:g}-s{seed}",
+        params={
+            **base.params,
+            "preset": "volatile-fast",
+            "edge": edge,
+            "up_mean": up_mean,
+            "down_s": down_s,
+        },
     )

@@ -97,15 +97,42 @@ def test_coupled_fastest_unreliable_beats_random_paper_realizations():
     assert _ratio("coupled", instance, "IE", **kw) > worst
 
 
-def test_prescient_volatile_fast_is_the_platform_with_faster_volatile_hosts():
-    """Section 6.2's sentence, checked on the instance: the stable half and every trace are the
-    platform's own, and every volatile host is faster than every stable one."""
+def _hosts(instance, h):
+    own = slice(instance.up_ptr[h], instance.up_ptr[h + 1])
+    return instance.up_start[own], instance.up_end[own]
+
+
+def test_prescient_volatile_fast_is_the_platform_with_fast_extremely_volatile_hosts():
+    """Section 6.2's sentence, checked on the instance: the stable half, its traces and the start are
+    the platform's; every volatile host is faster than every stable one, is up only inside its own
+    trace's up intervals, and its up intervals are short (mean below a task's dedicated time there)."""
     base = generate_platform("ucb-lri-n06", 40, 20, 15.0, 3)
     made = P.volatile_fast(hosts=40, tasks=20, seed=3)
-    assert np.array_equal(made.up_start, base.up_start) and np.array_equal(made.up_end, base.up_end)
+    assert made.start == base.start and made.history == base.history
+    for h in range(20, 40):
+        assert all(np.array_equal(x, y) for x, y in zip(_hosts(made, h), _hosts(base, h), strict=True))
     assert np.array_equal(made.clock_mhz[20:], base.clock_mhz[20:])
     assert made.clock_mhz[:20].min() > made.clock_mhz[20:].max()
     assert not base.clock_mhz[:20].min() > base.clock_mhz[20:].max()  # what the construction adds
+    dedicated = 15.0 * 60.0 * 1500.0 / made.clock_mhz[0]
+    for h in range(20):
+        (s, e), (bs, be) = _hosts(made, h), _hosts(base, h)
+        inside = np.searchsorted(bs, s, "right") - 1
+        assert (inside >= 0).all() and (e <= be[inside]).all() and (s < e).all()
+        assert (e - s).mean() < dedicated < (be - bs).max()  # what the construction adds
+
+
+def test_prescient_volatile_fast_beats_random_platforms_for_excl_pred_to():
+    """EXCL-PRED-TO (clock order only) is worse on the construction than on any of 20 ordinary
+    platforms of the same size; REP-PROB, which weighs volatility, is not hurt (Section 6.2)."""
+    worst = max(
+        _ratio("prescient", generate_platform("ucb-lri-n06", 40, 20, 15.0, s), "EXCL-PRED-TO")
+        for s in range(RANDOM)
+    )
+    made = P.volatile_fast(hosts=40, tasks=20, seed=0)
+    excl = _ratio("prescient", made, "EXCL-PRED-TO")
+    assert excl > worst
+    assert _ratio("prescient", made, "REP-PROB") < excl
 
 
 @pytest.mark.parametrize(
@@ -125,6 +152,8 @@ def test_prescient_volatile_fast_is_the_platform_with_faster_volatile_hosts():
         (["coupled", "--preset", "fastest-unreliable", "--up-stay", "1.5"], "--up-stay"),
         (["prescient", "--preset", "volatile-fast", "--edge", "0"], "--edge"),
         (["prescient", "--preset", "volatile-fast", "--platform", "sdsc"], "--platform"),
+        (["prescient", "--preset", "volatile-fast", "--up-mean", "0"], "--up-mean"),
+        (["prescient", "--preset", "volatile-fast", "--down-s", "0.5"], "--down-s"),
     ],
 )
 def test_bad_parameters_one_line_exit_2_nothing_written(tmp_path, capsys, argv, fragment):

@@ -27,7 +27,7 @@ def _edge(value, key: str) -> float:
 VOLATILE_FAST = GeneratorSpec(
     name="volatile-fast",
     help="Section 6.2's pathological case of EXCL-PRED-TO: a UCB-LRI platform whose volatile half all "
-    "runs slightly faster than its stable half",
+    "runs slightly faster than its stable half and is extremely volatile (short up windows)",
     options=(
         Option(
             "platform",
@@ -44,9 +44,27 @@ VOLATILE_FAST = GeneratorSpec(
         Option("edge", _edge, 0.05, "the volatile hosts' clock is (1 + edge) x the stable hosts'", float),
         Option("seed", lambda v, k: check_int(v, k, 0), 0, "random seed", int),
         Option("days", lambda v, k: check_int(v, k, 2, 366), 7, "days of traces from Monday 00:00", int),
+        Option(
+            "up_mean",
+            lambda v, k: check_number(v, k, 0.01, 100.0),
+            0.5,
+            "volatile hosts' mean up window, in a task's dedicated time on them",
+            float,
+        ),
+        Option(
+            "down_s", lambda v, k: check_number(v, k, 1.0, 86_400.0), 120.0, "seconds down after each", float
+        ),
     ),
     make=lambda p: pathological.volatile_fast(
-        p["platform"], p["hosts"], p["tasks"], p["task_minutes"], p["edge"], p["seed"], p["days"]
+        p["platform"],
+        p["hosts"],
+        p["tasks"],
+        p["task_minutes"],
+        p["edge"],
+        p["seed"],
+        p["days"],
+        p["up_mean"],
+        p["down_s"],
     ),
 )
 
