@@ -62,6 +62,12 @@ tests check it against brute force at five ``beta``.
 
 Cost: ``O(log H)`` evaluations of ``O((I + n) log(I + n))`` numpy work for
 ``I`` intervals and ``n`` jobs.
+
+**The leader-class LP** (:func:`leader_lp_bound`, the slack problem at the instance's ``beta``)
+refines the cut: each interval chooses, fractionally, the size class of its longest job, which
+sets both its capacity and the jobs it may hold, and each class can lead as many intervals as it
+has jobs. Its proof, and the exact dual certificate that makes a float LP's prices a proven
+bound, are in that function's docstring.
 """
 
 from __future__ import annotations
@@ -283,30 +289,37 @@ class _LeaderLP:
         (:func:`leader_lp_bound`'s certificate; exact integers).
         """
         K, S = len(self.L), PRICE_SCALE
+        # Python integers (object arrays): exact whatever the prices' size, no int64 overflow
         pi, _, tau, rho = (
-            np.floor(np.clip(duals[i * K : (i + 1) * K], 0, None) * S).astype(np.int64) for i in range(4)
+            np.array(
+                [int(x) for x in np.floor(np.clip(duals[i * K : (i + 1) * K], 0, 2**40) * S)], dtype=object
+            )
+            for i in range(4)
         )
         # the f[k, t] columns: pi_t + sigma_k - [t = k] tau_k >= S
         below = np.concatenate([[S], np.minimum.accumulate(pi)[:-1]])  # min_{t < k} pi_t
         sigma = np.maximum(0, np.maximum(S - below, S - pi + tau))
         # the z[c, k] columns: mu_c >= cap sigma_k - L_k tau_k - rho_k
-        reduced = self.cap * sigma[None, :] - (self.L * tau + rho)[None, :]
+        cap, lead = self.cap.astype(object), self.L.astype(object)
+        reduced = cap * sigma[None, :] - (lead * tau + rho)[None, :]
         mu = np.where(self.allowed, reduced, 0).max(axis=1, initial=0)
-        return int((self.W * pi).sum()) + int((self.n * rho).sum()), mu
+        return int((self.W.astype(object) * pi).sum()) + int((self.n.astype(object) * rho).sum()), mu
 
     def upper(self, duals: np.ndarray, T: int) -> Fraction:
         """``U(T)``: the bound ``duals`` give on the LP's value at ``T`` (exact)."""
         base, mu = self.prices(duals)
         active = self.e <= T
-        return Fraction(base + sum((self.m[active] * mu[active]).tolist()), PRICE_SCALE)
+        return Fraction(
+            base + sum(int(m) * u for m, u in zip(self.m[active], mu[active], strict=True)), PRICE_SCALE
+        )
 
     def certify(self, duals: np.ndarray, start: int) -> int:
         """The least ``T >= start`` that the prices ``duals`` do not exclude (exact integers)."""
         base, mu = self.prices(duals)
         edges, where = np.unique(self.e, return_inverse=True)
         drop = [0] * len(edges)
-        for w, m, u in zip(where.tolist(), self.m.tolist(), mu.tolist(), strict=True):
-            drop[w] += m * u
+        for w, m, u in zip(where.tolist(), self.m.tolist(), mu, strict=True):
+            drop[w] += m * int(u)
         scale, need_all = PRICE_SCALE * self.lam, PRICE_SCALE * self.total
         T, added, k = start, base, 0
         while True:
