@@ -85,6 +85,22 @@ def test_m2_lpt_reaches_grahams_bound():
     assert s["best_ratio"] == 7 / 6
 
 
+@pytest.mark.parametrize(("heuristic", "bound"), [("lpt", (19, 15)), ("list", (9, 5))])
+def test_m5_reaches_grahams_bound_without_being_told_the_construction(heuristic, bound):
+    """m = 5, 11 jobs of sizes 1..20: Graham's tight ratios 4/3 - 1/15 = 19/15 (LPT) and 2 - 1/5 = 9/5
+    (list) are reached exactly; the optimum behind each is the plain problem's, proven."""
+    s = hunt(
+        "slack",
+        heuristic,
+        budget=4500,
+        seed=0,
+        bounds={"machines": 5, "jobs": 11, "p_max": 20},
+        baseline=False,
+    )
+    assert s["best_ratio"] == bound[0] / bound[1]
+    assert s["best"]["status"] == "optimal"
+
+
 def test_work_objective_reports_cpsat_work(tmp_path, capsys):
     code, stdout, err = run(
         capsys,
