@@ -578,6 +578,18 @@ def non_default_values(family: str, spec: str, tmp_path: Path) -> dict:
         },
         ("slack", "three-partition"): {"file": str(bpplib_file(tmp_path)), "shift": 1, "u": 2, "beta": 0.9},
         ("slack", "planted"): {"groups": 2, "B": 13, "seed": 3, "answer": "no", "u": 2, "beta": 0.7},
+        ("slack", "gaps-intervals"): {"groups": 2, "half": 5, "beta": 0.5},
+        ("prescient", "volatile-fast"): {
+            "platform": "ucb-lri-p06",
+            "hosts": 8,
+            "tasks": 5,
+            "task_minutes": 5.0,
+            "edge": 0.1,
+            "seed": 3,
+            "days": 2,
+            "up_mean": 0.8,
+            "down_s": 60.0,
+        },
     }
     if (family, spec) not in table:
         pytest.fail(f"generator {family} {spec}: add non-default values to this test")
