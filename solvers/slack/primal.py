@@ -7,11 +7,11 @@ slack, so the first choice decides how much the interval can hold. Here, for a h
 
 1. the intervals with ``e_i^k <= H`` that can hold the shortest job, by non-decreasing ``a_i^k``
    (short intervals first: they have the fewest choices);
-2. in each, two dozen candidate leaders among the remaining jobs that fit alone
-   (``(1 + beta) p <= a``), spread geometrically in size from the longest down to the shortest (a
-   long interval led by a short job loses little slack). Each candidate
-   ``l`` leaves ``floor(a - beta p_l) - p_l`` for the rest, filled greedily by the longest remaining
-   job no longer than ``p_l`` that fits; the candidate with the largest load wins;
+2. in each, two dozen candidate leaders (a dozen at ``beta = 0``) among the remaining jobs that
+   fit alone (``(1 + beta) p <= a``), spread geometrically in size from the longest down to the
+   shortest (a long interval led by a short job loses little slack). Each candidate ``l`` leaves
+   ``floor(a - beta p_l) - p_l`` for the rest, filled greedily by the longest remaining job no
+   longer than ``p_l`` that fits; the candidate with the largest load wins;
 3. the remaining jobs by LPT on the free machines; ``C_max`` is their largest load. Intervals whose
    ``e`` passes ``C_max`` (the last-period rule) are emptied, their jobs back to LPT, until the
    rule holds (``C_max`` only grows, so it ends).
@@ -34,7 +34,7 @@ import numpy as np
 if TYPE_CHECKING:
     from volsched.instances.slack import SlackInstance
 
-#: Candidate leaders tried per interval.
+#: Candidate leaders tried per interval at beta > 0 (half as many at beta = 0).
 CANDIDATES = 24
 #: Horizons of the first grid of :func:`best_fill`, then of each refinement.
 GRID = 4
@@ -55,8 +55,8 @@ def _lpt(p: list[int], jobs: list[int], free: tuple[int, ...]) -> tuple[dict, in
     return out, max(load for load, _ in heap)
 
 
-def _candidates(sizes: list[int], top: int) -> list[int]:
-    """Positions in ``sizes`` (ascending) of up to :data:`CANDIDATES` distinct sizes ``<= sizes[top]``.
+def _candidates(sizes: list[int], top: int, count: int = CANDIDATES) -> list[int]:
+    """Positions in ``sizes`` (ascending) of up to ``count`` distinct sizes ``<= sizes[top]``.
 
     A geometric spread from ``sizes[top]`` down to ``sizes[0]`` (integer arithmetic): a long
     interval can then be led by a short job and lose little slack, where a spread of positions
@@ -64,9 +64,9 @@ def _candidates(sizes: list[int], top: int) -> list[int]:
     """
     out: list[int] = []
     hi, lo = sizes[top], sizes[0]
-    for k in range(CANDIDATES):
-        # hi * (lo / hi) ** (k / (CANDIDATES - 1)), rounded down, in integers
-        target = _iroot(hi ** (CANDIDATES - 1 - k) * lo**k, CANDIDATES - 1) if k else hi
+    for k in range(count):
+        # hi * (lo / hi) ** (k / (count - 1)), rounded down, in integers
+        target = _iroot(hi ** (count - 1 - k) * lo**k, count - 1) if k else hi
         pos = bisect.bisect_right(sizes, target, 0, top + 1) - 1
         if pos >= 0 and (not out or sizes[pos] != sizes[out[-1]]):
             out.append(pos)
@@ -96,6 +96,8 @@ def fill(instance: SlackInstance, horizon: int) -> tuple[dict, int, int]:
         if int(t["e"][r]) <= horizon and den * int(t["a"][r]) >= (den + num) * sizes[0]
     ]
     rows.sort(key=lambda r: (int(t["a"][r]), int(t["e"][r]), r))
+    # at beta = 0 a leader costs no slack and only bounds the others' sizes: half as many suffice
+    count = CANDIDATES if num else max(2, CANDIDATES // 2)
     steps = 0
     intervals: dict = {}
     for r in rows:
@@ -106,7 +108,7 @@ def fill(instance: SlackInstance, horizon: int) -> tuple[dict, int, int]:
         if top < 0:
             continue
         best = None
-        for li in _candidates(sizes, top):
+        for li in _candidates(sizes, top, count):
             lead = sizes[li]
             room = (den * a - num * lead) // den - lead
             used, load = [li], lead
