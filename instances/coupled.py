@@ -57,6 +57,18 @@ def _int_at_least(v: Any, low: int, name: str) -> int:
     return check_int(v, name, low, MAX_FIELD_INT)
 
 
+def check_wmin(v: Any, name: str = "w_min") -> int:
+    """``w_min`` of a paper realization, or bad input naming why it is out of range."""
+    w_min = _int_at_least(v, 1, name)
+    require(
+        w_min <= MAX_PAPER_WMIN,
+        name,
+        f"at most {MAX_PAPER_WMIN:,}, got {w_min:,}: the 10 iterations take at least 25 w_min slots, "
+        f"beyond the paper's cap of {PAPER_CAP:,}",
+    )
+    return w_min
+
+
 def _check_cells(processors: int, slots: int, name: str = "slots", limit: int = MAX_CELLS) -> None:
     require(
         processors * slots <= limit,
@@ -630,6 +642,10 @@ def read_bipartite(path) -> tuple:
 
 
 PAPER_TASKS, PAPER_NCOM, PAPER_WMIN = (5, 10), (5, 10, 20), tuple(range(1, 11))
+#: Largest ``w_min`` of a paper realization: its ``K = 10`` iterations take at least
+#: ``T_prog + K (T_data + w_min) = 25 w_min`` slots (the data is sent again each iteration,
+#: Section III-C), so beyond ``PAPER_CAP / 25`` no run can end within the paper's cap.
+MAX_PAPER_WMIN = PAPER_CAP // 25
 
 
 def paper_realization(
@@ -643,13 +659,13 @@ def paper_realization(
     trial one realization of ``slots`` slots of them. The paper runs until the
     10 iterations end; an off-line instance needs a horizon (default 2,000).
     The paper's grid is ``m`` in {5, 10}, ``n_com`` in {5, 10, 20},
-    ``w_min`` in 1..10; other positive values are accepted. The on-line heuristics run
+    ``w_min`` in 1..10; other values up to :data:`MAX_PAPER_WMIN` are accepted. The on-line heuristics run
     beyond ``slots`` on :meth:`CoupledInstance.realization`, whose continuation seed is
     ``continuation_seed_from([seed, m, n_com, w_min, scenario, trial, slots], (15, 1))``.
     """
     m = _int_at_least(m, 1, "tasks")
     n_com = _int_at_least(n_com, 1, "n_com")
-    w_min = _int_at_least(w_min, 1, "w_min")
+    w_min = check_wmin(w_min)
     scenario = _int_at_least(scenario, 0, "scenario")
     trial = _int_at_least(trial, 0, "trial")
     slots = _int_at_least(slots, 1, "slots")

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from volsched.cli import main
+from volsched.instances import coupled as model
 from volsched.instances.coupled import (
     DOWN,
     UP,
@@ -750,3 +751,22 @@ def test_cli_edgelist_preset(capsys, tmp_path):
     assert inst.up.tolist() == np.asarray(SMALL_UP).T.tolist() and inst.m == 2
     code, out, err = run(capsys, "generate", "coupled", "--preset", "edgelist", "--tasks", 2)
     assert_input_error(code, out, err, "--file")
+
+
+def test_paper_realization_refuses_a_w_min_no_run_can_finish_within_the_cap():
+    # K = 10 iterations need T_prog + K (T_data + w_min) = 25 w_min slots (Section VII-A's
+    # T_prog = 5 w_min, T_data = w_min), so the paper's cap of 10^6 slots admits w_min <= 40,000.
+    last = model.PAPER_CAP // 25
+    assert model.paper_realization(5, 5, last, 0, 0, slots=10).T_data == last
+    with pytest.raises(InputError, match=r"^w_min: at most 40,000, got 40,001"):
+        model.paper_realization(5, 5, last + 1, 0, 0, slots=10)
+
+
+def test_generate_refuses_a_w_min_beyond_the_cap_in_one_line(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    code = main(
+        ["generate", "coupled", "--preset", "paper-realization", "--w-min", "1000000", "--out", str(out)]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("volsched: error: --w-min: at most 40,000") and err.count("\n") == 1
+    assert not out.exists()

@@ -98,7 +98,7 @@ GENERATORS = {
             (
                 TASKS,
                 Option("n_com", _positive, 5, "n_com, the master's bandwidth", int),
-                Option("w_min", _positive, 1, "w_min of Section VII-A", int),
+                Option("w_min", lambda v, k: model.check_wmin(v, k), 1, "w_min of Section VII-A", int),
                 Option("scenario", _count, 0, "scenario index", int),
                 Option("trial", _count, 0, "trial index", int),
                 PAPER_SLOTS,
