@@ -117,3 +117,17 @@ def small_instance(rng):
         machines.append(rows)
     p = [int(x) for x in rng.integers(1, 9, size=int(rng.integers(2, 7)))]
     return SlackInstance(machines=machines, p=p)
+
+
+def medium_instance(rng) -> SlackInstance:
+    """1-2 free machines, 2-3 machines of 1-2 intervals that hold 1-3 jobs, 4-7 jobs."""
+    machines = [[] for _ in range(int(rng.integers(1, 3)))]
+    for _ in range(int(rng.integers(2, 4))):
+        rows, end = [], 0
+        for _ in range(int(rng.integers(1, 3))):
+            s = end + int(rng.integers(6, 30))
+            end = s + int(rng.integers(1, 6))
+            rows.append([s, end])
+        machines.append(rows)
+    p = [int(x) for x in rng.integers(2, 12, size=int(rng.integers(4, 8)))]
+    return SlackInstance(machines=machines, p=p)

@@ -10,27 +10,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracles.slack.brute import brute_force, small_instance
+from oracles.slack.brute import brute_force, medium_instance, small_instance
 
 from volsched.instances.slack import SlackInstance
 from volsched.solvers.slack.bound import _LeaderLP, leader_edges, leader_lp_bound, lower_bound
 from volsched.solvers.slack.problems import greedy, makespan_of
 
 BETAS = (0.0, 0.3, 0.5, 0.7, 1.0)
-
-
-def medium_instance(rng) -> SlackInstance:
-    """1-2 free machines, 2-3 machines of 1-2 intervals that hold 1-3 jobs, 4-7 jobs."""
-    machines = [[] for _ in range(int(rng.integers(1, 3)))]
-    for _ in range(int(rng.integers(2, 4))):
-        rows, end = [], 0
-        for _ in range(int(rng.integers(1, 3))):
-            s = end + int(rng.integers(6, 30))
-            end = s + int(rng.integers(1, 6))
-            rows.append([s, end])
-        machines.append(rows)
-    p = [int(x) for x in rng.integers(2, 12, size=int(rng.integers(4, 8)))]
-    return SlackInstance(machines=machines, p=p)
 
 
 def bounds(inst: SlackInstance, most: int) -> tuple[int, int, int]:
