@@ -5,8 +5,8 @@ filled by ``volsched sweep --preset kondo2007`` and prints,
 as Markdown, per platform the normalised makespan of every heuristic (mean
 makespan over mean optimum per T x task size, as the paper's figures do,
 Section 3.4 / reading 5.1), the mean waste, and the table of claims; it writes
-the figures in the paper's style (one panel per T, bars per task size) under
-``benchmarks/figures/``::
+the figures in the paper's layout (one panel per T, bars per task size) in the
+style of :mod:`volsched.plots` under ``benchmarks/figures/`` (``--figures``)::
 
     python benchmarks/bench_prescient_reproduction.py STORE [STORE ...] [--figures DIR]
 
@@ -79,6 +79,20 @@ FIGURES = [
     ],  # Figure 14 and Tables II-III
     ("all-platforms", PLATFORMS, ORDER),
 ]
+TITLES = {
+    "prioritization-sdsc": "Kondo et al. (2007), Figure 4: prioritization on SDSC",
+    "exclusion-sdsc": "Kondo et al. (2007), Figure 8: exclusion by a fixed threshold on SDSC",
+    **{
+        f"prediction-{p}": f"Kondo et al. (2007), Section 5.2: exclusion by prediction on {p.upper()}"
+        for p in ("sdsc", "gimps", "lri-wisc")
+    },
+    **{
+        f"replication-{p}": f"Kondo et al. (2007), Figure 14 and Tables II-III: replication on {p.upper()}"
+        for p in ("sdsc", "deug", "lri", "ucb")
+    },
+    "all-platforms": "Kondo et al. (2007): the 12 heuristics on the six platforms",
+    "ucb-lri": "Kondo et al. (2007), Figure 16: REP-PROB against EXCL-PRED-TO on the UCB-LRI platforms",
+}
 
 
 # --------------------------------------------------------------------------- the store
@@ -343,44 +357,66 @@ def claims(norm: dict) -> list[str]:
 
 # --------------------------------------------------------------------------- figures
 def figure(norm: dict, stem: str, plats: list[str], methods: list[str], folder: Path) -> Path | None:
-    import matplotlib
+    """One of the paper's figures in the house style (:mod:`volsched.plots`): a panel per platform and
+    T, a bar per heuristic and task size rising from 1 (the optimum) to the mean makespan over the
+    mean optimum, the heuristic's marker on its top; ``n`` runs under each task size. Platforms and T
+    without a run are left out; nothing is drawn without any."""
+    from matplotlib.lines import Line2D
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from volsched.plots import PAGE_WIDTH, marked_bars, new_figure, ratio_axis, save, series_styles
 
-    if not any((p, t, m, h) in norm for p in plats for t in TS for m in MINUTES for h in methods):
+    styles = series_styles(ORDER)  # a heuristic looks the same in every figure
+
+    def has(p, t):
+        return any((p, t, m, h) in norm for m in MINUTES for h in methods)
+
+    plats = [p for p in plats if any(has(p, t) for t in TS)]
+    ts = [t for t in TS if any(has(p, t) for p in plats)]
+    if not plats:
         return None
-    fig, axes = plt.subplots(
-        len(plats), len(TS), figsize=(4.2 * len(TS), 2.8 * len(plats)), squeeze=False, sharey="row"
-    )
+    height = 1.4 + (2.3 if len(plats) > 2 else 2.8) * len(plats)
+    fig, axes = new_figure(len(plats), len(ts), height=height, width=PAGE_WIDTH, sharey="row")
     width = 0.8 / len(methods)
-    colors = plt.get_cmap("tab20" if len(methods) > 10 else "tab10")
+    x = np.arange(len(MINUTES))
+    handles = {}
     for i, p in enumerate(plats):
-        for j, t in enumerate(TS):
-            ax = axes[i][j]
+        largest = max(norm[k][0] for k in norm if k[0] == p and k[3] in methods)
+        for j, t in enumerate(ts):
+            ax = axes[i, j]
             for k, h in enumerate(methods):
                 ys = [norm.get((p, t, m, h), (np.nan,))[0] for m in MINUTES]
-                ax.bar(
-                    np.arange(len(MINUTES)) + (k - (len(methods) - 1) / 2) * width,
-                    ys,
-                    width,
-                    label=h,
-                    color=colors(k),
-                )
-            ax.axhline(1.0, color="black", lw=0.6)
+                pos = x + (k - (len(methods) - 1) / 2) * width
+                handles[h] = marked_bars(ax, pos, ys, width, styles[h], bottom=1.0)
+            ax.axhline(1.0, color="black", lw=0.8)
             if "replication" in stem:
-                ax.axhline(1.7, color="grey", lw=0.6, ls="--")
-            ax.set_xticks(range(len(MINUTES)), [f"{m:g} min" for m in MINUTES])
-            ax.set_title(f"{p.upper()}, {t} tasks", fontsize=9)
+                ax.axhline(1.7, color="0.4", lw=0.8, ls="--")
+            runs = [
+                next((norm[(p, t, m, h)][2] for h in methods if (p, t, m, h) in norm), 0) for m in MINUTES
+            ]
+            ax.set_xticks(x, [f"{m:g}\nn={n}" for m, n in zip(MINUTES, runs, strict=True)])
+            ax.set_xlim(-0.5, len(MINUTES) - 0.5)
+            ax.set_title(f"{p.upper()}, T = {t} tasks", fontsize=9)
+            ax.grid(axis="y", alpha=0.3)
+            if i == len(plats) - 1:
+                ax.set_xlabel("task size (min on a dedicated 1.5 GHz host)", fontsize=8)
             if j == 0:
-                ax.set_ylabel("makespan / optimum")
-    axes[0][-1].legend(fontsize=7, ncol=1 if len(methods) <= 5 else 2, loc="upper right")
-    fig.tight_layout()
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"prescient-{stem}.png"
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+                ax.set_ylabel("mean makespan / mean optimum\n(ratio, no unit)", fontsize=8)
+        ratio_axis(axes[i, 0], largest, axis="y")
+    entries = [(handles[h], h) for h in methods]
+    if "replication" in stem:
+        entries.append((Line2D([], [], color="0.4", lw=0.8, ls="--"), "1.7: the paper's EXCL-PRED-TO bound"))
+    fig.legend(
+        [e for e, _ in entries],
+        [name for _, name in entries],
+        loc="outside lower center",
+        ncol=min(len(entries), 6),
+        fontsize=8,
+    )
+    return save(
+        fig,
+        folder / f"prescient-{stem}.png",
+        f"{TITLES.get(stem, stem)}\nbars rise from 1 (the optimum); n: runs per bar (seeds all completed)",
+    )
 
 
 # --------------------------------------------------------------------------- diagnostics

@@ -256,6 +256,19 @@ def box_colours(boxes: dict, colours: Sequence[str]) -> None:
                 line.set_color(colour)
 
 
+def marked_bars(ax, x, heights, width: float, style: Style, bottom: float = 0.0, label: str | None = None):
+    """Bars in the series' colour with its marker on each bar's top, so that a series of bars is told
+    apart by marker as well as colour; the legend handle (a bar and its marker, a tuple
+    ``Axes.legend`` draws as one entry). Missing heights (``nan``) draw nothing."""
+    x = np.asarray(x, dtype=float)
+    tops = np.asarray(heights, dtype=float)
+    ax.bar(x, tops - bottom, width, bottom=bottom, color=style.colour, edgecolor="black", linewidth=0.4)
+    ax.plot(x, tops, linestyle="none", marker=style.marker, color=style.colour, markeredgecolor="black", ms=5)
+    bar = Patch(facecolor=style.colour, edgecolor="black", linewidth=0.4, label=label)
+    mark = Line2D([], [], linestyle="none", marker=style.marker, color=style.colour, markeredgecolor="black")
+    return (bar, mark)
+
+
 def proven_or_interval(
     ax,
     x: float,

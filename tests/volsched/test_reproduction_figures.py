@@ -1,0 +1,85 @@
+"""The prescient reproduction's figures (benchmarks/bench_prescient_reproduction.py) in the house style
+of :mod:`volsched.plots`: a page wide at 150 dpi, titled, labelled, each heuristic its own (colour,
+marker), bars and markers at the ratios given, ``n`` under each task size."""
+
+import importlib.util
+from pathlib import Path
+
+import matplotlib
+import matplotlib.pyplot as plt
+import pytest
+from matplotlib.colors import to_hex
+from PIL import Image
+
+from volsched import plots
+
+matplotlib.use("Agg")
+
+SCRIPT = Path(__file__).parents[2] / "benchmarks" / "bench_prescient_reproduction.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_prescient_reproduction", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def kept(monkeypatch):
+    """Figures stay open after they are saved, so that the test can inspect them."""
+    plt.close("all")
+    monkeypatch.setattr(plots.plt, "close", lambda fig=None: None)
+    yield lambda: [plt.figure(n) for n in plt.get_fignums()]
+    monkeypatch.undo()
+    plt.close("all")
+
+
+def test_a_replication_figure_draws_every_ratio_as_a_marked_bar_from_one(bench, kept, tmp_path):
+    methods = ["EXCL-PRED", "EXCL-PRED-DUP", "EXCL-PRED-TO", "REP-PROB"]
+    # hand-picked ratios, distinct per (platform, T, size, heuristic); one T on UCB only, 7 runs per cell
+    norm = {}
+    for p, base in (("sdsc", 1.0), ("ucb", 2.0)):
+        for i, m in enumerate(bench.MINUTES):
+            for k, h in enumerate(methods):
+                norm[(p, 100, m, h)] = (1.05 + base + 0.3 * i + 0.07 * k, 5.0, 7)
+    norm[("ucb", 400, 5.0, "REP-PROB")] = (1.5, 1.0, 3)
+    path = bench.figure(norm, "replication-ucb", ["sdsc", "ucb"], methods, tmp_path)
+
+    assert Image.open(path).size[0] == round(plots.PAGE_WIDTH * plots.DPI) <= plots.MAX_WIDTH_PX
+    (fig,) = kept()
+    assert fig.get_suptitle()
+    axes = fig.axes
+    assert len(axes) == 2 * 2  # SDSC and UCB, T = 100 and T = 400 (the T = 200 column has no run)
+    drawn = {}
+    for ax in axes:
+        assert ax.get_title()
+        ticks = [t.get_text() for t in ax.get_xticklabels()]
+        assert all("n=" in t for t in ticks)
+        for line in ax.lines:
+            if line.get_marker() in (None, "None", "none", ""):
+                continue
+            key = (to_hex(line.get_color()), line.get_marker())
+            drawn.setdefault(key, []).extend(v for v in line.get_ydata() if v == v)
+        tops = sorted(r.get_y() + r.get_height() for r in ax.patches if r.get_height() == r.get_height())
+        assert all(r.get_y() == 1.0 for r in ax.patches)
+        ratios = sorted(
+            v[0] for (p, t, _, _), v in norm.items() if f"{p.upper()}, T = {t} tasks" == ax.get_title()
+        )
+        # bars rise from 1 to the ratio: their tops are 1 + (ratio - 1), exact to float rounding
+        assert tops == pytest.approx(ratios, rel=1e-12)
+    assert len(drawn) == len(methods)  # one (colour, marker) pair per heuristic
+    assert sorted(v for vs in drawn.values() for v in vs) == sorted(v[0] for v in norm.values())
+    for ax in axes[::2]:
+        assert "ratio" in ax.get_ylabel()
+    for ax in axes[2:]:
+        assert "min" in ax.get_xlabel()
+    legend = fig.legends[0]
+    assert [t.get_text() for t in legend.get_texts()][: len(methods)] == methods
+    assert "1.7" in legend.get_texts()[-1].get_text()
+
+
+def test_a_figure_without_any_run_is_not_drawn(bench, tmp_path):
+    assert bench.figure({}, "all-platforms", bench.PLATFORMS, bench.ORDER, tmp_path) is None
+    assert not list(tmp_path.iterdir())
