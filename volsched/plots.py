@@ -472,14 +472,38 @@ def bot_figure(rows: list[dict], clients: int, path: Path) -> Path:
         right.bar(
             pos, lost, width, bottom=ckpt, color=colour, alpha=0.45, hatch="//", edgecolor="black", lw=0.5
         )
+        # the marker on each bar's top tells the policies apart where colours are alike
+        right.plot(
+            pos,
+            np.add(ckpt, lost),
+            linestyle="none",
+            marker=styles[policy].marker,
+            color=colour,
+            markeredgecolor="black",
+            ms=5,
+        )
     right.set_xticks(x, [str(j) for j in jobs])
     right.set_xlabel("jobs in the BoT")
     right.set_ylabel("wasted time per client (h)")
     right.set_title(f"(b) overall wasted time, {clients} clients", fontsize=10)
-    patches = [Patch(facecolor=styles[p].colour, edgecolor="black", label=p) for p in policies]
-    patches += [
-        Patch(facecolor="white", edgecolor="black", label="solid: checkpoint overhead"),
-        Patch(facecolor="white", edgecolor="black", hatch="//", label="hatched: lost work"),
+    handles: list = [
+        (
+            Patch(facecolor=styles[p].colour, edgecolor="black"),
+            Line2D(
+                [],
+                [],
+                linestyle="none",
+                marker=styles[p].marker,
+                color=styles[p].colour,
+                markeredgecolor="black",
+            ),
+        )
+        for p in policies
     ]
-    right.legend(handles=patches, fontsize=7)
+    handles += [
+        Patch(facecolor="white", edgecolor="black"),
+        Patch(facecolor="white", edgecolor="black", hatch="//"),
+    ]
+    labels = [*policies, "solid: checkpoint overhead", "hatched: lost work"]
+    right.legend(handles, labels, fontsize=7)
     return save(fig, path, f"Bag of tasks on {clients} volatile clients (checkpoint paper, Section IV)")
