@@ -721,11 +721,13 @@ class Pool:
 
             self.workers = (os.cpu_count() or 1) if workers == -1 else workers
             if self.workers > 1:
-                from joblib.externals.loky import get_reusable_executor
+                from joblib.externals.loky import ProcessPoolExecutor
 
                 # loky's executor itself, not joblib.Parallel (which polls for results every 10 ms, as
-                # long as a small batch takes); its workers keep their scorers between batches.
-                self.parallel = get_reusable_executor(max_workers=self.workers)
+                # long as a small batch takes); its workers keep their scorers between batches. A pool
+                # of the hunt's own, not loky's reusable one: joblib.Parallel (the sweeps) shares that
+                # one and expects its own bookkeeping on it.
+                self.parallel = ProcessPoolExecutor(max_workers=self.workers)
 
     def map(self, scorer: Scorer, items: list) -> list[tuple[float | None, dict]]:
         if (self.workers == 1 and self.client is None) or len(items) < 2:
@@ -758,4 +760,6 @@ class Pool:
         if self.client is not None:
             self.client.close()
             self.client = None
-        self.parallel = None  # the reusable executor stays for the next pool
+        if self.parallel is not None:
+            self.parallel.shutdown(wait=True)
+            self.parallel = None

@@ -54,6 +54,19 @@ def test_two_workers_give_the_serial_hunt(tmp_path, family, heuristic, bounds, b
     assert len(archive_files(tmp_path / "serial")) >= 3
 
 
+def test_a_sweep_on_workers_after_a_hunt_on_workers_in_the_same_process(tmp_path, capsys):
+    # joblib.Parallel (the sweeps) shares loky's reusable executor and its bookkeeping: a hunt's
+    # pool must not leave that executor behind without it.
+    hunt("checkpoint", "young", budget=40, seed=0, bounds={"slices": 6}, out=tmp_path / "h", workers=2)
+    config = tmp_path / "s.toml"
+    config.write_text(
+        '[[sweep]]\nfamily = "checkpoint"\nseeds = 2\nheuristics = ["young"]\n[sweep.grid]\nslices = [5]\n'
+    )
+    code, out, err = run(capsys, "sweep", config, "--store", tmp_path / "s.db", "--workers", 2, "--json")
+    assert code == 0, err
+    assert (json.loads(out)["done"], json.loads(out)["failed"]) == (4, 0)
+
+
 def test_blackbox_and_random_strategies_on_workers_too(tmp_path):
     for strategy in ("blackbox", "random"):
         args = dict(budget=60, seed=1, bounds={"slices": 6}, strategy=strategy, baseline=False)
