@@ -289,6 +289,12 @@ def _exact_int(x: Any) -> int | None:
     return None
 
 
+def is_proof(proven: bool, value: Any, bound: Any) -> bool:
+    """Whether an outcome proves ``value`` optimal: its ``bound`` meets ``value``, or, without a
+    bound, its method's search finished (``proven``). A stopped search proves nothing."""
+    return agrees(bound, value) if bound is not None else proven
+
+
 def agrees(claim: Any, value: Any) -> bool:
     """A ``claim`` (an objective, a bound) equals the verifier's ``value``.
 
@@ -446,9 +452,7 @@ def finish(
         raise VerificationError(
             f"{family} {problem.name}: {method} claims the bound {bound!r}, which {defect}"
         )
-    if proven and bound is None:
-        bound = float(value)
-    optimal = bound is not None and agrees(bound, value)
+    optimal = is_proof(proven, value, bound)
     if optimal:
         bound = float(value)  # equal up to the method's rounding: the proof is of this value
     if problem.describe is not None:

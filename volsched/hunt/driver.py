@@ -104,6 +104,12 @@ class _Stop(Exception):
     """The hunt's candidates or its wall-clock safety net ran out (inside the black-box optimiser)."""
 
 
+def _screened_above(detail: dict, threshold: float | None) -> bool:
+    """A candidate screened out (:meth:`Scorer.score_one`) whose proven ceiling ``threshold`` no
+    longer screens: it must be scored again."""
+    return "screened" in detail and (threshold is None or detail["screened"] >= threshold * (1 - SCREEN_RTOL))
+
+
 @dataclass
 class Scored:
     """A scored candidate. ``score`` is ``None`` when the candidate is no valid instance."""
@@ -259,12 +265,7 @@ class Scorer:
 
     def _fresh(self, key: bytes, threshold: float | None) -> bool:
         """Whether ``key``'s candidate must be scored (not in memory, or screened above ``threshold``)."""
-        if key not in self.memory:
-            return True
-        detail = self.memory[key][1]
-        return "screened" in detail and (
-            threshold is None or detail["screened"] >= threshold * (1 - SCREEN_RTOL)
-        )
+        return key not in self.memory or _screened_above(self.memory[key][1], threshold)
 
     def score_batch(
         self, items: list[tuple[Candidate, str, float | None]], keys: list[bytes] | None = None
@@ -331,7 +332,7 @@ class Scorer:
         """
         from volsched.evaluate import OptimumBeaten
         from volsched.ratios import Reference, beats, best_value
-        from volsched.solvers.problem import agrees
+        from volsched.solvers.problem import is_proof
 
         try:
             instance = self.instance(cand, name)
@@ -347,9 +348,7 @@ class Scorer:
             sense = self.family.problems[self.problem].sense
             bound = None if out.bound is None else float(out.bound)
             objective = None if out.objective is None else float(out.objective)
-            proven = objective is not None and (
-                out.proven or (bound is not None and agrees(bound, objective))
-            )
+            proven = objective is not None and is_proof(out.proven, objective, bound)
             ref = Reference(
                 sense,
                 True,
@@ -448,10 +447,7 @@ class Hunt:
         return self.space.random(np.random.default_rng([self.seed, 0, i]))
 
     def _stale(self, hit: Scored | None, threshold: float | None) -> bool:
-        return hit is None or (
-            "screened" in hit.detail
-            and (threshold is None or hit.detail["screened"] >= threshold * (1 - SCREEN_RTOL))
-        )
+        return hit is None or _screened_above(hit.detail, threshold)
 
     def score_batch(self, items: list[tuple[Candidate, float | None]]) -> list[Scored]:
         """Score a batch of ``(candidate, threshold)`` (each once: a candidate met again costs a

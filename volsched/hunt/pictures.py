@@ -19,35 +19,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from volsched.plots import plt, save
+
 if TYPE_CHECKING:
     from pathlib import Path
 
-DPI = 150
-#: Figure width in inches: 1,500 px at :data:`DPI`.
+#: Figure width in inches: 1,500 px at :data:`volsched.plots.DPI`.
 WIDTH = 10.0
 HUNT_COLOUR, RANDOM_COLOUR, REFERENCE_COLOUR = "#1f77b4", "#ff7f0e", "#7f7f7f"
 STATE_COLOURS = ("#2ca02c", "#ffbf00", "#d62728")  # UP, RECLAIMED, DOWN
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig, path: Path) -> Path:
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    _pyplot().close(fig)
-    return path
-
-
 def progress_figure(path: Path, summary: dict, sample_max: float | None, title: str) -> Path:
     """Best ratio after each candidate: the hunt's, random search's, and the random sample's max."""
-    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(WIDTH, 4.0))
     for label, curve, colour in (
         ("hunt", summary.get("progress"), HUNT_COLOUR),
@@ -62,12 +46,11 @@ def progress_figure(path: Path, summary: dict, sample_max: float | None, title: 
     ax.set_ylabel("best ratio to the optimum (proven lower end)")
     ax.set_title(title)
     ax.legend(loc="best")
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def ratios_figure(path: Path, ratios: list[float], best: float, title: str, reference: str) -> Path:
     """Histogram of the reference sample's ratios, the hunt's worst marked."""
-    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(WIDTH, 3.5))
     ax.hist(ratios, bins=min(20, max(5, len(ratios) // 2)), color=REFERENCE_COLOUR, label=reference)
     ax.axvline(best, color=HUNT_COLOUR, lw=2, label=f"hunt's worst instance ({best:.3f})")
@@ -75,13 +58,13 @@ def ratios_figure(path: Path, ratios: list[float], best: float, title: str, refe
     ax.set_ylabel("instances")
     ax.set_title(title)
     ax.legend()
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def worst_figure(path: Path, family: str, instance: Any, run: dict, optimum: dict, title: str) -> Path:
     """The worst instance in its family's picture (module docstring)."""
     draw = {"coupled": _coupled, "slack": _slack, "prescient": _prescient, "checkpoint": _checkpoint}
-    return _save(draw[family](instance, run, optimum, title), path)
+    return save(draw[family](instance, run, optimum, title), path)
 
 
 def _coupled(instance, run: dict, optimum: dict, title: str):
@@ -89,7 +72,6 @@ def _coupled(instance, run: dict, optimum: dict, title: str):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
-    plt = _pyplot()
     configs = run.get("schedule", {}).get("configurations", [])
     end = float(run.get("makespan") or run.get("objective") or instance.horizon)
     span = int(min(max(end * 1.1, 10), instance.max_realization()))
@@ -123,7 +105,6 @@ def _coupled(instance, run: dict, optimum: dict, title: str):
 
 
 def _slack(instance, run: dict, optimum: dict, title: str):
-    plt = _pyplot()
     p = np.asarray(instance.p)
     m = len(instance.machines)
     fig, axes = plt.subplots(2, 1, figsize=(WIDTH, 1.6 + 0.7 * m), sharex=True)
@@ -163,7 +144,6 @@ def _slack(instance, run: dict, optimum: dict, title: str):
 def _prescient(instance, run: dict, optimum: dict, title: str):
     from matplotlib.patches import Patch
 
-    plt = _pyplot()
     start = float(instance.start)
     attempts = {"heuristic": run.get("attempts", []), "optimum": optimum.get("attempts", [])}
     stop = max((a["end"] for rows in attempts.values() for a in rows), default=start + 3600.0)
@@ -211,7 +191,6 @@ def _prescient(instance, run: dict, optimum: dict, title: str):
 def _checkpoint(instance, run: dict, optimum: dict, title: str):
     from matplotlib.patches import Patch
 
-    plt = _pyplot()
     p, c = np.asarray(instance.p), np.asarray(instance.c)
     rows = ((run.get("a"), run.get("heuristic", "heuristic")), (optimum["a"], "optimum"))
     fig, ax = plt.subplots(figsize=(WIDTH, 2.6))
