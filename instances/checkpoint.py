@@ -112,6 +112,11 @@ MIN_FAILURE_PROBABILITY = 1e-250
 
 def _int_vector(values: Any, name: str) -> np.ndarray:
     require(isinstance(values, (list, tuple, np.ndarray)), name, "must be a list of integers")
+    # A valid integer array needs no per-entry loop (the hunt builds thousands a second); any bad
+    # entry falls through to the loop, which names it.
+    fast = isinstance(values, np.ndarray) and values.ndim == 1 and values.dtype.kind == "i"
+    if fast and (values.size == 0 or (values.min() > 0 and values.max() <= MAX_FIELD_INT)):
+        return values.astype(np.int64)
     values = list(values)
     for i, v in enumerate(values):
         v = v.item() if isinstance(v, np.generic) else v
@@ -184,6 +189,9 @@ class CheckpointInstance:
     def check_schedule(self, a: Any) -> np.ndarray:
         """Validate a checkpoint vector and return it as a bool array."""
         require(isinstance(a, (list, tuple, np.ndarray)), "a", "must be a list of 0/1")
+        fast = isinstance(a, np.ndarray) and a.shape == (self.n,) and a.dtype.kind in "biu" and a[-1] == 1
+        if fast and (a.dtype.kind == "b" or ((a == 0) | (a == 1)).all()):
+            return a.astype(bool)
         a = list(a)
         require(len(a) == self.n, "a", f"has {len(a)} entries, the job has {self.n} slices")
         for j, v in enumerate(a):

@@ -184,7 +184,12 @@ class FailureLaw(ABC):
         always finite; the tail, which may be ``inf`` for a heavy law, is
         differenced only when it is the smaller.)
         """
-        (h_a, te_a), (h_b, te_b) = self._head_tail(a), self._head_tail(b)
+        a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+        # Both ends in one evaluation of the law: the hunt computes thousands of wastes a second.
+        head, tail = self._head_tail(np.concatenate([a.ravel(), b.ravel()]))
+        k = a.size
+        h_a, te_a = head[:k].reshape(a.shape), tail[:k].reshape(a.shape)
+        h_b, te_b = head[k:].reshape(a.shape), tail[k:].reshape(a.shape)
         with np.errstate(invalid="ignore"):
             out = np.where(h_b <= te_a, h_b - h_a, te_a - te_b)
         return out if out.ndim else float(out)

@@ -289,6 +289,11 @@ BAD_INSTANCES = [
     ({"p": [1, None], "c": [1, 1]}, "p[1]"),
     ({"p": [1, "2"], "c": [1, 1]}, "p[1]"),
     ({"p": [1, 1], "c": [1, float("nan")]}, "c[1]"),
+    ({"p": np.array([1, -2]), "c": [1, 1]}, "p[1]"),
+    ({"p": np.array([1, 1]), "c": np.array([0, 1], np.int32)}, "c[0]"),
+    ({"p": np.array([1, 10**9 + 1]), "c": [1, 1]}, "p[1]"),
+    ({"p": np.array([1, 2], np.uint64), "c": np.array([1.0, 1.0])}, "c[0]"),
+    ({"p": np.array([[1, 2]]), "c": [1, 1]}, "p[0]"),
     ({"p": [1, 1], "c": [1]}, "c"),
     ({"p": [1], "c": [1, 1]}, "c"),
     ({"p": "12", "c": [1, 1]}, "p"),
@@ -340,6 +345,9 @@ def test_valid_instance_normalises_types():
         ([1, 1, 0], "a[2]"),
         ([0, 0, 0], "a[2]"),
         (np.array([1, 0, 0]), "a[2]"),
+        (np.array([0, 2, 1]), "a[1]"),
+        (np.array([1, 0, 1, 1]), "a"),
+        (np.array([0.0, 0.0, 1.0]), "a[0]"),
         ("101", "a"),
         (5, "a"),
         (None, "a"),
@@ -351,7 +359,15 @@ def test_check_schedule_rejects(a, field):
 
 
 @pytest.mark.parametrize(
-    "a", [[0, 0, 1], (1, 0, 1), np.array([1, 1, 1]), np.array([False, True, True]), [True, 0, 1]]
+    "a",
+    [
+        [0, 0, 1],
+        (1, 0, 1),
+        np.array([1, 1, 1]),
+        np.array([0, 1, 1], np.uint8),
+        np.array([False, True, True]),
+        [True, 0, 1],
+    ],
 )
 def test_check_schedule_accepts(a):
     inst = CheckpointInstance(p=[1, 2, 3], c=[1, 1, 1], alpha=1.0, law=LAW)
