@@ -9,6 +9,7 @@ Usage:
   python benchmarks/bench_bot_reproduction.py test ROWS.json [ROWS.json ...] [--clients M ...] [--jobs J ...]
   python benchmarks/bench_bot_reproduction.py merge ROWS.json [ROWS.json ...] [--out DIR]
   python benchmarks/bench_bot_reproduction.py jobs [--clients 5000] [--jobs 10000] [--seed 0]
+  python benchmarks/bench_bot_reproduction.py redraw TABLE.md [--out DIR]
 
 ``figures`` runs :func:`volsched.families.checkpoint.bot.reproduce` (what
 ``volsched demo --full`` runs for the checkpoint family) on the given client
@@ -27,7 +28,10 @@ the median and range of the ratio optimal/periodic and the matched-pairs
 rank-biserial correlation (``-1``: optimal wastes less in every pair).
 ``jobs`` compares, job by job on the nominal client, the expected waste of
 Expression 1 (the objective the optimum minimises) of ``optimal`` and of each
-reading, and the checkpoints each places.
+reading, and the checkpoints each places. ``redraw`` draws the figures again from a
+``table.md`` alone (``benchmarks/checkpoint-reproduction-table.md``), at the table's
+rounding (0.1 h of makespan, 0.01 h per client of waste: below a pixel), so a change
+of the plotting style needs no new simulation.
 
 Section IV-B's claim tested: "the proposed model reduces by a factor of 2 the
 average wasted time when the number of clients is two times less that the
@@ -141,6 +145,43 @@ def _merge(args) -> None:
     _write_merged(rows, sorted({r["clients"] for r in rows}), Path(args.out))
 
 
+def rows_from_table(text: str) -> list[dict]:
+    """The rows :func:`~volsched.families.checkpoint.bot.bot_table` printed, in minutes as simulated."""
+    rows = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 9 or not cells[0].isdigit():
+            continue
+        m, jobs, policy, makespan, wasted, ckpt, lost, checkpoints, duplicates = cells
+        per_client = int(m) * 60
+        rows.append(
+            {
+                "clients": int(m),
+                "jobs": int(jobs),
+                "policy": policy,
+                "makespan": None if makespan == "never" else float(makespan) * 60,
+                "wasted": float(wasted) * per_client,
+                "wasted_checkpoint": float(ckpt) * per_client,
+                "wasted_lost": float(lost) * per_client,
+                "checkpoints": int(checkpoints),
+                "duplicates": int(duplicates),
+            }
+        )
+    if not rows:
+        raise SystemExit("bench_bot_reproduction: error: no table rows in the file")
+    return rows
+
+
+def _redraw(args) -> None:
+    from volsched.plots import bot_figure
+
+    rows = rows_from_table(Path(args.table).read_text())
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for k, m in enumerate(sorted({r["clients"] for r in rows})):
+        print(bot_figure(rows, m, out / f"figure-{k + 1}-{m}-clients.png"))
+
+
 def _seeds(args) -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -222,9 +263,14 @@ def main() -> None:
     j.add_argument("--clients", type=int, default=5000)
     j.add_argument("--jobs", type=int, default=10000)
     j.add_argument("--seed", type=int, default=0)
+    r = sub.add_parser("redraw")
+    r.add_argument("table")
+    r.add_argument("--out", default="bot-reproduction")
     args = ap.parse_args()
     assert set(READINGS) < set(BOT_POLICIES)
-    {"figures": _figures, "seeds": _seeds, "test": _test, "jobs": _jobs, "merge": _merge}[args.cmd](args)
+    commands = {"figures": _figures, "seeds": _seeds, "test": _test, "jobs": _jobs, "merge": _merge}
+    commands["redraw"] = _redraw
+    commands[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -455,11 +455,23 @@ def bot_figure(rows: list[dict], clients: int, path: Path) -> Path:
             label=policy,
             **styles[policy].line(),
         )
+    unfinished = [
+        f"{policy}: unfinished at the\nsimulation's cap with "
+        + ", ".join(str(r["jobs"]) for r in rows if r["policy"] == policy and r["makespan"] is None)
+        + " jobs\n(in (b): its waste up to the cap)"
+        for policy in policies
+        if any(r["policy"] == policy and r["makespan"] is None for r in rows)
+    ]
+    if unfinished:
+        note = "\n".join(unfinished)
+        left.text(0.98, 0.03, note, transform=left.transAxes, fontsize=7, ha="right", va="bottom")
+    # The policies' makespans differ by orders of magnitude (no checkpoint against the optimum).
+    left.set_yscale("log")
     left.set_xlabel("jobs in the BoT")
     integer_ticks(left, jobs)
-    left.set_ylabel("maximum completion time (h)")
+    left.set_ylabel("maximum completion time (h, log scale)")
     left.set_title(f"(a) BoT completion time, {clients} clients", fontsize=10)
-    grouped_legend(left, styles)
+    grouped_legend(left, styles, loc="upper left")
     width = 0.8 / len(policies)
     x = np.arange(len(jobs))
     for k, policy in enumerate(policies):

@@ -83,3 +83,66 @@ def test_a_replication_figure_draws_every_ratio_as_a_marked_bar_from_one(bench, 
 def test_a_figure_without_any_run_is_not_drawn(bench, tmp_path):
     assert bench.figure({}, "all-platforms", bench.PLATFORMS, bench.ORDER, tmp_path) is None
     assert not list(tmp_path.iterdir())
+
+
+BOT_SCRIPT = Path(__file__).parents[2] / "benchmarks" / "bench_bot_reproduction.py"
+
+
+@pytest.fixture(scope="module")
+def bot_bench():
+    spec = importlib.util.spec_from_file_location("bench_bot_reproduction", BOT_SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _bot_rows():
+    rows = []
+    for jobs, scale in ((1000, 1.0), (3000, 2.7)):
+        for k, policy in enumerate(("optimal", "periodic", "none")):
+            makespan = None if (policy == "none" and jobs == 3000) else 12_345.6 * scale * (1 + k)
+            rows.append(
+                {
+                    "clients": 50,
+                    "jobs": jobs,
+                    "policy": policy,
+                    "makespan": makespan,
+                    "wasted": 50 * 60 * (3.3 + k) * scale,
+                    "wasted_checkpoint": 50 * 60 * 0.3 * scale,
+                    "wasted_lost": 50 * 60 * (3.0 + k) * scale,
+                    "checkpoints": 10 * jobs + k,
+                    "duplicates": 7 * jobs - k,
+                }
+            )
+    return rows
+
+
+def test_the_bot_table_reads_back_at_its_printed_rounding(bot_bench):
+    from volsched.families.checkpoint.bot import bot_table
+
+    rows = _bot_rows()
+    back = bot_bench.rows_from_table(bot_table(rows))
+    assert len(back) == len(rows)
+    for got, want in zip(back, rows, strict=True):
+        assert (got["clients"], got["jobs"], got["policy"]) == (want["clients"], want["jobs"], want["policy"])
+        assert (got["checkpoints"], got["duplicates"]) == (want["checkpoints"], want["duplicates"])
+        if want["makespan"] is None:
+            assert got["makespan"] is None
+        else:  # the table prints hours to 0.1: half of that, in minutes
+            assert abs(got["makespan"] - want["makespan"]) <= 3.0 + 1e-9
+        for key in ("wasted", "wasted_checkpoint", "wasted_lost"):  # 0.01 h per client
+            assert abs(got[key] - want[key]) <= 0.005 * 60 * 50 + 1e-9
+
+
+def test_a_bot_figure_says_which_runs_never_finished_on_a_log_axis(bot_bench, kept, tmp_path):
+    rows = _bot_rows()
+    path = plots.bot_figure(rows, 50, tmp_path / "bot.png")
+    assert Image.open(path).size[0] <= 1600
+    (fig,) = kept()
+    left = fig.axes[0]
+    assert left.get_yscale() == "log"
+    notes = [t.get_text() for t in left.texts]
+    assert any("none" in t and "3000" in t and "1000" not in t for t in notes), notes
+    drawn = {line.get_label(): line.get_ydata() for line in left.get_lines()}
+    assert sorted(drawn) == ["none", "optimal", "periodic"]
+    assert list(drawn["optimal"]) == pytest.approx([12_345.6 / 60, 12_345.6 * 2.7 / 60])
