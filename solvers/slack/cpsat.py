@@ -90,15 +90,19 @@ def _model(st: Structure, lo: int, deadline: float | None = None) -> tuple[cp_mo
     cover = [[] for _ in range(q)]
     spent, count_vars = [0, 0], 0
     parts = {"C": c_var, "classes": [], "open": []}
-    for ci, c in enumerate(st.classes):
-        must = any(r > 0 for r in c.need) or c.min_load > 0
+    # Every class's patterns first: a model that would pass MAX_COUNT_VARS is given up before any
+    # variable is made (building the count bins of a paper-scale instance took seconds).
+    enumerated = []
+    for c in st.classes:
         try:
-            pats = enumerate_patterns(st, c, deadline=deadline, spent=spent)
+            enumerated.append(enumerate_patterns(st, c, deadline=deadline, spent=spent))
         except TooMany:
-            pats = None
+            enumerated.append(None)
             count_vars += c.m * len(sizes)
             if count_vars > MAX_COUNT_VARS:
                 raise TooLarge from None
+    for ci, (c, pats) in enumerate(zip(st.classes, enumerated, strict=True)):
+        must = any(r > 0 for r in c.need) or c.min_load > 0
         used = None
         if slack and c.e > lo:
             used = model.new_bool_var(f"used{ci}")

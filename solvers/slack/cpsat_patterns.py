@@ -53,9 +53,9 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import numpy as np
+import numpy as np
 
+if TYPE_CHECKING:
     from volsched.instances.slack import SlackInstance
 
 #: Most DFS nodes the pattern enumeration visits before giving up (the caller then uses the
@@ -168,7 +168,11 @@ def build(instance: SlackInstance, problem: str, target: int, beta: tuple[int, i
     st = Structure(problem, target, num, den, sizes, counts, jobs_of, [], open_bins, [], 0)
     classes = [c for c in classes if st.fits(c, sizes[-1])]
     st.classes = classes
-    st.forced = [t for t, v in enumerate(sizes) if not any(st.fits(c, v) for c in classes)]
+    fit = _fits_table(st)
+    if fit is None:
+        st.forced = [t for t, v in enumerate(sizes) if not any(st.fits(c, v) for c in classes)]
+    else:
+        st.forced = np.flatnonzero(~fit.any(axis=0)).tolist()
     open_cap = sum(max(0, target - o.start) for o in open_bins)
     st.open_room = open_cap - sum(sizes[t] * counts[t] for t in st.forced)
     widest = max((target - o.start for o in open_bins), default=-1)
@@ -184,6 +188,26 @@ def build(instance: SlackInstance, problem: str, target: int, beta: tuple[int, i
     return st
 
 
+def _exact_in_int64(st: Structure) -> bool:
+    """Every product of :func:`_prune_data` (``den a``, ``num v``, ``den v``) fits an int64."""
+    top = max([c.a for c in st.classes] + [c.cap for c in st.classes] + [st.sizes[0], 1])
+    return max(st.den, st.num, 1) * top < 2**62
+
+
+def _fits_table(st: Structure) -> np.ndarray | None:
+    """``fits(c, v)`` for every class (rows) and size (columns); ``None`` past int64's range.
+
+    A paper-scale instance has hundreds of classes and thousands of sizes: Python loops over the
+    pairs took seconds of every model (work no budget counted).
+    """
+    if not st.classes or not _exact_in_int64(st):
+        return None
+    a = np.array([c.a for c in st.classes], dtype=np.int64)[:, None]
+    cap = np.array([c.cap for c in st.classes], dtype=np.int64)[:, None]
+    v = np.array(st.sizes, dtype=np.int64)[None, :]
+    return v <= np.minimum(cap, (st.den * a - st.num * v) // st.den)
+
+
 def _prune_data(st: Structure) -> None:
     """Fill ``count_cap``, ``need`` and ``min_load`` of every class (module docstring)."""
     q = len(st.sizes)
@@ -192,17 +216,31 @@ def _prune_data(st: Structure) -> None:
     for t in range(q):
         acc += 0 if t in forced else st.counts[t]
         n_ge.append(acc)
-    for c in st.classes:
-        c.count_cap = []
-        for t, v in enumerate(st.sizes):
-            room = st.den * c.a - st.num * v
-            k = 0 if room < st.den * v else min(room // (st.den * v), c.cap // v)
-            c.count_cap.append(min(k, n_ge[t]))
-    total_k = [sum(c.m * c.count_cap[t] for c in st.classes) for t in range(q)]
-    for c in st.classes:
-        c.need = [
-            max(0, n_ge[t] - (total_k[t] - c.count_cap[t]) - st.open_room // st.sizes[t]) for t in range(q)
-        ]
+    if st.classes and _exact_in_int64(st):
+        a = np.array([c.a for c in st.classes], dtype=np.int64)[:, None]
+        cap = np.array([c.cap for c in st.classes], dtype=np.int64)[:, None]
+        m = np.array([c.m for c in st.classes], dtype=np.int64)
+        v = np.array(st.sizes, dtype=np.int64)[None, :]
+        room = st.den * a - st.num * v
+        k = np.where(room < st.den * v, 0, np.minimum(room // (st.den * v), cap // v))
+        k = np.minimum(k, np.array(n_ge, dtype=np.int64)[None, :])
+        total_k = m @ k
+        need = np.maximum(0, np.array(n_ge)[None, :] - (total_k[None, :] - k) - st.open_room // v)
+        for c, caps, needs in zip(st.classes, k.tolist(), need.tolist(), strict=True):
+            c.count_cap, c.need = caps, needs
+    else:
+        for c in st.classes:
+            c.count_cap = []
+            for t, v in enumerate(st.sizes):
+                room = st.den * c.a - st.num * v
+                k = 0 if room < st.den * v else min(room // (st.den * v), c.cap // v)
+                c.count_cap.append(min(k, n_ge[t]))
+        total_k = [sum(c.m * c.count_cap[t] for c in st.classes) for t in range(q)]
+        for c in st.classes:
+            c.need = [
+                max(0, n_ge[t] - (total_k[t] - c.count_cap[t]) - st.open_room // st.sizes[t])
+                for t in range(q)
+            ]
     work = sum(st.sizes[t] * st.counts[t] for t in range(q) if t not in forced)
     ml = []
     for c in st.classes:
