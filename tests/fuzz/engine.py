@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import io
 import json
 import math
@@ -1211,7 +1212,10 @@ def try_file_mutant(
     elif seed.kind == "config":
         argv = ["sweep", path, "--store", work / "s.db", "--workers", 1, "--quiet", *flag]
         size = sweep_size(path, timeout)
-        if size is not None and size > MAX_SWEEP_RUN:  # valid, and a long run: its reading is what is tested
+        long_run = size is not None and (
+            size[0] > MAX_SWEEP_RUN or size[1] > MAX_SWEEP_GROWTH * _seed_sweep_bytes(str(seed.path))
+        )
+        if long_run:  # valid, and a long run (many or large instances): its reading is what is tested
             outcome = Outcome([str(a) for a in argv], 0, "", "", [], accepted=True)
         else:
             outcome = run_contract(argv, work, timeout)
@@ -1273,18 +1277,45 @@ def try_file_mutant(
 
 #: A mutated sweep with more instances than this is only read and validated, not run.
 MAX_SWEEP_RUN = 8
+#: A valid mutant sweep whose largest instance (JSON bytes) is this many times its seed's is only
+#: read: a dropped grid key falls back to the generator's paper-scale default (slack: 3,000 jobs,
+#: each exact task then runs to the config's safety net), which tests the reading, not the contract.
+MAX_SWEEP_GROWTH = 20
 
 
-def sweep_size(path: Path, timeout: float | None) -> int | None:
-    """Instances of a sweep config that validates (``None`` if it does not)."""
+@functools.cache
+def _seed_sweep_bytes(path: str) -> int:
+    return sweep_size(Path(path), None)[1]
+
+
+def sweep_size(path: Path, timeout: float | None) -> tuple[int, int] | None:
+    """``(instances, largest star-point instance in JSON bytes)`` of a sweep config that validates.
+
+    ``None`` if it does not validate. Instance files count by their own size.
+    """
     from volsched.experiments.config import read_config
+    from volsched.families.base import Family
+
+    built: list[int] = []
+    real = Family.generate_from
+
+    def measured(self, params):
+        """The instances the config's own checks build (one per grid value), measured as they go."""
+        inst = real(self, params)
+        built.append(len(json.dumps(inst.to_json())))
+        return inst
 
     try:
+        Family.generate_from = measured
         with deadline(timeout):
             sweeps = read_config(path)
     except Exception:
         return None
-    return sum(math.prod(len(v) for v in s.grid.values()) * len(s.seeds) for s in sweeps)
+    finally:
+        Family.generate_from = real
+    count = sum(math.prod(len(v) for v in s.grid.values()) * len(s.seeds) for s in sweeps)
+    files = [len(f.text) for s in sweeps for f in s.files]
+    return count, max([0, *built, *files])
 
 
 def refused_values_stored(config: Path, store: Path) -> list[str]:
