@@ -193,8 +193,11 @@ def test_console_entry_point_prints_no_traceback():
 
 
 def test_report_checks_plot_arguments_before_writing_anything(capsys, tmp_path):
-    store = tmp_path / "s.db"
-    assert run(capsys, "sweep", "--preset", "smoke", "--store", store, "--workers", 1, "--quiet")[0] == 0
+    store, config = tmp_path / "s.db", tmp_path / "small.toml"
+    config.write_text(
+        'family = "checkpoint"\nseeds = 2\nheuristics = ["young", "daly"]\n[grid]\nslices = [4, 6]\n'
+    )
+    assert run(capsys, "sweep", config, "--store", store, "--workers", 1, "--quiet")[0] == 0
     csv_dir, plot_dir = tmp_path / "csv", tmp_path / "plots"
     code, out, err = run(capsys, "report", store, "--csv", csv_dir, "--plot", plot_dir, "--param", "nope")
     assert_input_error(code, err, "--param")

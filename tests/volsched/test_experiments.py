@@ -844,7 +844,7 @@ def test_a_problem_sweep_solves_that_problem_and_keys_it(tmp_path):
 
 
 def test_the_smoke_preset_finds_heuristics_above_the_optimum(tmp_path):
-    run_sweep(parse_config({"sweep": preset("smoke")}), tmp_path / "s.db", workers=2, quiet=True)
+    run_sweep(parse_config({"sweep": preset("smoke")}), tmp_path / "s.db", workers=1, quiet=True)
     rows = rows_by(tmp_path / "s.db")
     # The coupled full rows are the greedy's bounds: feasible or unknown (no schedule), never a timeout.
     assert rows and all(
