@@ -71,3 +71,23 @@ def test_report_and_plots(tmp_path):
     made = figure4.plots(rows, tmp_path)
     assert [p.name for p in made] == ["canon2011-figure4.png"] and made[0].stat().st_size > 0
     assert figure4.report([{**rows[0], "family": "coupled"}]) is None
+
+
+def _unproven(row, upper, lower):
+    """The exact row of ``row``'s instance stopped by its budget: a schedule ``upper``, a bound ``lower``."""
+    return {**_optimum(row, upper), "status": "feasible", "bound": lower}
+
+
+def test_runs_without_a_proven_optimum_get_their_certified_interval_apart(tmp_path):
+    rows = [_row("gaps", "slack", beta, seed, 1100.0 + seed, 2.0) for beta in (0.0, 0.7) for seed in (0, 1)]
+    rows += [_unproven(r, 1000.0, 980.0) for r in rows if r["params"]["beta"] == 0.7]
+    rows += [_optimum(r, 1000.0) for r in rows if r["params"]["beta"] == 0.0 and r["kind"] == "heuristic"]
+    table = figure4.tables(rows)
+    proven, interval = table["gaps"][0.0], table["gaps"][0.7]
+    assert proven["optimum_ratio"]["n"] == 2 and proven["interval_lo"]["n"] == 0
+    assert interval["optimum_ratio"]["n"] == 0 and interval["interval_lo"]["n"] == 2
+    assert np.isclose(interval["interval_lo"]["median"], np.median([1100 / 1000, 1101 / 1000]))
+    assert np.isclose(interval["interval_hi"]["max"], 1101 / 980)
+    assert "| gaps | 0.7 | 0 | - | 2 | 1.1005 | 1.1230 | 1.1235 |" in figure4.to_markdown(table)
+    made = figure4.plots(rows, tmp_path)
+    assert [p.name for p in made] == ["canon2011-figure4.png", "canon2011-optimum-ratio.png"]
