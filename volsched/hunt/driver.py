@@ -48,6 +48,13 @@ restarts share draws, and a candidate met twice is scored once.
   (:meth:`Space.encode`), a generation per batch, the same number of candidates: a plain
   black-box optimiser with no knowledge of the family's structure. (The project's dependencies
   exclude nevergrad and cma; SciPy's optimiser is the established one available.)
+
+Why the default search is the hand-written ``hunt`` and not the library's optimiser: a candidate's
+raw data are strings, integer vectors and law parameters whose useful moves (copy a job's size,
+extend an unavailability, set a cost to an end of its range) have no smooth counterpart in a
+``[0, 1]^d`` encoding; on the same candidates and seeds the ``hunt`` beats differential evolution in
+every family (``benchmarks/RESULTS.md``, "Against black-box baselines"), so the library serves as
+the baseline the hunt must beat.
 """
 
 from __future__ import annotations
