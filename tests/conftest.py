@@ -6,8 +6,14 @@
   ``--solvers`` pattern): a new method is tested by every semantic test without
   a hand-kept list. ``exclude=(...)`` leaves out methods a test does not apply
   to; ``--methods a,b`` restricts a run to some methods.
+* ``demo_run``: one ``volsched demo --json`` for every test that reads its output (it takes
+  about ten seconds).
 """
 
+import contextlib
+import io
+
+import pytest
 from oracles.registry import registered_methods
 from oracles.slow import add_runslow, skip_slow
 
@@ -45,3 +51,15 @@ def pytest_generate_tests(metafunc):
 
 def pytest_collection_modifyitems(config, items):
     skip_slow(config, items)
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory):
+    """One ``volsched demo --dir FOLDER --json``: the folder and the one JSON object it printed."""
+    from volsched.cli import main
+
+    out = tmp_path_factory.mktemp("demo") / "demo"
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["demo", "--dir", str(out), "--json"]) == 0
+    return out, printed.getvalue()

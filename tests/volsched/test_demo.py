@@ -1,25 +1,18 @@
 """``volsched demo`` end to end: one JSON object, every artefact written, ratios sound."""
 
-import contextlib
-import io
 import json
 import math
 
 import pytest
 
-from volsched.cli import main
 from volsched.instances.checkpoint import CheckpointInstance
 from volsched.instances.io import read_json
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    """One demo run shared by the tests: its folder and the one JSON object it printed."""
-    out = tmp_path_factory.mktemp("demo") / "demo"
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        assert main(["demo", "--out", str(out), "--json"]) == 0
-    return out, printed.getvalue()
+@pytest.fixture
+def demo(demo_run):
+    """The demo run the tests share (tests/conftest.py): its folder and the JSON object it printed."""
+    return demo_run
 
 
 def test_demo_writes_instances_results_and_plots(demo):

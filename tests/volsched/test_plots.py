@@ -235,13 +235,10 @@ def test_report_plot_writes_one_figure_per_family(tmp_path):
         _fits_a_page(p)
 
 
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    out = tmp_path_factory.mktemp("demo") / "demo"
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        assert main(["demo", "--dir", str(out), "--json"]) == 0
-    return out
+@pytest.fixture
+def demo(demo_run):
+    """The demo's folder (one run shared by the tests, tests/conftest.py)."""
+    return demo_run[0]
 
 
 def test_the_demo_draws_a_figure_per_family_a_page_wide(demo):

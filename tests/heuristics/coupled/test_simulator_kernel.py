@@ -104,14 +104,15 @@ def test_runs_that_read_the_realization_in_several_prefixes():
 
 @pytest.mark.parametrize("name", PROACTIVE)
 def test_proactive_runs_are_bit_identical(name):
-    for i, instance in enumerate(sample(6, seed=1)):
+    # four realizations here, thirty in test_many_runs_are_bit_identical (--runslow)
+    for i, instance in enumerate(sample(4, seed=1)):
         same_run(instance, name, i, cap=1200)
 
 
 @pytest.mark.parametrize("name", ["IE", "IY", "P-IE", "E-IE"])
 def test_conditional_runs_are_bit_identical(name):
     """IE on the conditional E learns no power it does not read; the runs are the same."""
-    for i, instance in enumerate(sample(8, seed=3)):
+    for i, instance in enumerate(sample(8 if "-" not in name else 5, seed=3)):
         same_run(instance, name, i, cap=4000 if "-" not in name else 1500, formula="conditional")
 
 
@@ -224,7 +225,7 @@ def test_small_memos_change_nothing(monkeypatch):
 
     monkeypatch.setattr(proactive, "_FRESH", 3)
     monkeypatch.setattr(proactive, "_RULE_MEMO", 2)
-    for i, instance in enumerate(sample(3, seed=4)):
+    for i, instance in enumerate(sample(2, seed=4)):
         for name in ("P-IE", "E-IP", "Y-IAY"):
             same_run(instance, name, i, cap=1500)
 
