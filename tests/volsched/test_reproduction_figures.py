@@ -15,15 +15,20 @@ from volsched import plots
 
 matplotlib.use("Agg")
 
-SCRIPT = Path(__file__).parents[2] / "benchmarks" / "bench_prescient_reproduction.py"
+BENCHMARKS = Path(__file__).parents[2] / "benchmarks"
+
+
+def _script(name: str):
+    """A benchmark script of ``benchmarks/``, imported as a module (it is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("bench_prescient_reproduction", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _script("bench_prescient_reproduction")
 
 
 @pytest.fixture
@@ -85,15 +90,9 @@ def test_a_figure_without_any_run_is_not_drawn(bench, tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-BOT_SCRIPT = Path(__file__).parents[2] / "benchmarks" / "bench_bot_reproduction.py"
-
-
 @pytest.fixture(scope="module")
 def bot_bench():
-    spec = importlib.util.spec_from_file_location("bench_bot_reproduction", BOT_SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _script("bench_bot_reproduction")
 
 
 def _bot_rows():
