@@ -7,7 +7,7 @@
   a hand-kept list. ``exclude=(...)`` leaves out methods a test does not apply
   to; ``--methods a,b`` restricts a run to some methods.
 * ``demo_run``: one ``volsched demo --json`` for every test that reads its output (it takes
-  about ten seconds).
+  about ten seconds); ``kept``: the figures a test draws stay open for it to inspect.
 """
 
 import contextlib
@@ -63,3 +63,17 @@ def demo_run(tmp_path_factory):
     with contextlib.redirect_stdout(printed):
         assert main(["demo", "--dir", str(out), "--json"]) == 0
     return out, printed.getvalue()
+
+
+@pytest.fixture
+def kept(monkeypatch):
+    """Figures stay open after :mod:`volsched.plots` saves them; calling it lists the open figures."""
+    import matplotlib.pyplot as plt
+
+    from volsched import plots
+
+    plt.close("all")
+    monkeypatch.setattr(plots.plt, "close", lambda fig=None: None)
+    yield lambda: [plt.figure(n) for n in plt.get_fignums()]
+    monkeypatch.undo()
+    plt.close("all")

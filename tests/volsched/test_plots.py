@@ -5,7 +5,6 @@ import io
 import json
 
 import matplotlib
-import matplotlib.pyplot as plt
 import pytest
 from matplotlib.colors import to_hex
 from PIL import Image
@@ -21,16 +20,6 @@ matplotlib.use("Agg")
 
 PASSIVE = ["IP", "IE", "IY", "IAY", "RANDOM"]
 COUPLED = PASSIVE + [f"{c}-{h}" for c in "PEY" for h in PASSIVE[:4]]
-
-
-@pytest.fixture
-def kept(monkeypatch):
-    """Figures stay open after they are saved, so that a test can inspect them."""
-    plt.close("all")
-    monkeypatch.setattr(plots.plt, "close", lambda fig=None: None)
-    yield lambda: [plt.figure(n) for n in plt.get_fignums()]
-    monkeypatch.undo()
-    plt.close("all")
 
 
 def _fits_a_page(path):

@@ -6,7 +6,6 @@ import importlib.util
 from pathlib import Path
 
 import matplotlib
-import matplotlib.pyplot as plt
 import pytest
 from matplotlib.colors import to_hex
 from PIL import Image
@@ -29,16 +28,6 @@ def _script(name: str):
 @pytest.fixture(scope="module")
 def bench():
     return _script("bench_prescient_reproduction")
-
-
-@pytest.fixture
-def kept(monkeypatch):
-    """Figures stay open after they are saved, so that the test can inspect them."""
-    plt.close("all")
-    monkeypatch.setattr(plots.plt, "close", lambda fig=None: None)
-    yield lambda: [plt.figure(n) for n in plt.get_fignums()]
-    monkeypatch.undo()
-    plt.close("all")
 
 
 def test_a_replication_figure_draws_every_ratio_as_a_marked_bar_from_one(bench, kept, tmp_path):
