@@ -202,10 +202,16 @@ def _fits_table(st: Structure) -> np.ndarray | None:
     """
     if not st.classes or not _exact_in_int64(st):
         return None
+    a, cap, _, v = _class_arrays(st)
+    return v <= np.minimum(cap, (st.den * a - st.num * v) // st.den)
+
+
+def _class_arrays(st: Structure) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The classes' ``a`` and ``cap`` (columns), their bin counts ``m``, and the sizes (a row)."""
     a = np.array([c.a for c in st.classes], dtype=np.int64)[:, None]
     cap = np.array([c.cap for c in st.classes], dtype=np.int64)[:, None]
-    v = np.array(st.sizes, dtype=np.int64)[None, :]
-    return v <= np.minimum(cap, (st.den * a - st.num * v) // st.den)
+    m = np.array([c.m for c in st.classes], dtype=np.int64)
+    return a, cap, m, np.array(st.sizes, dtype=np.int64)[None, :]
 
 
 def _prune_data(st: Structure) -> None:
@@ -217,10 +223,7 @@ def _prune_data(st: Structure) -> None:
         acc += 0 if t in forced else st.counts[t]
         n_ge.append(acc)
     if st.classes and _exact_in_int64(st):
-        a = np.array([c.a for c in st.classes], dtype=np.int64)[:, None]
-        cap = np.array([c.cap for c in st.classes], dtype=np.int64)[:, None]
-        m = np.array([c.m for c in st.classes], dtype=np.int64)
-        v = np.array(st.sizes, dtype=np.int64)[None, :]
+        a, cap, m, v = _class_arrays(st)
         room = st.den * a - st.num * v
         k = np.where(room < st.den * v, 0, np.minimum(room // (st.den * v), cap // v))
         k = np.minimum(k, np.array(n_ge, dtype=np.int64)[None, :])
