@@ -9,6 +9,11 @@ the figures in the paper's layout (one panel per T, bars per task size) in the
 style of :mod:`volsched.plots` under ``benchmarks/figures/`` (``--figures``)::
 
     python benchmarks/bench_prescient_reproduction.py STORE [STORE ...] [--figures DIR]
+    python benchmarks/bench_prescient_reproduction.py DIR/prescient-cells.json [--figures DIR]
+
+Reading stores writes the normalised cells beside the figures (``prescient-cells.json``: per
+platform, T, task size and heuristic, the ratio, the mean waste and the runs); given that file in
+place of the stores, the script prints the same tables and draws the same figures without them.
 
 Diagnostics (small targeted measurements, no store needed)::
 
@@ -143,6 +148,32 @@ def normalised(cells: dict) -> dict:
                 len(seeds),
             )
     return out
+
+
+def save_cells(norm: dict, path: Path) -> Path:
+    """:func:`normalised`'s cells as JSON, one object per (platform, T, task size, heuristic)."""
+    import json
+
+    rows = [
+        {"platform": p, "tasks": t, "task_minutes": m, "method": h, "ratio": r, "waste": w, "runs": n}
+        for (p, t, m, h), (r, w, n) in sorted(norm.items())
+    ]
+    path.write_text(json.dumps(rows, indent=0) + "\n")
+    return path
+
+
+def load_cells(path: str) -> dict:
+    """What :func:`save_cells` wrote, as :func:`normalised` returns it."""
+    import json
+
+    return {
+        (r["platform"], int(r["tasks"]), float(r["task_minutes"]), r["method"]): (
+            float(r["ratio"]),
+            float(r["waste"]),
+            int(r["runs"]),
+        )
+        for r in json.loads(Path(path).read_text())
+    }
 
 
 def _pct_better(norm: dict, plat: str, a: str, b: str, T: int | None = None) -> list[float]:
@@ -723,7 +754,11 @@ def trace(plat: str, T: int, minutes: float, seed: int, names: list[str]) -> Non
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("store", nargs="*", help="stores filled by the kondo2007 preset (several: read as one)")
+    ap.add_argument(
+        "store",
+        nargs="*",
+        help="stores filled by the kondo2007 preset (several: read as one), or one prescient-cells.json",
+    )
     ap.add_argument("--figures", default=str(Path(__file__).parent / "figures"), help="folder of the figures")
     ap.add_argument("--predictor", action="store_true", help="the predictor's error against the optimum")
     ap.add_argument("--oracle-theta", action="store_true", help="EXCL-PRED(-TO) with a prescient r")
@@ -759,7 +794,12 @@ def main() -> None:
         plat, T, m, seed, names = a.trace
         trace(plat, int(T), float(m), int(seed), names.split(","))
     if a.store:
-        norm = normalised(load(a.store))
+        if len(a.store) == 1 and a.store[0].endswith(".json"):
+            norm = load_cells(a.store[0])
+        else:
+            norm = normalised(load(a.store))
+            Path(a.figures).mkdir(parents=True, exist_ok=True)
+            print(f"wrote {save_cells(norm, Path(a.figures) / 'prescient-cells.json')}")
         for p in PLATFORMS:
             print("\n".join(platform_table(norm, p, ORDER)))
         for p in UCB_LRI:

@@ -74,6 +74,15 @@ def test_a_replication_figure_draws_every_ratio_as_a_marked_bar_from_one(bench, 
     assert "1.7" in legend.get_texts()[-1].get_text()
 
 
+def test_the_cells_written_beside_the_figures_read_back_exactly(bench, tmp_path):
+    norm = {
+        ("sdsc", 100, 5.0, "FCFS"): (1.2345678901234567, 12.5, 100),
+        ("ucb-lri-n33", 400, 35.0, "REP-PROB"): (2.0 / 3.0, 0.1, 7),
+    }
+    path = bench.save_cells(norm, tmp_path / "prescient-cells.json")
+    assert bench.load_cells(str(path)) == norm
+
+
 def test_a_figure_without_any_run_is_not_drawn(bench, tmp_path):
     assert bench.figure({}, "all-platforms", bench.PLATFORMS, bench.ORDER, tmp_path) is None
     assert not list(tmp_path.iterdir())
@@ -134,3 +143,49 @@ def test_a_bot_figure_says_which_runs_never_finished_on_a_log_axis(bot_bench, ke
     drawn = {line.get_label(): line.get_ydata() for line in left.get_lines()}
     assert sorted(drawn) == ["none", "optimal", "periodic"]
     assert list(drawn["optimal"]) == pytest.approx([12_345.6 / 60, 12_345.6 * 2.7 / 60])
+
+
+def test_figure2_drawn_again_from_a_report_json_plots_the_same_curves(kept, tmp_path):
+    import json
+
+    from volsched.families.coupled.tables import figure2, report
+    from volsched.plots import series_order
+
+    rows = []
+    for w_min in (1, 2, 3):  # 17 heuristics, each slower by 7 slots than the one before it
+        params = {"preset": "paper-realization", "tasks": 10, "w_min": w_min, "scenario": 0, "trial": 0}
+        for k, name in enumerate(
+            series_order(
+                ["RANDOM", "IP", "IE", "IY", "IAY"]
+                + [f"{c}-{h}" for c in "PEY" for h in ("IP", "IE", "IY", "IAY")]
+            )
+        ):
+            rows.append(
+                {
+                    "family": "coupled",
+                    "instance_key": f"w{w_min}",
+                    "method": name,
+                    "kind": "heuristic",
+                    "problem": "p",
+                    "params": params,
+                    "status": "ok",
+                    "objective": 100.0 + 7 * k + w_min,
+                    "bound": None,
+                    "sense": "min",
+                }
+            )
+    figure2(rows, tmp_path / "direct.png")
+    (tmp_path / "report.json").write_text(
+        json.dumps({"reference": {"coupled": "IE"}, "papers": {"coupled": report(rows)["json"]}})
+    )
+    (path,) = _script("bench_coupled_figures").redraw(tmp_path / "report.json", tmp_path / "out")
+    assert path.name == "figure2-m10.png" and Image.open(path).size[0] <= plots.MAX_WIDTH_PX
+    direct, again = kept()
+
+    def curves(fig):
+        return sorted(
+            (line.get_label(), tuple(line.get_xdata()), tuple(line.get_ydata())) for line in fig.axes[0].lines
+        )
+
+    assert curves(again) == curves(direct) and len(curves(direct)) == 17  # 16 heuristics and the 0 line
+    assert again.get_suptitle() == direct.get_suptitle()

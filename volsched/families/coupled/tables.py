@@ -325,8 +325,19 @@ def by_w_min_markdown(series: dict[str, dict], m: int) -> str:
 
 
 def figure2(rows: list[dict], path: Path, m: int = 10, reference: str = REFERENCE) -> Path | None:
-    """%diff against IE versus ``w_min`` for ``m`` (the paper's Figure 2 is for m = 10).
+    """%diff against IE versus ``w_min`` for ``m`` (the paper's Figure 2 is for m = 10), drawn by
+    :func:`draw_figure2` from :func:`by_w_min`."""
+    series = by_w_min(rows, m, reference)
+    if not series:
+        return None
+    return draw_figure2(series, path, m, reference)
 
+
+def draw_figure2(series: dict[str, dict], path: Path, m: int, reference: str = REFERENCE) -> Path:
+    """Figure 2 from its data: ``series`` maps each heuristic to its %diff per ``w_min``.
+
+    The data is what :func:`by_w_min` returns, or the ``figure2`` object of ``volsched report
+    --json`` (its ``w_min`` keys are strings), so a stored report is drawn again without its store.
     One curve per heuristic, coloured by its passive heuristic and marked by its criterion, the
     legend in a column per criterion (:func:`volsched.plots.series_styles`); integer ``w_min`` ticks.
     """
@@ -340,16 +351,14 @@ def figure2(rows: list[dict], path: Path, m: int = 10, reference: str = REFERENC
         series_styles,
     )
 
-    series = by_w_min(rows, m, reference)
-    if not series:
-        return None
+    series = {name: {int(w): y for w, y in values.items()} for name, values in series.items()}
     names = series_order(sorted(series))
     styles = series_styles(names)
     fig, axes = new_figure(height=5.5)
     ax = axes[0, 0]
     w_mins = sorted({w for values in series.values() for w in values})
     for name in names:
-        values = series[name]
+        values = dict(sorted(series[name].items()))
         ax.plot(list(values), [np.nan if y is None else y for y in values.values()], **styles[name].line())
     ax.axhline(0, color="black", linewidth=0.8)
     integer_ticks(ax, w_mins)
@@ -357,9 +366,9 @@ def figure2(rows: list[dict], path: Path, m: int = 10, reference: str = REFERENC
     ax.set_ylabel(f"%diff against {reference} (%)")
     percent_axis(ax, [y for values in series.values() for y in values.values()])
     ax.grid(alpha=0.3)
-    scenarios = len({r["params"]["scenario"] for r in _paper(rows) if r["params"]["tasks"] == m})
     ax.set_title(
-        f"mean over the scenarios of each w_min ({scenarios} per w_min); RANDOM left out", fontsize=9
+        "per w_min: the mean over its scenarios of the per-scenario %diff (Section VII-A); RANDOM left out",
+        fontsize=9,
     )
     grouped_legend(fig, styles, loc="outside lower center", fontsize=7)
     return save(fig, path, f"Casanova et al. 2013, Figure 2: %diff against {reference}, m = {m}")
@@ -473,6 +482,7 @@ def plots(rows: list[dict], folder: Path, reference: str | None = None) -> list[
 __all__ = [
     "by_w_min",
     "by_w_min_markdown",
+    "draw_figure2",
     "figure2",
     "gaps",
     "gaps_markdown",
