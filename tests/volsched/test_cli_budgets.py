@@ -155,27 +155,40 @@ def test_solve_times_the_method_without_its_compilation(monkeypatch):
     assert calls == ["bnb"]  # once per process
 
 
-def test_the_numba_cache_moves_to_a_user_directory_when_the_package_is_read_only(tmp_path, monkeypatch):
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.setattr(os, "access", lambda path, mode: False)
-    volsched._numba_cache_dir()
-    assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "volsched" / "numba")
+def _cache_dir_on_import(writable: bool, **env: str) -> str:
+    """``NUMBA_CACHE_DIR`` after ``import volsched`` in a fresh interpreter whose ``os.access`` says
+    ``writable``. A subprocess: numba reads the variable when it is first imported and places each
+    kernel's cache when its module is imported, so changing it in this process would send every
+    kernel compiled later to another folder."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os\n"
+        f"os.access = lambda path, mode: {writable}\n"
+        "import volsched\n"
+        "print(os.environ.get('NUMBA_CACHE_DIR', '<unset>'))\n"
+    )
+    clean = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=clean | env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_the_numba_cache_moves_to_a_user_directory_when_the_package_is_read_only(tmp_path):
+    assert _cache_dir_on_import(False, XDG_CACHE_HOME=str(tmp_path)) == str(tmp_path / "volsched" / "numba")
     assert (tmp_path / "volsched" / "numba").is_dir()
 
 
-def test_a_writable_package_keeps_numba_s_own_cache(monkeypatch):
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
-    monkeypatch.setattr(os, "access", lambda path, mode: True)
-    volsched._numba_cache_dir()
-    assert "NUMBA_CACHE_DIR" not in os.environ
+def test_a_writable_package_keeps_numba_s_own_cache():
+    assert _cache_dir_on_import(True) == "<unset>"
 
 
-def test_the_user_s_numba_cache_dir_wins(tmp_path, monkeypatch):
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
-    monkeypatch.setattr(os, "access", lambda path, mode: False)
-    volsched._numba_cache_dir()
-    assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "mine")
+def test_the_user_s_numba_cache_dir_wins(tmp_path):
+    mine = str(tmp_path / "mine")
+    assert _cache_dir_on_import(False, NUMBA_CACHE_DIR=mine, XDG_CACHE_HOME=str(tmp_path)) == mine
+    assert not (tmp_path / "volsched").exists()
 
 
 def test_the_readme_names_the_budget_unit_of_every_budgeted_method():
