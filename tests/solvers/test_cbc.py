@@ -109,3 +109,25 @@ def test_an_optimal_result_line_needs_an_optimal_solution_file():
     prob.sol_status = pulp.LpSolutionIntegerFeasible  # what "Stopped on time - objective value" gives
     log = "Result - Optimal solution found\nEnumerated nodes: 0\n"
     assert read_log(log, prob, None, None).verdict == STOPPED
+
+
+def test_cbc_runs_its_serial_search(monkeypatch):
+    """No ``-threads``: with one thread CBC 2.10.3 sometimes waits 10 s for its worker to start."""
+    import volsched.solvers.cbc as cbc
+
+    logs = []
+
+    def reading(log, *args):
+        logs.append(log)
+        return read_log(log, *args)
+
+    monkeypatch.setattr(cbc, "read_log", reading)
+    prob = pulp.LpProblem("k", pulp.LpMaximize)
+    x = [pulp.LpVariable(f"x{i}", cat="Binary") for i in range(10)]
+    prob += pulp.lpSum((i + 1) * x[i] for i in range(10))
+    prob += pulp.lpSum((i + 2) * x[i] for i in range(10)) <= 20
+    assert run_cbc(prob, max_nodes=100).verdict == OPTIMAL
+    (log,) = logs
+    command = next(line for line in log.splitlines() if line.startswith("command line"))
+    assert "-threads" not in command and "maxN" in command
+    assert "Thread 0" not in log
