@@ -843,9 +843,22 @@ def test_a_problem_sweep_solves_that_problem_and_keys_it(tmp_path):
         assert (row["status"], row["objective"]) == (direct.status.value, direct.objective)
 
 
-def test_the_smoke_preset_finds_heuristics_above_the_optimum(tmp_path):
-    run_sweep(parse_config({"sweep": preset("smoke")}), tmp_path / "s.db", workers=1, quiet=True)
-    rows = rows_by(tmp_path / "s.db")
+@pytest.fixture(scope="module")
+def smoke_sweep(tmp_path_factory):
+    """One ``volsched sweep --preset smoke --json``: its store, exit code, stdout and stderr."""
+    import io
+
+    store = tmp_path_factory.mktemp("smoke") / "s.db"
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["sweep", "--preset", "smoke", "--store", str(store), "--json"])
+    return store, code, out.getvalue(), err.getvalue()
+
+
+def test_the_smoke_preset_finds_heuristics_above_the_optimum(smoke_sweep):
+    store, code, _, err = smoke_sweep
+    assert code == 0, err
+    rows = rows_by(store)
     # The coupled full rows are the greedy's bounds: feasible or unknown (no schedule), never a timeout.
     assert rows and all(
         r["status"] in ("optimal", "ok")
@@ -948,8 +961,8 @@ def test_an_unreachable_dask_scheduler_through_the_real_command(tmp_path):
 # --------------------------------------------------------------------------- command line output
 
 
-def test_preset_smoke_json_prints_one_object_with_everything_done(capsys, tmp_path):
-    code, out, err = run(capsys, "sweep", "--preset", "smoke", "--store", tmp_path / "s.db", "--json")
+def test_preset_smoke_json_prints_one_object_with_everything_done(smoke_sweep):
+    store, code, out, err = smoke_sweep
     assert code == 0, err
     summary = json.loads(out)  # fails unless stdout is exactly one JSON document
     assert isinstance(summary, dict)
@@ -957,7 +970,7 @@ def test_preset_smoke_json_prints_one_object_with_everything_done(capsys, tmp_pa
     assert (summary["pending"], summary["failed"], summary["interrupted"]) == (0, 0, False)
     assert err == ""  # --json implies no progress bar
     expected = sum(len(build_tasks(s)) for s in parse_config({"sweep": preset("smoke")}))
-    assert summary["tasks"] == expected == len(rows_by(tmp_path / "s.db"))
+    assert summary["tasks"] == expected == len(rows_by(store))
 
 
 def test_quiet_prints_no_progress_bar(capsys, tmp_path):
