@@ -26,6 +26,7 @@ from volsched.solvers.problem import STOPPED_CLOCK
 from ..families import FAMILIES
 
 if TYPE_CHECKING:
+    from ..families.base import Family
     from .config import Sweep
 
 #: A task whose exact method overruns its time limit by this factor (plus the
@@ -126,6 +127,28 @@ def _versions() -> dict:
     return {"volsched": __version__, "python": platform.python_version(), "numpy": numpy.__version__}
 
 
+#: The last instance this process built, with its family and key. A sweep runs an instance's tasks
+#: one after another (:func:`volsched.experiments.runner.run_order`), and building an instance from
+#: its parameters can cost more than the task (a prescient platform: 0.12 s against 0.01-0.04 s
+#: for a heuristic run), so a worker builds it once per run of consecutive tasks. Instances are not
+#: changed by the methods that read them; ``tests/volsched/experiments/test_tasks.py`` checks that
+#: rows are the same either way.
+_last_built: tuple[str, str, Any] | None = None
+
+
+def _instance(family: Family, task: dict) -> Any:
+    global _last_built
+    key = (task["family"], task["instance_key"])
+    if _last_built is not None and _last_built[:2] == key:
+        return _last_built[2]
+    _last_built = None  # a build that raises leaves nothing to reuse
+    instance = (
+        family.load(json.loads(task["text"])) if "text" in task else family.generate_from(task["params"])
+    )
+    _last_built = (*key, instance)
+    return instance
+
+
 def run_task(task: dict) -> dict:
     """Run one task and return its result row (never raises for the task's own failures)."""
     family = FAMILIES[task["family"]]
@@ -143,9 +166,7 @@ def run_task(task: dict) -> dict:
     }
     begin = time.perf_counter()
     try:
-        instance = (
-            family.load(json.loads(task["text"])) if "text" in task else family.generate_from(task["params"])
-        )
+        instance = _instance(family, task)
         row["instance"] = getattr(instance, "name", None)
         if task["kind"] == "exact":
             limit = task["method_params"].get("time_limit")
