@@ -107,3 +107,33 @@ def test_falkenauer_t_optimum_is_theorem_1s_target(name):
     result = solve(three_partition_from_file(path, shift=1), method="cpsat", problem="slack", time_limit=60)
     assert result.status.value == "optimal"
     assert int(result.objective) == int(result.bound) == target
+
+
+def test_falkenauer_t60_00_with_one_weight_more_has_the_optimum_target_plus_the_smallest_element():
+    """One element of t60_00 + 1 makes a NO instance (the elements sum to ``m B + 1``); its optimum
+    at ``beta = 1`` is ``T + s_min``, ``s_min`` the smallest element.
+
+    Lower bound, from Theorem 1's construction (``instances/slack/generators.py``): the filler
+    (length ``T``) fits in no availability ``[0, A)``, so it runs on the free machine from 0 or in a
+    tail from ``T``; in the latter case ``C_max >= 2 T``. With ``C_max < T + s_min``, every other
+    job then runs in an availability ``[0, A)`` (on the free machine after the filler, or in a tail,
+    it ends at ``T + s_min`` or later), and the "only if" counting of the theorem puts at most ``B``
+    of elements in each of the ``m`` intervals: at most ``m B < m B + 1``, a contradiction. The
+    solver must prove that bound and meet it with a schedule its verifier accepts (the upper
+    bound; ``finish`` re-reads it)."""
+    path = FALKENAUER_T / "Falkenauer_t60_00.txt"
+    if not path.exists():
+        pytest.skip(f"shared data not found: {path} (../shared beside the checkout)")
+    from volsched.instances.slack import SlackInstance
+
+    inst = three_partition_from_file(path, shift=1)
+    p = np.array(inst.p)
+    p[0] += 1
+    m = len(inst.machines) - 1
+    elements = p[: 3 * m]
+    target = int(inst.target)
+    result = solve(
+        SlackInstance(machines=inst.machines, p=p, beta=1.0), method="cpsat", problem="slack", budget=10
+    )
+    assert result.status.value == "optimal"
+    assert int(result.objective) == int(result.bound) == target + int(elements.min())
