@@ -139,13 +139,13 @@ _last_built: tuple[str, str, Any] | None = None
 def _instance(family: Family, task: dict) -> Any:
     global _last_built
     key = (task["family"], task["instance_key"])
-    if _last_built is not None and _last_built[:2] == key:
-        return _last_built[2]
-    _last_built = None  # a build that raises leaves nothing to reuse
+    last = _last_built  # one read: Dask runs tasks in threads, which replace it between two reads
+    if last is not None and last[:2] == key:
+        return last[2]
     instance = (
         family.load(json.loads(task["text"])) if "text" in task else family.generate_from(task["params"])
     )
-    _last_built = (*key, instance)
+    _last_built = (*key, instance)  # one assignment: a thread reads the old pair or the new one
     return instance
 
 
