@@ -851,7 +851,7 @@ def smoke_sweep(tmp_path_factory):
     store = tmp_path_factory.mktemp("smoke") / "s.db"
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["sweep", "--preset", "smoke", "--store", str(store), "--json"])
+        code = main(["sweep", "--preset", "smoke", "--store", str(store), "--json", "--workers", "1"])
     return store, code, out.getvalue(), err.getvalue()
 
 
