@@ -31,12 +31,15 @@ def main() -> None:
     ap.add_argument("--instances", type=int, default=20)
     a = ap.parse_args()
     todo = run_order([t for s in parse_config({"sweep": preset(a.preset)}) for t in build_tasks(s)])
-    keys = list(dict.fromkeys(t["instance_key"] for t in todo))[: a.instances]
+    groups: dict[str, list[dict]] = {}
+    for t in todo:
+        groups.setdefault(t["instance_key"], []).append(t)
+    keys = list(groups)[: a.instances]
     run_task(todo[0])  # imports and compiled kernels outside the timing
     seconds = {"reused": 0.0, "built per task": 0.0}
     count = 0
     for key in keys:
-        group = [t for t in todo if t["instance_key"] == key]
+        group = groups[key]
         count += len(group)
         tasks_mod._last_built = None
         begin = time.perf_counter()

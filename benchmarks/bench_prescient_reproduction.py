@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
 from collections import defaultdict
 from pathlib import Path
@@ -152,8 +153,6 @@ def normalised(cells: dict) -> dict:
 
 def save_cells(norm: dict, path: Path) -> Path:
     """:func:`normalised`'s cells as JSON, one object per (platform, T, task size, heuristic)."""
-    import json
-
     rows = [
         {"platform": p, "tasks": t, "task_minutes": m, "method": h, "ratio": r, "waste": w, "runs": n}
         for (p, t, m, h), (r, w, n) in sorted(norm.items())
@@ -164,8 +163,6 @@ def save_cells(norm: dict, path: Path) -> Path:
 
 def load_cells(path: str) -> dict:
     """What :func:`save_cells` wrote, as :func:`normalised` returns it."""
-    import json
-
     return {
         (r["platform"], int(r["tasks"]), float(r["task_minutes"]), r["method"]): (
             float(r["ratio"]),

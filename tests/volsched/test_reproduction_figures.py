@@ -149,17 +149,12 @@ def test_figure2_drawn_again_from_a_report_json_plots_the_same_curves(kept, tmp_
     import json
 
     from volsched.families.coupled.tables import figure2, report
-    from volsched.plots import series_order
+    from volsched.heuristics.coupled import NAMES
 
     rows = []
-    for w_min in (1, 2, 3):  # 17 heuristics, each slower by 7 slots than the one before it
+    for w_min in (1, 2, 3):  # the 17 heuristics, each slower by 7 slots than the one before it
         params = {"preset": "paper-realization", "tasks": 10, "w_min": w_min, "scenario": 0, "trial": 0}
-        for k, name in enumerate(
-            series_order(
-                ["RANDOM", "IP", "IE", "IY", "IAY"]
-                + [f"{c}-{h}" for c in "PEY" for h in ("IP", "IE", "IY", "IAY")]
-            )
-        ):
+        for k, name in enumerate(NAMES):
             rows.append(
                 {
                     "family": "coupled",

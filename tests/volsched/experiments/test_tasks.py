@@ -19,8 +19,9 @@ def _first_instances(family: str, count: int) -> list[dict]:
     tasks = [
         t for s in parse_config({"sweep": preset("smoke")}) for t in build_tasks(s) if t["family"] == family
     ]
-    keys = list(dict.fromkeys(t["instance_key"] for t in run_order(tasks)))[:count]
-    return [t for t in run_order(tasks) if t["instance_key"] in keys]
+    ordered = run_order(tasks)
+    keys = list(dict.fromkeys(t["instance_key"] for t in ordered))[:count]
+    return [t for t in ordered if t["instance_key"] in keys]
 
 
 def _rows(rows):
