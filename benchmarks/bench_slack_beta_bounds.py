@@ -90,7 +90,16 @@ def run(pkg, instance: SlackInstance, budget: float, time_limit: float) -> dict:
         lambda: problems._galloping(instance, "slack", time_limit, 0, budget),
     )
     ub, lb = result.objective, result.bound
-    keys = ("greedy_makespan", "beta_cut", "primal_makespan", "leader_lp_bound", "lp_bound", "lp_rounds")
+    keys = (
+        "greedy_makespan",
+        "beta_cut",
+        "fill_bound",
+        "pack_makespan",
+        "primal_makespan",
+        "leader_lp_bound",
+        "lp_bound",
+        "lp_rounds",
+    )
     return {
         "ub": ub,
         "lb": lb,

@@ -401,3 +401,83 @@ def leader_lp_bound(
         T = new
     out.bound = T
     return out
+
+
+# --- the exact-fill bound -------------------------------------------------------------------------
+
+
+@dataclass
+class FillBound:
+    """What :func:`fill_bound` proved: every ``C_max < bound`` is impossible; ``steps`` its work
+    (:func:`.subsetsum.cost` of the subset sums and the matchings' steps)."""
+
+    bound: int
+    steps: int = 0
+    singles: int = 0
+
+
+def fill_bound(instance: SlackInstance, lo: int, hi: int) -> FillBound:
+    """A lower bound on the slack optimum from what the intervals can hold *exactly*.
+
+    ``lo`` must be a lower bound already and ``hi`` a schedule's makespan; the result is in
+    ``[lo, hi]``.
+
+    The bound of the module docstring lets an interval hold ``a`` whole. With thousands of jobs
+    most of the intervals' room is indeed reachable by a subset of them, but a short interval
+    holds at most one job and rarely one of exactly its length, and short intervals compete for
+    the same short jobs. At a target ``T``, for an interval ``r`` with ``e_r <= T`` and ``a_r >=
+    p_min`` let ``f_r`` be the largest subset sum of all the jobs that is at most ``a_r``; call
+    ``r`` *single* when ``a_r < 2 p_min``, and let ``M(T)`` be the largest total length of a
+    matching between the single intervals and the jobs, a job matched to ``r`` having ``p_j <=
+    a_r``. With ``F(T) = M(T) + sum_{r not single} f_r``,
+
+    .. math:: \\sum_j p_j \\le \\lambda T + F(T)
+
+    holds for every slack schedule with ``C_max <= T``, at every ``beta``:
+
+    * an interval used has ``e <= C_max <= T`` (last-period rule, Section 3.3), and holds jobs
+      whose total is at most ``a`` (at ``beta > 0``, at most ``a - beta max p``, less), so at most
+      ``f_r``, the jobs in it being a subset of all jobs;
+    * a single interval holds at most one job, since two need ``2 p_min > a``; distinct intervals
+      hold distinct jobs, so the single intervals together hold at most ``M(T)``;
+    * every job on a free machine ends by ``C_max <= T``: the ``lambda`` free machines hold at
+      most ``lambda T``.
+
+    ``F`` is a step function of ``T``, constant between two consecutive ``e``: the least ``T >=
+    lo`` meeting the inequality is found from ``lo`` upwards, one step of ``F`` at a time (each
+    step is a new matching, :func:`.subsetsum.match_singles`).
+    """
+    from .subsetsum import best_at_most, cost, match_singles, reachable
+
+    out = FillBound(bound=lo)
+    if lo >= hi or instance.lam == 0:
+        return out
+    p = sorted(int(v) for v in instance.p)
+    total, lam, pmin = sum(p), instance.lam, p[0]
+    t = instance.table
+    rows = np.flatnonzero((t["a"] >= pmin) & (t["e"] <= hi))
+    rows = rows[np.argsort(t["e"][rows], kind="stable")]
+    a = t["a"][rows].astype(np.int64)
+    e = t["e"][rows].astype(np.int64)
+    if not len(rows):
+        return out
+    top = int(a.max())
+    bits = reachable(p, top)
+    out.steps += cost(len(p), top)
+    single = a < 2 * pmin
+    f = np.array([0 if s else best_at_most(bits, int(x)) for x, s in zip(a, single, strict=True)])
+    short = [v for v in p if v < 2 * pmin]
+    T = lo
+    while T < hi:
+        n = int(np.searchsorted(e, T, side="right"))
+        ends = int(e[n]) if n < len(e) else hi
+        _, matched, charged = match_singles(a[:n][single[:n]], short)
+        out.steps += charged
+        out.singles = int(single[:n].sum())
+        need = max(T, -(-(total - int(f[:n].sum()) - matched) // lam))
+        if need < ends:  # F is constant on [T, ends): the least T there that meets the inequality
+            T = need
+            break
+        T = ends
+    out.bound = min(T, hi)
+    return out

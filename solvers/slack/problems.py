@@ -313,16 +313,28 @@ def _beta_phases(
     :data:`.colgen.TICKS_PER_UNIT`): deterministic. The primal heuristic may spend half of
     :data:`BOUND_SHARE`, the LPs the rest.
     """
-    from .bound import LEADER_TICKS_PER_UNIT, leader_lp_bound, lower_bound
+    from .bound import LEADER_TICKS_PER_UNIT, fill_bound, leader_lp_bound, lower_bound
     from .colgen import TICKS_PER_UNIT, lp_bound
-    from .primal import best_fill
+    from .primal import best_fill, pack
 
     cut = lower_bound(instance, "slack", beta=instance.beta_ratio)
     lo = max(lo, int(cut))
     info["beta_cut"] = int(cut)
     share = None if budget is None else BOUND_SHARE * budget
     if lo < hi:
+        exact = fill_bound(instance, lo, hi)
+        effort.add(exact.steps / PRIMAL_STEPS_PER_UNIT)
+        info["fill_bound"] = exact.bound
+        lo = max(lo, exact.bound)
+    if lo < hi and instance.beta_ratio[0] == 0:
         steps = None if share is None else int(share / 2 * PRIMAL_STEPS_PER_UNIT)
+        contents, value, used = pack(instance, lo, steps)
+        effort.add(used / PRIMAL_STEPS_PER_UNIT)
+        info["pack_makespan"] = value if contents is not None else None
+        if contents is not None and value < hi:
+            best, hi = contents, value
+    if lo < hi:
+        steps = None if share is None else int((share / 2 - effort.work) * PRIMAL_STEPS_PER_UNIT)
         contents, value, used = best_fill(instance, lo, hi, steps)
         effort.add(used / PRIMAL_STEPS_PER_UNIT)
         info["primal_makespan"] = value if contents is not None else None

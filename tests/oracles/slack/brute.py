@@ -131,3 +131,17 @@ def medium_instance(rng) -> SlackInstance:
         machines.append(rows)
     p = [int(x) for x in rng.integers(2, 12, size=int(rng.integers(4, 8)))]
     return SlackInstance(machines=machines, p=p)
+
+
+def tight_instance(rng) -> SlackInstance:
+    """One free machine, 2-3 machines of 1-3 short intervals, 3-7 jobs of 4-9 slots."""
+    machines = [[]]
+    for _ in range(int(rng.integers(2, 4))):
+        rows, end = [], 0
+        for _ in range(int(rng.integers(1, 4))):
+            s = end + int(rng.integers(4, 15))
+            end = s + int(rng.integers(1, 3))
+            rows.append([s, end])
+        machines.append(rows)
+    p = [int(x) for x in rng.integers(4, 10, size=int(rng.integers(3, 8)))]
+    return SlackInstance(machines=machines, p=p)
