@@ -173,7 +173,9 @@ def test_figure2_drawn_again_from_a_report_json_plots_the_same_curves(kept, tmp_
     (tmp_path / "report.json").write_text(
         json.dumps({"reference": {"coupled": "IE"}, "papers": {"coupled": report(rows)["json"]}})
     )
-    (path,) = _script("bench_coupled_figures").redraw(tmp_path / "report.json", tmp_path / "out")
+    (path,) = _script("bench_coupled_figures").redraw(
+        tmp_path / "report.json", tmp_path / "out"
+    )  # no exact row
     assert path.name == "figure2-m10.png" and Image.open(path).size[0] <= plots.MAX_WIDTH_PX
     direct, again = kept()
 
@@ -184,3 +186,70 @@ def test_figure2_drawn_again_from_a_report_json_plots_the_same_curves(kept, tmp_
 
     assert curves(again) == curves(direct) and len(curves(direct)) == 17  # 16 heuristics and the 0 line
     assert again.get_suptitle() == direct.get_suptitle()
+
+
+def test_the_distance_figure_drawn_again_from_a_report_json_has_the_same_boxes(kept, tmp_path):
+    import json
+
+    from volsched.families.coupled.tables import distance_stats, report
+    from volsched.families.coupled.tables import plots as coupled_plots
+
+    rows = []
+    for trial in range(12):  # IE at 1.2-1.75 times the greedy, Y-IE at 1.1-1.65; the last trial proven
+        params = {"preset": "paper-realization", "tasks": 5, "w_min": 1, "scenario": 0, "trial": trial}
+        key = f"t{trial}"
+        base = {"family": "coupled", "instance_key": key, "params": params, "sense": "min"}
+        rows.append(
+            {
+                **base,
+                "kind": "exact",
+                "method": "chain",
+                "problem": "iterations",
+                "status": "optimal",
+                "objective": 80.0,
+                "bound": 80.0,
+            }
+        )
+        proven = trial == 11
+        rows.append(
+            {
+                **base,
+                "kind": "exact",
+                "method": "greedy",
+                "problem": "full",
+                "status": "optimal" if proven else "feasible",
+                "objective": 100.0,
+                "bound": 100.0 if proven else 90.0,
+            }
+        )
+        for name, extra in (("IE", 20), ("Y-IE", 10)):
+            rows.append(
+                {
+                    **base,
+                    "kind": "heuristic",
+                    "method": name,
+                    "problem": "full",
+                    "status": "ok",
+                    "objective": 100.0 + extra + 5 * trial,
+                    "bound": None,
+                }
+            )
+    assert any("distance" in p.name for p in coupled_plots(rows, tmp_path))
+    (tmp_path / "report.json").write_text(
+        json.dumps({"reference": {"coupled": "IE"}, "papers": {"coupled": report(rows)["json"]}})
+    )
+    made = _script("bench_coupled_figures").redraw(tmp_path / "report.json", tmp_path / "out")
+    (again_path,) = [p for p in made if "distance" in p.name]
+    assert again_path.name == "distance-to-offline-m5.png"
+    assert Image.open(again_path).size[0] <= plots.MAX_WIDTH_PX
+    direct_fig, again_fig = [f for f in kept() if "off-line reference" in f.get_suptitle()]
+
+    def boxes(fig):
+        return [
+            [tuple(map(tuple, line.get_xydata())) for line in ax.lines] + [ax.get_title()] for ax in fig.axes
+        ]
+
+    assert boxes(again_fig) == boxes(direct_fig)
+    assert [ax.get_title() for ax in direct_fig.axes][-1].startswith("makespan / proven optimum")
+    stats = distance_stats(rows)["5"]
+    assert stats["best"]["IE"]["n"] == 12 and stats["optimum"]["IE"]["values"] == [1.75]

@@ -382,52 +382,70 @@ DISTANCE_PANELS = {
 }
 
 
-def distance_plot(rows: list[dict], path: Path) -> Path | None:
-    """Each heuristic's makespan over the best known off-line schedule, over the lower bound and,
-    in a panel apart, over the proven optimum: one box per heuristic, with its ``n``."""
-    from volsched.plots import box_colours, new_figure, ratio_axis, save, series_order, series_styles
+def distance_stats(rows: list[dict]) -> dict[str, dict[str, dict[str, dict]]]:
+    """Per ``m``, per :data:`DISTANCE_PANELS` panel and per heuristic, the box of the quotients of
+    its makespans over the off-line reference of the same realization.
+
+    A box is :func:`matplotlib.cbook.boxplot_stats`'s (median, quartiles, whiskers at 1.5 times the
+    interquartile range) with ``n``, and the quotients themselves when there are at most 10, so
+    that :func:`draw_distance` draws the figure again from a stored report, without the store.
+    """
+    from matplotlib.cbook import boxplot_stats
 
     paper = _paper(rows)
     refs = offline_reference(paper)
-    names = series_order(sorted({r["method"] for r in paper if r["kind"] == "heuristic"}))
-    if not names:
-        return None
-    data: dict[str, list[list[float]]] = {key: [] for key in DISTANCE_PANELS}
-    for name in names:
-        done = [r for r in paper if r["method"] == name and r["kind"] == "heuristic" and r["objective"]]
-        for key, values in data.items():
-            quotients = (ratio(r["objective"], refs[r["instance_key"]][key], "min") for r in done)
-            values.append([q for q in quotients if q is not None])
-    keys = [k for k in DISTANCE_PANELS if any(data[k])]
+    out: dict[str, dict[str, dict[str, dict]]] = {}
+    for m in sorted({int(r["params"]["tasks"]) for r in paper}):
+        runs = [r for r in paper if r["kind"] == "heuristic" and int(r["params"]["tasks"]) == m]
+        panels: dict[str, dict[str, dict]] = {key: {} for key in DISTANCE_PANELS}
+        for name in _names(runs):
+            done = [r for r in runs if r["method"] == name and r["objective"]]
+            for key, boxes in panels.items():
+                quotients = (ratio(r["objective"], refs[r["instance_key"]][key], "min") for r in done)
+                values = [q for q in quotients if q is not None]
+                if values:
+                    box = boxplot_stats(values)[0]
+                    boxes[name] = {k: float(box[k]) for k in ("med", "q1", "q3", "whislo", "whishi")}
+                    boxes[name]["n"] = len(values)
+                    if len(values) <= 10:
+                        boxes[name]["values"] = [float(v) for v in values]
+        out[str(m)] = {key: boxes for key, boxes in panels.items() if boxes}
+    return {m: panels for m, panels in out.items() if panels}
+
+
+def _names(runs: list[dict]) -> list[str]:
+    """The heuristics of ``runs`` in :func:`volsched.plots.series_order`."""
+    from volsched.plots import series_order
+
+    return series_order(sorted({r["method"] for r in runs}))
+
+
+def draw_distance(panels: dict[str, dict[str, dict]], path: Path, m: int | str) -> Path:
+    """The distance to the off-line reference from :func:`distance_stats`'s boxes for one ``m``:
+    one panel per reference (ratios kept apart from ratio intervals), one box per heuristic, with
+    its ``n``; every quotient is drawn where there are at most 10."""
+    from volsched.plots import box_colours, new_figure, ratio_axis, save, series_order, series_styles
+
+    names = series_order(sorted({name for boxes in panels.values() for name in boxes}))
+    keys = [k for k in DISTANCE_PANELS if panels.get(k)]
     styles = series_styles(names)
     fig, axes = new_figure(len(keys), 1, height=1.5 + 2.6 * len(keys), sharex=True)
     x = np.arange(len(names))
-    largest = max(max(v) for k in keys for v in data[k] if v)
+    largest = max(box["whishi"] for k in keys for box in panels[k].values())
     for ax, key in zip(axes[:, 0], keys, strict=True):
-        filled = [k for k, v in enumerate(data[key]) if v]
-        boxes = ax.boxplot(
-            [data[key][k] for k in filled],
-            positions=x[filled],
-            widths=0.6,
-            showfliers=False,
-            manage_ticks=False,
-        )
-        box_colours(boxes, [styles[names[k]].colour for k in filled])
+        boxes = panels[key]
+        filled = [k for k, name in enumerate(names) if name in boxes]
+        stats = [{**boxes[names[k]], "fliers": []} for k in filled]
+        drawn = ax.bxp(stats, positions=x[filled], widths=0.6, showfliers=False, manage_ticks=False)
+        box_colours(drawn, [styles[names[k]].colour for k in filled])
         for k in filled:
-            if len(data[key][k]) <= 10:  # few runs: every one is shown
+            box = boxes[names[k]]
+            if "values" in box:  # few runs: every one is shown
                 s = styles[names[k]]
                 ax.plot(
-                    [x[k]] * len(data[key][k]),
-                    data[key][k],
-                    linestyle="none",
-                    marker=s.marker,
-                    color=s.colour,
-                    ms=4,
+                    [x[k]] * len(box["values"]), box["values"], "none", marker=s.marker, color=s.colour, ms=4
                 )
-        for k in x:
-            ax.text(
-                k, 1.01, f"n={len(data[key][k])}", transform=ax.get_xaxis_transform(), ha="center", fontsize=6
-            )
+            ax.text(k, 1.01, f"n={box['n']}", transform=ax.get_xaxis_transform(), ha="center", fontsize=6)
         ax.axhline(1.0, color="black", linewidth=0.8)
         ratio_axis(ax, largest, axis="y")
         ax.set_ylabel("ratio (no unit)")
@@ -437,7 +455,9 @@ def distance_plot(rows: list[dict], path: Path) -> Path | None:
     bottom.set_xticks(x, names, rotation=45, ha="right", fontsize=8)
     bottom.set_xlabel("heuristic (colour: the passive heuristic H; marker: the criterion)")
     return save(
-        fig, path, "Casanova et al. 2013: makespan over the off-line reference of the same realization"
+        fig,
+        path,
+        f"Casanova et al. 2013, m = {m}: makespan over the off-line reference of the same realization",
     )
 
 
@@ -458,6 +478,7 @@ def report(rows: list[dict], reference: str | None = None) -> dict | None:
                 str(m): {name: {str(w): v for w, v in values.items()} for name, values in s.items()}
                 for m, s in series.items()
             },
+            "distance": distance_stats(rows),
         },
         "markdown": "\n".join(
             [
@@ -470,18 +491,21 @@ def report(rows: list[dict], reference: str | None = None) -> dict | None:
 
 
 def plots(rows: list[dict], folder: Path, reference: str | None = None) -> list[Path]:
-    """Figure 2 (m = 10; m = 5 too) and the distance to the off-line reference."""
+    """Figure 2 (m = 10; m = 5 too) and the distance to the off-line reference, per ``m``."""
     if not any(r["kind"] == "heuristic" for r in _paper(rows)):
         return []
     ref = reference or REFERENCE
     made = [figure2(rows, Path(folder) / f"casanova2013-figure2-m{m}.png", m, ref) for m in (10, 5)]
-    made.append(distance_plot(rows, Path(folder) / "casanova2013-distance-to-offline.png"))
+    for m, panels in distance_stats(rows).items():
+        made.append(draw_distance(panels, Path(folder) / f"casanova2013-distance-to-offline-m{m}.png", m))
     return [p for p in made if p is not None]
 
 
 __all__ = [
     "by_w_min",
     "by_w_min_markdown",
+    "distance_stats",
+    "draw_distance",
     "draw_figure2",
     "figure2",
     "gaps",

@@ -2,7 +2,15 @@
 
 import pytest
 
-from volsched.families.coupled.tables import by_w_min, gaps, offline_reference, plots, report, tables
+from volsched.families.coupled.tables import (
+    by_w_min,
+    distance_stats,
+    gaps,
+    offline_reference,
+    plots,
+    report,
+    tables,
+)
 
 
 def _params(m, w_min, scenario, trial):
@@ -82,7 +90,22 @@ def test_report_and_plots(tmp_path):
     assert "Table I format" in part["markdown"] and part["json"]["casanova2013"]["5"]
     made = plots(_store(), tmp_path)
     assert made and all(p.exists() and p.stat().st_size > 0 for p in made)
+    assert (tmp_path / "casanova2013-distance-to-offline-m5.png") in made
+    assert part["json"]["distance"] == distance_stats(_store())
     assert report([r for r in _store() if r["kind"] == "exact"]) is None
+
+
+def test_distance_boxes_per_m_and_reference():
+    boxes = distance_stats(_store())
+    assert list(boxes) == ["5"]
+    best = boxes["5"]["best"]
+    # X finished two trials: 120 / 90 and 150 / 91; IE three: 100 / 90, 200 / 91, 300 / 280.
+    assert best["X"]["n"] == 2 and best["X"]["values"] == pytest.approx([120 / 90, 150 / 91])
+    assert best["X"]["med"] == pytest.approx((120 / 90 + 150 / 91) / 2)
+    assert best["IE"]["n"] == 3 and best["IE"]["med"] == pytest.approx(100 / 90)
+    # the proven optimum only on the second scenario, where X failed
+    assert list(boxes["5"]["optimum"]) == ["IE"] and boxes["5"]["optimum"]["IE"]["n"] == 1
+    assert boxes["5"]["lower"]["X"]["values"] == pytest.approx([120 / 50, 150 / 50])
 
 
 def test_offline_gap_per_cell():
