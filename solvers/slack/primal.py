@@ -370,7 +370,8 @@ def pack(instance: SlackInstance, target: int, max_steps: int | None = None) -> 
     """A schedule at ``beta = 0`` aimed at makespan ``target``: intervals filled to the last unit.
 
     Returns ``(contents, makespan, steps)``; ``contents`` is ``None`` at ``beta > 0``, without a
-    free machine, or when ``max_steps`` stops it. The makespan meets
+    free machine, or when ``max_steps`` stops it while filling the intervals (stopped while the
+    free machines share their jobs, it returns the schedule so far). The makespan meets
     :func:`.bound.fill_bound` when the intervals lose no more room than its matching and subset
     sums allow and the free machines share the rest evenly.
 

@@ -305,13 +305,14 @@ def _beta_phases(
     effort: Effort,
     info: dict,
 ) -> tuple[dict, int, int]:
-    """The slack problem's beta-aware phases: the cut, the primal heuristic, the leader-class LP,
-    column generation.
+    """The slack problem's beta-aware phases: the cut, the exact-fill bound, a primal heuristic
+    (:func:`.primal.pack` at ``beta = 0``, else or if it ran out of steps the leader heuristic), the
+    leader-class LP, column generation.
 
     Returns the (possibly better) ``best``, ``hi`` and ``lo``. Their work is booked on ``effort``
     in budget units (:data:`PRIMAL_STEPS_PER_UNIT`, :data:`.bound.LEADER_TICKS_PER_UNIT`,
-    :data:`.colgen.TICKS_PER_UNIT`): deterministic. The primal heuristic may spend half of
-    :data:`BOUND_SHARE`, the LPs the rest.
+    :data:`.colgen.TICKS_PER_UNIT`): deterministic. Each primal heuristic may spend half of
+    :data:`BOUND_SHARE`, the LPs what is left of it.
     """
     from .bound import LEADER_TICKS_PER_UNIT, fill_bound, leader_lp_bound, lower_bound
     from .colgen import TICKS_PER_UNIT, lp_bound
@@ -326,15 +327,17 @@ def _beta_phases(
         effort.add(exact.steps / PRIMAL_STEPS_PER_UNIT)
         info["fill_bound"] = exact.bound
         lo = max(lo, exact.bound)
+    packed = False
     if lo < hi and instance.beta_ratio[0] == 0:
         steps = None if share is None else int(share / 2 * PRIMAL_STEPS_PER_UNIT)
         contents, value, used = pack(instance, lo, steps)
         effort.add(used / PRIMAL_STEPS_PER_UNIT)
         info["pack_makespan"] = value if contents is not None else None
-        if contents is not None and value < hi:
+        packed = contents is not None
+        if packed and value < hi:
             best, hi = contents, value
-    if lo < hi:
-        steps = None if share is None else int((share / 2 - effort.work) * PRIMAL_STEPS_PER_UNIT)
+    if lo < hi and not packed:  # the leader heuristic, where pack does not apply or ran out of steps
+        steps = None if share is None else int(share / 2 * PRIMAL_STEPS_PER_UNIT)
         contents, value, used = best_fill(instance, lo, hi, steps)
         effort.add(used / PRIMAL_STEPS_PER_UNIT)
         info["primal_makespan"] = value if contents is not None else None
