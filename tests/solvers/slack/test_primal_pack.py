@@ -55,3 +55,19 @@ def test_pack_meets_the_fill_bound_on_paper_instances(seed):
     contents, makespan, _ = pack(inst, bound)
     assert verified(inst, contents) == makespan
     assert bound <= makespan <= bound * 1.0001, (bound, makespan, hi)
+
+
+def test_the_slack_search_packs_at_beta_0_and_falls_back_when_it_runs_out_of_steps():
+    """At 40 x 400, beta = 0: the exact-fill bound and pack meet (a proof in 0.05 work units); with
+    0.02 units pack stops, the leader heuristic runs instead and the solve ends unproven."""
+    from volsched.solvers.slack import solve
+
+    inst = generate_paper(40, 400, 3, beta=0.0)
+    done = solve(inst, method="cpsat", problem="slack", budget=10)
+    assert done.status.value == "optimal"
+    assert done.info["pack_makespan"] == done.info["fill_bound"] == done.objective
+    assert "primal_makespan" not in done.info  # the leader heuristic was not needed
+    short = solve(inst, method="cpsat", problem="slack", budget=0.02)
+    assert short.status.value == "feasible" and short.info["pack_makespan"] is None
+    assert short.info["primal_makespan"] is not None and short.bound == done.objective
+    assert short.stopped == "budget"
