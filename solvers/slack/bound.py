@@ -416,6 +416,106 @@ class FillBound:
     singles: int = 0
 
 
+#: Prices of :func:`short_lp_bound`'s certificate are multiples of ``1 / SHORT_PRICE_SCALE``.
+SHORT_PRICE_SCALE = 2**20
+#: Most column-generation rounds of :func:`short_lp_bound` (the certificate holds after any).
+SHORT_LP_ROUNDS = 40
+
+
+def best_patterns(q: np.ndarray, p: np.ndarray, room: int, pairs: bool) -> tuple[tuple | None, tuple | None]:
+    """The most profitable job and pair of jobs that fit ``room``, profits ``q``, lengths ``p``
+    (ascending): ``((value, j), (value, j, k))``, ``None`` where there is none.
+
+    A pair is two distinct jobs ``j < k`` with ``p_j + p_k <= room``; for each ``k`` the best
+    partner is a prefix maximum of ``q`` (``O(n)`` a room). Exact in integers.
+
+    >>> best_patterns(np.array([3, 5, 4]), np.array([3, 5, 6]), 9, True)
+    ((5, 1), (8, 0, 1))
+    """
+    m = int(np.searchsorted(p, room, side="right"))
+    if m == 0:
+        return None, None
+    j = int(np.argmax(q[:m]))
+    single = (q[j].item(), j)
+    if not pairs or m < 2:
+        return single, None
+    top = np.maximum.accumulate(q[:m])
+    # the partners of k: j < k with p_j <= room - p_k
+    limit = np.minimum(np.arange(m), np.searchsorted(p, room - p[:m], side="right"))
+    ks = np.flatnonzero(limit > 0)
+    if not len(ks):
+        return single, None
+    values = q[ks] + top[limit[ks] - 1]
+    b = int(np.argmax(values))
+    k = int(ks[b])
+    return single, (values[b].item(), int(np.argmax(q[: limit[k]])), k)
+
+
+def short_lp_bound(rooms: list[int], p: np.ndarray, pmin: int) -> tuple[int, int]:
+    """An upper bound on what intervals shorter than ``3 p_min`` hold together: ``(bound, steps)``.
+
+    Such an interval holds one job or two (three need ``3 p_min``), and the intervals hold
+    distinct jobs. Number the jobs that fit one of them (``p`` ascending, all shorter than ``3
+    p_min``) and call a *pattern* of room ``r`` a job or a pair of jobs whose lengths sum to at most
+    ``a_r`` (pairs only when ``a_r >= 2 p_min``). The packing LP
+
+    .. math:: \\max \\sum_{r,S} p(S)\\, y_{r,S}\\ \\text{s.t.}\\ \\sum_{S \\ni j} y_{r,S} \\le 1,\\
+              \\sum_S y_{r,S} \\le 1,\\ y \\ge 0
+
+    has the intervals' best total among its points. Any prices ``pi_j >= 0`` give the dual point
+    ``mu_r = max(0, max_S (p(S) - pi(S)))``, so by weak duality the total is at most ``sum_j
+    pi_j + sum_r mu_r``. Column generation (:func:`scipy.optimize.linprog`, priced exactly by
+    :func:`best_patterns`) finds good prices; they are rounded down to multiples of ``1 /``
+    :data:`SHORT_PRICE_SCALE` and ``mu`` computed in integers, so the bound holds whatever the LP's
+    accuracy. Steps: the LP's rows times columns over 64, per round.
+    """
+    from scipy.optimize import linprog
+    from scipy.sparse import csr_matrix
+
+    p = np.asarray(p, dtype=np.int64)
+    n, count = len(p), len(rooms)
+    if not n or not count:
+        return 0, 0
+    columns: dict[tuple[int, int, int], int] = {}
+    prices = np.zeros(n)
+    steps = 0
+
+    def price(q: np.ndarray, mu: np.ndarray | None) -> int:
+        added = 0
+        for r, a in enumerate(rooms):
+            for best in best_patterns(q, p, a, a >= 2 * pmin):
+                if best is None or (mu is not None and best[0] - mu[r] <= 1e-7):
+                    continue
+                key = (r, best[1], best[2] if len(best) == 3 else -1)
+                if key not in columns:
+                    columns[key] = int(p[key[1]] + (p[key[2]] if key[2] >= 0 else 0))
+                    added += 1
+        return added
+
+    price(p.astype(float), None)
+    for _ in range(SHORT_LP_ROUNDS if columns else 0):
+        keys = list(columns)
+        rows = [j for r, j, k in keys] + [n + r for r, j, k in keys] + [k for r, j, k in keys if k >= 0]
+        cols = [*range(len(keys)), *range(len(keys)), *(c for c, (_, _, k) in enumerate(keys) if k >= 0)]
+        matrix = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n + count, len(keys)))
+        values = np.array([columns[key] for key in keys], dtype=float)
+        res = linprog(-values, A_ub=matrix, b_ub=np.ones(n + count), bounds=(0, None), method="highs-ds")
+        steps += (n + count) * len(keys) // 64
+        if res.status != 0:
+            break
+        duals = np.maximum(-res.ineqlin.marginals, 0.0)
+        prices = duals[:n]
+        if not price(p - prices, duals[n:]):
+            break
+    scaled = np.floor(prices * SHORT_PRICE_SCALE).astype(np.int64)
+    profit = p * SHORT_PRICE_SCALE - scaled
+    total = int(scaled.sum())
+    for a in rooms:
+        best = [b[0] for b in best_patterns(profit, p, a, a >= 2 * pmin) if b is not None]
+        total += max([0, *best])
+    return total // SHORT_PRICE_SCALE, steps
+
+
 def fill_bound(instance: SlackInstance, lo: int, hi: int) -> FillBound:
     """A lower bound on the slack optimum from what the intervals can hold *exactly*.
 
@@ -443,9 +543,13 @@ def fill_bound(instance: SlackInstance, lo: int, hi: int) -> FillBound:
     * every job on a free machine ends by ``C_max <= T``: the ``lambda`` free machines hold at
       most ``lambda T``.
 
+    The intervals shorter than ``3 p_min`` (one or two jobs each) compete for the same short jobs;
+    what they hold together is also at most :func:`short_lp_bound`, and ``F(T)`` takes the smaller
+    of the two for them.
+
     ``F`` is a step function of ``T``, constant between two consecutive ``e``: the least ``T >=
     lo`` meeting the inequality is found from ``lo`` upwards, one step of ``F`` at a time (each
-    step is a new matching, :func:`.subsetsum.match_singles`).
+    step is a new matching, :func:`.subsetsum.match_singles`, and a new LP).
     """
     from .subsetsum import best_at_most, cost, match_singles, reachable
 
@@ -467,6 +571,7 @@ def fill_bound(instance: SlackInstance, lo: int, hi: int) -> FillBound:
     single = a < 2 * pmin
     f = np.array([0 if s else best_at_most(bits, int(x)) for x, s in zip(a, single, strict=True)])
     short = [v for v in p if v < 2 * pmin]
+    shorter = np.array([v for v in p if v < 3 * pmin], dtype=np.int64)
     T = lo
     while T < hi:
         n = int(np.searchsorted(e, T, side="right"))
@@ -474,7 +579,13 @@ def fill_bound(instance: SlackInstance, lo: int, hi: int) -> FillBound:
         _, matched, charged = match_singles(a[:n][single[:n]], short)
         out.steps += charged
         out.singles = int(single[:n].sum())
-        need = max(T, -(-(total - int(f[:n].sum()) - matched) // lam))
+        few = a[:n] < 3 * pmin  # one or two jobs each: the short-interval LP
+        held = matched + int(f[:n][few].sum())
+        if few.any():
+            lp, charged = short_lp_bound([int(x) for x in a[:n][few]], shorter, pmin)
+            out.steps += charged
+            held = min(held, lp)
+        need = max(T, -(-(total - int(f[:n][~few].sum()) - held) // lam))
         if need < ends:  # F is constant on [T, ends): the least T there that meets the inequality
             T = need
             break
