@@ -451,31 +451,18 @@ def best_patterns(q: np.ndarray, p: np.ndarray, room: int, pairs: bool) -> tuple
     return single, (values[b].item(), int(np.argmax(q[: limit[k]])), k)
 
 
-def short_lp_bound(rooms: list[int], p: np.ndarray, pmin: int) -> tuple[int, int]:
-    """An upper bound on what intervals shorter than ``3 p_min`` hold together: ``(bound, steps)``.
+def short_columns(rooms: list[int], p: np.ndarray, pmin: int) -> tuple[dict, np.ndarray, int]:
+    """Column generation for the packing LP of :func:`short_lp_bound`: ``(columns, prices, steps)``.
 
-    Such an interval holds one job or two (three need ``3 p_min``), and the intervals hold
-    distinct jobs. Number the jobs that fit one of them (``p`` ascending, all shorter than ``3
-    p_min``) and call a *pattern* of room ``r`` a job or a pair of jobs whose lengths sum to at most
-    ``a_r`` (pairs only when ``a_r >= 2 p_min``). The packing LP
-
-    .. math:: \\max \\sum_{r,S} p(S)\\, y_{r,S}\\ \\text{s.t.}\\ \\sum_{S \\ni j} y_{r,S} \\le 1,\\
-              \\sum_S y_{r,S} \\le 1,\\ y \\ge 0
-
-    has the intervals' best total among its points. Any prices ``pi_j >= 0`` give the dual point
-    ``mu_r = max(0, max_S (p(S) - pi(S)))``, so by weak duality the total is at most ``sum_j
-    pi_j + sum_r mu_r``. Column generation (:func:`scipy.optimize.linprog`, priced exactly by
-    :func:`best_patterns`) finds good prices; they are rounded down to multiples of ``1 /``
-    :data:`SHORT_PRICE_SCALE` and ``mu`` computed in integers, so the bound holds whatever the LP's
-    accuracy. Steps: the LP's rows times columns over 64, per round.
+    ``columns`` maps ``(room, j, k)`` (``k = -1`` for one job; positions in ``p``) to the pattern's
+    length; ``prices`` are the job rows' duals of the last LP (0 without a column). The LP is
+    solved by :func:`scipy.optimize.linprog` and priced exactly by :func:`best_patterns`, at most
+    :data:`SHORT_LP_ROUNDS` times. Steps: the LP's rows times columns over 64, per round.
     """
     from scipy.optimize import linprog
     from scipy.sparse import csr_matrix
 
-    p = np.asarray(p, dtype=np.int64)
     n, count = len(p), len(rooms)
-    if not n or not count:
-        return 0, 0
     columns: dict[tuple[int, int, int], int] = {}
     prices = np.zeros(n)
     steps = 0
@@ -492,6 +479,8 @@ def short_lp_bound(rooms: list[int], p: np.ndarray, pmin: int) -> tuple[int, int
                     added += 1
         return added
 
+    if not n or not count:
+        return columns, prices, steps
     price(p.astype(float), None)
     for _ in range(SHORT_LP_ROUNDS if columns else 0):
         keys = list(columns)
@@ -507,6 +496,28 @@ def short_lp_bound(rooms: list[int], p: np.ndarray, pmin: int) -> tuple[int, int
         prices = duals[:n]
         if not price(p - prices, duals[n:]):
             break
+    return columns, prices, steps
+
+
+def short_lp_bound(rooms: list[int], p: np.ndarray, pmin: int) -> tuple[int, int]:
+    """An upper bound on what intervals shorter than ``3 p_min`` hold together: ``(bound, steps)``.
+
+    Such an interval holds one job or two (three need ``3 p_min``), and the intervals hold
+    distinct jobs. Number the jobs that fit one of them (``p`` ascending, all shorter than ``3
+    p_min``) and call a *pattern* of room ``r`` a job or a pair of jobs whose lengths sum to at most
+    ``a_r`` (pairs only when ``a_r >= 2 p_min``). The packing LP
+
+    .. math:: \\max \\sum_{r,S} p(S)\\, y_{r,S}\\ \\text{s.t.}\\ \\sum_{S \\ni j} y_{r,S} \\le 1,\\
+              \\sum_S y_{r,S} \\le 1,\\ y \\ge 0
+
+    has the intervals' best total among its points. Any prices ``pi_j >= 0`` give the dual point
+    ``mu_r = max(0, max_S (p(S) - pi(S)))``, so by weak duality the total is at most ``sum_j
+    pi_j + sum_r mu_r``. Column generation (:func:`short_columns`) finds good prices; they are
+    rounded down to multiples of ``1 /`` :data:`SHORT_PRICE_SCALE` and ``mu`` computed in
+    integers, so the bound holds whatever the LP's accuracy.
+    """
+    p = np.asarray(p, dtype=np.int64)
+    _, prices, steps = short_columns(rooms, p, pmin)
     scaled = np.floor(prices * SHORT_PRICE_SCALE).astype(np.int64)
     profit = p * SHORT_PRICE_SCALE - scaled
     total = int(scaled.sum())

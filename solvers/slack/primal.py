@@ -34,6 +34,8 @@ import numpy as np
 if TYPE_CHECKING:
     from volsched.instances.slack import SlackInstance
 
+#: Primal heuristic steps (job look-ups, LPT placements) per work unit: about a second here.
+STEPS_PER_UNIT = 2e5
 #: Candidate leaders tried per interval at beta > 0 (half as many at beta = 0).
 CANDIDATES = 24
 #: Horizons of the first grid of :func:`best_fill`, then of each refinement.
@@ -462,6 +464,70 @@ def _lift(instance: SlackInstance, contents: dict, last: int) -> tuple[int | Non
     return total, steps
 
 
+#: CP-SAT deterministic time :func:`_short_program` may use (about a second).
+SHORT_CPSAT = 1.0
+
+
+def _short_program(
+    p: list[int], t: dict, few: list[int], intervals: dict, pmin: int, max_steps: int | None, steps: int
+) -> tuple[dict | None, int]:
+    """The intervals shorter than ``3 p_min`` filled again by CP-SAT over patterns.
+
+    The patterns are those of :func:`.bound.short_columns` (the packing LP's columns) and those
+    the intervals hold now (the start's hint); CP-SAT picks at most one per interval and job, the
+    most work in all. Returns the new contents of those intervals if they hold more (else
+    ``None``) and the steps: the column generation's, and CP-SAT's deterministic time at
+    :data:`STEPS_PER_UNIT`. ``steps`` is what :func:`pack` spent so far, against ``max_steps``.
+    """
+    from ortools.sat.python import cp_model
+
+    from ..cpsat import run_cpsat
+    from .bound import short_columns
+
+    if not few:
+        return None, 0
+    jobs = sorted((j for j in range(len(p)) if p[j] < 3 * pmin), key=lambda j: (p[j], j))
+    at = {j: k for k, j in enumerate(jobs)}
+    rooms = [int(t["a"][r]) for r in few]
+    columns, _, used = short_columns(rooms, np.array([p[j] for j in jobs], dtype=np.int64), pmin)
+    now = {}
+    for i, r in enumerate(few):
+        mine = sorted(at[j] for j in intervals.get(r, []))
+        if mine:
+            key = (i, mine[-1], mine[0] if len(mine) == 2 else -1)
+            columns.setdefault(key, sum(p[j] for j in intervals[r]))
+            now[key] = True
+    left = None if max_steps is None else (max_steps - steps - used) / STEPS_PER_UNIT
+    if left is not None and left <= 0:
+        return None, used
+    model = cp_model.CpModel()
+    pick = {key: model.new_bool_var("") for key in columns}
+    by_room: dict = {}
+    by_job: dict = {}
+    for (i, j, k), var in pick.items():
+        by_room.setdefault(i, []).append(var)
+        for job in (j, k):
+            if job >= 0:
+                by_job.setdefault(job, []).append(var)
+    for group in (*by_room.values(), *by_job.values()):
+        model.add_at_most_one(group)
+    model.maximize(sum(value * pick[key] for key, value in columns.items()))
+    for key, var in pick.items():
+        model.add_hint(var, key in now)
+    budget = SHORT_CPSAT if left is None else min(SHORT_CPSAT, left)
+    solver, status = run_cpsat(model, budget=budget, workers=1)
+    used += int(solver.deterministic_time * STEPS_PER_UNIT)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None, used
+    if solver.objective_value <= sum(columns[key] for key in now):
+        return None, used
+    better: dict = {}
+    for (i, j, k), var in pick.items():
+        if solver.value(var):
+            better[few[i]] = [jobs[j]] + ([jobs[k]] if k >= 0 else [])
+    return better, used
+
+
 def _pack_at(instance: SlackInstance, target: int, max_steps: int | None) -> tuple[dict | None, int, int]:
     """Steps 1 and 2 of :func:`pack`, the last-period rule unchecked."""
     from .subsetsum import cost, largest_subset, match_singles
@@ -482,28 +548,43 @@ def _pack_at(instance: SlackInstance, target: int, max_steps: int | None) -> tup
         intervals[single[i]] = [short[k]]
     taken = {short[k] for _, k in pairs}
     left = [j for j in left if j not in taken]
-    for r in rows:
-        if r in intervals or int(t["a"][r]) < 2 * pmin:
-            continue
-        if max_steps is not None and steps >= max_steps:
-            return None, 0, steps
-        room = int(t["a"][r])
-        jobs = []
+    few = [r for r in rows if int(t["a"][r]) < 3 * pmin]  # one or two jobs each
+
+    def fill_exactly(r: int) -> int:
+        """Interval ``r``: its longest jobs down to :data:`EXACT_ROOM`, then a subset sum; steps."""
+        nonlocal left
+        room, jobs, used = int(t["a"][r]), [], 0
         while room > 2 * EXACT_ROOM and left:
             k = bisect.bisect_right([p[j] for j in left], room - EXACT_ROOM) - 1
             if k < 0:
                 break
             jobs.append(left.pop(k))
             room -= p[jobs[-1]]
-            steps += 1
+            used += 1
         pool = _spread(left[: bisect.bisect_right([p[j] for j in left], room)], _most(room))
         chosen, _ = largest_subset([p[j] for j in pool], room)
-        steps += cost(len(pool), room)
         jobs += [pool[i] for i in chosen]
         if jobs:
             intervals[r] = jobs
             gone = set(jobs)
             left = [j for j in left if j not in gone]
+        return used + cost(len(pool), room)
+
+    for r in few:
+        if r not in intervals and int(t["a"][r]) >= 2 * pmin:
+            if max_steps is not None and steps >= max_steps:
+                return None, 0, steps
+            steps += fill_exactly(r)
+    better, used = _short_program(p, t, few, intervals, pmin, max_steps, steps)
+    steps += used
+    if better is not None:
+        intervals = {**{q: jobs for q, jobs in intervals.items() if q not in few}, **better}
+        held = {j for jobs in intervals.values() for j in jobs}
+        left = [j for j in sorted(range(len(p)), key=lambda j: (p[j], j)) if j not in held]
+    for r in rows[len(few) :]:
+        if max_steps is not None and steps >= max_steps:
+            return None, 0, steps
+        steps += fill_exactly(r)
     intervals = {r: jobs for r, jobs in intervals.items() if jobs}
     opened, _ = _lpt(p, left, instance.free)
     steps += len(left)

@@ -42,6 +42,7 @@ from ..problem import (
     Problem,
     backend,
 )
+from .primal import STEPS_PER_UNIT as PRIMAL_STEPS_PER_UNIT
 from .verify import verify_plain, verify_slack
 
 if TYPE_CHECKING:
@@ -288,8 +289,6 @@ def _method(problem: str, run: Callable) -> Callable:
 #: paper's scale (300 x 3,000) CP-SAT improved neither bound in the budgets measured, and on small
 #: instances the phases end long before their share.
 BOUND_SHARE = 0.8
-#: Primal heuristic steps (job look-ups, LPT placements) per work unit: about a second here.
-PRIMAL_STEPS_PER_UNIT = 2e5
 #: :mod:`.pcmax` search nodes per work unit (a node: one job placed, about as costly as a primal step).
 PCMAX_NODES_PER_UNIT = 2e5
 
