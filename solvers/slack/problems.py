@@ -304,9 +304,9 @@ def _beta_phases(
     effort: Effort,
     info: dict,
 ) -> tuple[dict, int, int]:
-    """The slack problem's beta-aware phases: the cut, the exact-fill bound, a primal heuristic
-    (:func:`.primal.pack` at ``beta = 0``, else or if it ran out of steps the leader heuristic), the
-    leader-class LP, column generation.
+    """The slack problem's beta-aware phases: the cut, at ``beta = 0`` the exact-fill bound, a primal
+    heuristic (:func:`.primal.pack` at ``beta = 0``, else or if it ran out of steps the leader
+    heuristic), the leader-class LP, column generation.
 
     Returns the (possibly better) ``best``, ``hi`` and ``lo``. Their work is booked on ``effort``
     in budget units (:data:`PRIMAL_STEPS_PER_UNIT`, :data:`.bound.LEADER_TICKS_PER_UNIT`,
@@ -321,7 +321,7 @@ def _beta_phases(
     lo = max(lo, int(cut))
     info["beta_cut"] = int(cut)
     share = None if budget is None else BOUND_SHARE * budget
-    if lo < hi:
+    if lo < hi and instance.beta_ratio[0] == 0:  # above it, the cut was never below it (RESULTS.md)
         exact = fill_bound(instance, lo, hi)
         effort.add(exact.steps / PRIMAL_STEPS_PER_UNIT)
         info["fill_bound"] = exact.bound
