@@ -212,8 +212,8 @@ BETAS = [round(0.1 * k, 1) for k in range(11)]
 #: baselines under the paper's sampled disturbance; the exact ``plain`` problem (beta-independent,
 #: time-limited) beside the ``slack`` one GAPS is scored against. At this size the ``slack`` search
 #: needs 2 work units for its leader-class LP bound, which takes its certified gap from a few percent
-#: to about 1 % at beta > 0, and about 1.3 units at beta = 0 for the exact-fill schedule that meets
-#: the exact-fill bound; with 10 units every gap measured is under 2 % (benchmarks/RESULTS.md).
+#: to about 1 % at beta > 0, and 2-3 units at beta = 0 for the exact-fill schedule that meets the
+#: exact-fill bound; with 10 units every gap measured is under 2 % (benchmarks/RESULTS.md).
 #: The ``plain`` problem keeps 1. The 5,500 tasks are then about 3 h on 2 cores (10 to 25 s a
 #: ``slack`` solve that does not finish). ``-smoke``: 2 instances of 4 x 8 (small enough to be
 #: proven in milliseconds), 3 betas. Each solve is decided by a budget of CP-SAT deterministic time
