@@ -305,7 +305,7 @@ def _beta_phases(
     info: dict,
 ) -> tuple[dict, int, int]:
     """The slack problem's beta-aware phases: the cut, at ``beta = 0`` the exact-fill bound, a primal
-    heuristic (:func:`.primal.pack` at ``beta = 0``, else or if it ran out of steps the leader
+    heuristic (:func:`.pack.pack` at ``beta = 0``, else or if it ran out of steps the leader
     heuristic), the leader-class LP, column generation.
 
     Returns the (possibly better) ``best``, ``hi`` and ``lo``. Their work is booked on ``effort``
@@ -315,7 +315,8 @@ def _beta_phases(
     """
     from .bound import LEADER_TICKS_PER_UNIT, fill_bound, leader_lp_bound, lower_bound
     from .colgen import TICKS_PER_UNIT, lp_bound
-    from .primal import best_fill, pack
+    from .pack import pack
+    from .primal import best_fill
 
     cut = lower_bound(instance, "slack", beta=instance.beta_ratio)
     lo = max(lo, int(cut))

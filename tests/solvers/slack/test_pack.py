@@ -1,4 +1,4 @@
-"""The exact-fill schedule of :func:`volsched.solvers.slack.primal.pack` (``beta = 0``).
+"""The exact-fill schedule of :func:`volsched.solvers.slack.pack.pack` (``beta = 0``).
 
 Every schedule goes through the independent verifier (:mod:`volsched.solvers.slack.verify`) and is
 compared with the brute-force optimum (:func:`oracles.slack.brute.brute_force`) on small instances,
@@ -11,7 +11,7 @@ from oracles.slack.brute import brute_force, medium_instance, small_instance, ti
 
 from volsched.instances.slack.generators import generate_paper
 from volsched.solvers.slack.bound import fill_bound, lower_bound
-from volsched.solvers.slack.primal import pack
+from volsched.solvers.slack.pack import pack
 from volsched.solvers.slack.problems import greedy, makespan_of, schedule_of
 from volsched.solvers.slack.verify import verify_slack
 
