@@ -48,6 +48,8 @@ OPS_PER_STEP = 256
 
 
 def lpt(p: list[int], jobs: list[int], free: tuple[int, ...]) -> tuple[dict, int]:
+    """``jobs`` by LPT (longest first, ties by index) on the ``free`` machines: ``({(i, 0): jobs},
+    the largest load)``."""
     heap = [(0, i) for i in free]
     out: dict = {}
     for j in sorted(jobs, key=lambda j: (-p[j], j)):
