@@ -90,3 +90,58 @@ def test_combined_claim_fails_on_its_weakest_part():
     rev = verdict(y * (0.90 + _noise()), y, "ahead")
     assert combine([good, good])["verdict"] == "reproduced"
     assert combine([good, rev, good])["verdict"] == "not reproduced (reversed)"
+
+
+def _coupled_rows(m=5, n=40):
+    """Synthetic casanova2013 runs: each heuristic a fixed multiple of IE, a little noise, one cap."""
+    factor = {"IE": 1.0, "Y-IE": 0.9, "P-IE": 0.9, "E-IAY": 0.95, "E-IY": 0.97, "RANDOM": 25.0, "E-IE": 1.6}
+    for c in ("", "P-", "E-", "Y-"):
+        factor.setdefault(f"{c}IP", 1.3)
+        factor.setdefault(f"{c}IY", 1.2)
+        factor.setdefault(f"{c}IAY", 1.1)
+    base, noise = _base(n), _noise(n, sd=0.001)
+    rows = []
+    for i in range(n):
+        params = {"preset": "paper-realization", "tasks": m, "w_min": 1, "scenario": 0, "trial": i}
+        for name, f in factor.items():
+            failed = name == "RANDOM" and i == 0
+            rows.append(
+                {
+                    "family": "coupled",
+                    "kind": "heuristic",
+                    "params": params,
+                    "instance_key": f"r{i}",
+                    "method": name,
+                    "status": "capped" if failed else "ok",
+                    "objective": None if failed else base[i] * f * (1 + (noise[i] if name != "IE" else 0)),
+                }
+            )
+    return rows
+
+
+def test_coupled_claims_read_paired_realizations_where_both_finished():
+    claims = {c["claim"]: c for c in _verdicts.coupled_claims(_coupled_rows())}
+    assert claims["m = 5: RANDOM behind IE"]["verdict"] == "reproduced"
+    assert claims["m = 5: RANDOM behind IE"]["n"] == 39  # RANDOM's capped run is left out
+    assert claims["m = 5: RANDOM over 20 x IE"]["verdict"] == "reproduced"
+    assert claims["m = 5: the heuristics ahead of IE"]["verdict"] == "reproduced"
+    assert claims["m = 5: C-IY ahead of C-IP"]["verdict"] == "reproduced"
+    assert claims["m = 5: C-IAY ahead of C-IY"]["verdict"] == "reproduced"
+    assert claims["m = 5: Y-H the same as P-H"]["verdict"] == "reproduced"
+    assert claims["m = 5: E-IE behind IE"]["verdict"] == "reproduced"
+    assert not any(c.startswith("m = 10") for c in claims)
+
+
+def test_coupled_claims_say_tie_and_reversed():
+    rows = _coupled_rows(m=10)
+    for r in rows:
+        if r["method"] == "IAY":
+            r["objective"] = next(
+                x["objective"] for x in rows if x["instance_key"] == r["instance_key"] and x["method"] == "IE"
+            )
+        if r["method"] == "P-IE":
+            r["objective"] *= 1.3  # now P-IE is behind IE and 30 % behind Y-IE
+    claims = {c["claim"]: c for c in _verdicts.coupled_claims(rows)}
+    assert claims["m = 10: IAY and IY behind IE"]["verdict"] == "not reproduced (tie)"
+    assert claims["m = 10: the heuristics ahead of IE"]["verdict"] == "not reproduced (reversed)"
+    assert claims["m = 10: Y-H the same as P-H"]["verdict"].startswith("not reproduced")

@@ -18,6 +18,11 @@ says they are equal or "close").
 Run (2 cores; the per-seed data is kept in ``--data`` and a second run only adds missing seeds)::
 
     python benchmarks/verdicts.py --seeds 20 --slack-instances 100 --workers 2 --data verdicts-data.jsonl
+
+Casanova et al.'s Tables I and II claims read a ``casanova2013`` store's runs instead (one pair per
+realization where both heuristics finished)::
+
+    python benchmarks/verdicts.py --coupled-store c13m5.db c13m10.db
 """
 
 from __future__ import annotations
@@ -574,6 +579,130 @@ def slack_claims(rows: list[dict]) -> list[dict]:
     return out
 
 
+# --- coupled (Casanova, Dufosse, Robert, Vivien 2013): a casanova2013 store's runs -----------------
+
+CASANOVA = "Casanova, Dufossé, Robert, Vivien 2013"
+Q_RANDOM = "RANDOM is on average more than 20 times worse than IE"
+Q_FOUR = "only 4 heuristics lead to a %diff value lower than that obtained by IE"
+Q_IY_IP = "heuristic C-IY is better than heuristic C-IP"
+Q_Y_P = "heuristic Y-H is marginally better than P-H"
+Q_IAY_IY = "heuristic C-IAY is better than heuristic C-IY"
+Q_EIE = "E-IE leads to poor results, with on average makespan almost more than 50% longer than that of IE"
+Q_THREE = "For m = 10 only three heuristics achieve [negative] %diff values: Y-IE, P-IE and E-IAY"
+Q_130 = "IAY and IY [...] are over 130% with m = 10 tasks"
+#: Table I's four heuristics ahead of IE (m = 5), Table II's three (m = 10).
+AHEAD_OF_IE = {5: ("Y-IE", "P-IE", "E-IAY", "E-IY"), 10: ("Y-IE", "P-IE", "E-IAY")}
+
+
+def coupled_makespans(rows) -> dict[int, dict[str, dict[str, float]]]:
+    """Per ``m`` and realization, each heuristic's makespan where its run finished (Section VII-A:
+    the paper compares two heuristics on the trials where both succeed)."""
+    out: dict[int, dict[str, dict[str, float]]] = {}
+    for r in rows:
+        params = r["params"] or {}
+        if (
+            r["family"] != "coupled"
+            or r["kind"] != "heuristic"
+            or params.get("preset") != "paper-realization"
+        ):
+            continue
+        if r["status"] == "ok" and r["objective"]:
+            m = int(params["tasks"])
+            out.setdefault(m, {}).setdefault(r["instance_key"], {})[r["method"]] = float(r["objective"])
+    return out
+
+
+def coupled_claims(rows) -> list[dict]:
+    """Tables I and II's claims (Section VII-B) on paired realizations, by the one rule."""
+    runs = coupled_makespans(rows)
+    out = []
+
+    def pair(m, x, y, factor=1.0):
+        keys = [k for k, v in runs.get(m, {}).items() if x in v and y in v]
+        return (
+            np.array([runs[m][k][x] for k in keys]),
+            factor * np.array([runs[m][k][y] for k in keys]),
+        )
+
+    def add(m, claim, words, direction, res, note=""):
+        out.append(
+            {
+                "claim": f"m = {m}: {claim}",
+                "source": CASANOVA,
+                "words": words,
+                "direction": direction,
+                **res,
+                "note": note,
+            }
+        )
+
+    def group(m, claim, words, direction, comparisons, kind="ahead"):
+        parts = [verdict(*pair(m, x, y), kind) for x, y in comparisons if len(pair(m, x, y)[0])]
+        if not parts:
+            return
+        ok = sum(p["verdict"].startswith("reproduced") for p in parts)
+        add(m, claim, words, direction, combine(parts), f"{ok}/{len(parts)} comparisons reproduced")
+
+    for m in sorted(runs):
+        if len(pair(m, "RANDOM", "IE")[0]):
+            add(m, "RANDOM behind IE", Q_RANDOM, "RANDOM makespan > IE's", verdict(*pair(m, "RANDOM", "IE")))
+            add(
+                m,
+                "RANDOM over 20 x IE",
+                Q_RANDOM,
+                "RANDOM > 20 x IE",
+                verdict(*pair(m, "RANDOM", "IE", 20.0)),
+            )
+        group(
+            m,
+            "the heuristics ahead of IE",
+            Q_FOUR if m == 5 else Q_THREE,
+            "IE makespan > H's",
+            [("IE", h) for h in AHEAD_OF_IE.get(m, ())],
+        )
+        criteria = ("", "P-", "E-", "Y-")
+        group(
+            m,
+            "C-IY ahead of C-IP",
+            Q_IY_IP,
+            "C-IP makespan > C-IY's",
+            [(f"{c}IP", f"{c}IY") for c in criteria],
+        )
+        group(
+            m,
+            "C-IAY ahead of C-IY",
+            Q_IAY_IY,
+            "C-IY makespan > C-IAY's",
+            [(f"{c}IY", f"{c}IAY") for c in criteria],
+        )
+        group(
+            m,
+            "Y-H the same as P-H",
+            Q_Y_P,
+            "Y-H = P-H",
+            [(f"P-{h}", f"Y-{h}") for h in ("IP", "IE", "IY", "IAY")],
+            kind="same",
+        )
+        if m == 5 and len(pair(m, "E-IE", "IE")[0]):
+            add(m, "E-IE behind IE", Q_EIE, "E-IE makespan > IE's", verdict(*pair(m, "E-IE", "IE")))
+        if m == 10:
+            group(m, "IAY and IY behind IE", Q_130, "H makespan > IE's", [("IAY", "IE"), ("IY", "IE")])
+    return out
+
+
+def print_claims(result: list[dict]) -> None:
+    """The verdict table (Markdown) of ``result`` on stdout."""
+    print("| claim | paper's words | direction tested | test | p | effect (median) | n | verdict |")
+    print("|---|---|---|---|---:|---:|---:|---|")
+    for c in result:
+        test = "Wilcoxon, 2-sided" if c["p"] is not None else "all pairs equal"
+        extra = f" ({c['note']})" if c["note"] else ""
+        print(
+            f'| {c["claim"]} | "{c["words"]}" ({c["source"]}) | {c["direction"]} | {test} '
+            f"| {_fmt_p(c['p'])} | {c['effect']:+.1%} | {c['n']}{extra} | {c['verdict']} |"
+        )
+
+
 def _fmt_p(p):
     return "-" if p is None else (f"{p:.1e}" if p < 1e-3 else f"{p:.3f}")
 
@@ -587,15 +716,7 @@ def print_table(rows: list[dict], seeds: int, slack_instances: int) -> list[dict
         f" Prescient: seeds 0-{seeds - 1} per cell; slack: instances 0-{slack_instances - 1}."
     )
     print()
-    print("| claim | paper's words | direction tested | test | p | effect (median) | n | verdict |")
-    print("|---|---|---|---|---:|---:|---:|---|")
-    for c in result:
-        test = "Wilcoxon, 2-sided" if c["p"] is not None else "all pairs equal"
-        extra = f" ({c['note']})" if c["note"] else ""
-        print(
-            f'| {c["claim"]} | "{c["words"]}" ({c["source"]}) | {c["direction"]} | {test} '
-            f"| {_fmt_p(c['p'])} | {c['effect']:+.1%} | {c['n']}{extra} | {c['verdict']} |"
-        )
+    print_claims(result)
     return result
 
 
@@ -607,7 +728,25 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=Path("verdicts-data.jsonl"))
     ap.add_argument("--collect-only", action="store_true")
     ap.add_argument("--json", type=Path, help="also write the claims and their verdicts here")
+    ap.add_argument(
+        "--coupled-store",
+        type=Path,
+        nargs="+",
+        help="only Casanova et al.'s Tables I and II claims, from these casanova2013 stores' runs",
+    )
     args = ap.parse_args()
+    if args.coupled_store:
+        from volsched.experiments.store import Store
+
+        rows = []
+        for path in args.coupled_store:
+            with Store(path) as store:
+                rows += store.rows()
+        result = coupled_claims(rows)
+        print_claims(result)
+        if args.json:
+            args.json.write_text(json.dumps(result, indent=1))
+        return
     rows = collect(args.data, args.seeds, args.slack_instances, args.workers)
     if args.collect_only:
         return
