@@ -214,8 +214,8 @@ BETAS = [round(0.1 * k, 1) for k in range(11)]
 #: needs 2 work units for its leader-class LP bound, which takes its certified gap from a few percent
 #: to about 1 % at beta > 0, and 2-3 units at beta = 0 for the exact-fill schedule that meets the
 #: exact-fill bound; with 10 units every gap measured is under 2 % (benchmarks/RESULTS.md).
-#: The ``plain`` problem keeps 1. The 5,500 tasks are then about 3 h on 2 cores (10 to 25 s a
-#: ``slack`` solve that does not finish). ``-smoke``: 2 instances of 4 x 8 (small enough to be
+#: The ``plain`` problem keeps 1. The 5,500 tasks are then about 2 h on 2 cores (an estimate: 9 s a
+#: ``slack`` solve on average on a sample of 100). ``-smoke``: 2 instances of 4 x 8 (small enough to be
 #: proven in milliseconds), 3 betas. Each solve is decided by a budget of CP-SAT deterministic time
 #: (the same rows on every machine); the time limit is only the safety net, which a smoke instance
 #: never reaches (an altered grid, say without ``jobs``, may: its rows are then marked timeout).
