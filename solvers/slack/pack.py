@@ -212,7 +212,8 @@ def _pack_at(instance: SlackInstance, target: int, max_steps: int | None) -> tup
     t = instance.table
     rows = [int(r) for r in np.flatnonzero((t["e"] <= target) & (t["a"] >= pmin))]
     rows.sort(key=lambda r: (int(t["a"][r]), r))
-    left = sorted(range(len(p)), key=lambda j: (p[j], j))
+    order = sorted(range(len(p)), key=lambda j: (p[j], j))
+    left = order
     steps = 0
     intervals: dict = {}
     single = [r for r in rows if int(t["a"][r]) < 2 * pmin]
@@ -229,14 +230,16 @@ def _pack_at(instance: SlackInstance, target: int, max_steps: int | None) -> tup
         """Interval ``r``: its longest jobs down to :data:`EXACT_ROOM`, then a subset sum; steps."""
         nonlocal left
         room, jobs, used = int(t["a"][r]), [], 0
+        sizes = [p[j] for j in left]
         while room > 2 * EXACT_ROOM and left:
-            k = bisect.bisect_right([p[j] for j in left], room - EXACT_ROOM) - 1
+            k = bisect.bisect_right(sizes, room - EXACT_ROOM) - 1
             if k < 0:
                 break
+            sizes.pop(k)
             jobs.append(left.pop(k))
             room -= p[jobs[-1]]
             used += 1
-        pool = _spread(left[: bisect.bisect_right([p[j] for j in left], room)], _most(room))
+        pool = _spread(left[: bisect.bisect_right(sizes, room)], _most(room))
         chosen, _ = largest_subset([p[j] for j in pool], room)
         jobs += [pool[i] for i in chosen]
         if jobs:
@@ -255,12 +258,11 @@ def _pack_at(instance: SlackInstance, target: int, max_steps: int | None) -> tup
     if better is not None:
         intervals = {**{q: jobs for q, jobs in intervals.items() if q not in few}, **better}
         held = {j for jobs in intervals.values() for j in jobs}
-        left = [j for j in sorted(range(len(p)), key=lambda j: (p[j], j)) if j not in held]
+        left = [j for j in order if j not in held]
     for r in rows[len(few) :]:
         if max_steps is not None and steps >= max_steps:
             return None, 0, steps
         steps += fill_exactly(r)
-    intervals = {r: jobs for r, jobs in intervals.items() if jobs}
     opened, _ = lpt(p, left, instance.free)
     steps += len(left)
     free = list(instance.free)
