@@ -125,6 +125,8 @@ def test_coupled_claims_read_paired_realizations_where_both_finished():
     assert claims["m = 5: RANDOM behind IE"]["n"] == 39  # RANDOM's capped run is left out
     assert claims["m = 5: RANDOM over 20 x IE"]["verdict"] == "reproduced"
     assert claims["m = 5: the heuristics ahead of IE"]["verdict"] == "reproduced"
+    assert claims["m = 5: no other heuristic ahead of IE"]["verdict"] == "reproduced"
+    assert claims["m = 5: no other heuristic ahead of IE"]["note"] == "11/11 comparisons reproduced"  # 17 less IE, RANDOM and the four
     assert claims["m = 5: C-IY ahead of C-IP"]["verdict"] == "reproduced"
     assert claims["m = 5: C-IAY ahead of C-IY"]["verdict"] == "reproduced"
     assert claims["m = 5: Y-H the same as P-H"]["verdict"] == "reproduced"
@@ -144,4 +146,6 @@ def test_coupled_claims_say_tie_and_reversed():
     claims = {c["claim"]: c for c in _verdicts.coupled_claims(rows)}
     assert claims["m = 10: IAY and IY behind IE"]["verdict"] == "not reproduced (tie)"
     assert claims["m = 10: the heuristics ahead of IE"]["verdict"] == "not reproduced (reversed)"
+    # E-IY (0.97 x IE) is ahead of IE, which Table II's "only three" excludes
+    assert claims["m = 10: no other heuristic ahead of IE"]["verdict"] == "not reproduced (reversed)"
     assert claims["m = 10: Y-H the same as P-H"]["verdict"].startswith("not reproduced")

@@ -592,6 +592,8 @@ Q_THREE = "For m = 10 only three heuristics achieve [negative] %diff values: Y-I
 Q_130 = "IAY and IY [...] are over 130% with m = 10 tasks"
 #: Table I's four heuristics ahead of IE (m = 5), Table II's three (m = 10).
 AHEAD_OF_IE = {5: ("Y-IE", "P-IE", "E-IAY", "E-IY"), 10: ("Y-IE", "P-IE", "E-IAY")}
+#: The 17 heuristics of Section VI: RANDOM, the passive H and the proactive C-H.
+HEURISTICS = ("RANDOM", *(f"{c}{h}" for c in ("", "P-", "E-", "Y-") for h in ("IP", "IE", "IY", "IAY")))
 
 
 def coupled_makespans(rows) -> dict[int, dict[str, dict[str, float]]]:
@@ -659,6 +661,15 @@ def coupled_claims(rows) -> list[dict]:
             Q_FOUR if m == 5 else Q_THREE,
             "IE makespan > H's",
             [("IE", h) for h in AHEAD_OF_IE.get(m, ())],
+        )
+        others = [h for h in HEURISTICS if h not in AHEAD_OF_IE.get(m, ()) and h not in ("IE", "RANDOM")]
+        group(
+            m,
+            "no other heuristic ahead of IE",
+            Q_FOUR if m == 5 else Q_THREE,
+            "H makespan >= IE's",
+            [(h, "IE") for h in others],
+            kind="not-ahead",
         )
         criteria = ("", "P-", "E-", "Y-")
         group(

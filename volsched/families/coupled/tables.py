@@ -453,7 +453,7 @@ def draw_distance(panels: dict[str, dict[str, dict]], path: Path, m: int | str) 
         ax.grid(axis="y", alpha=0.3)
     bottom = axes[-1, 0]
     bottom.set_xticks(x, names, rotation=45, ha="right", fontsize=8)
-    bottom.set_xlabel("heuristic (colour: the passive heuristic H; marker: the criterion)")
+    bottom.set_xlabel("heuristic (colour: the passive heuristic H that it builds on)")
     return save(
         fig,
         path,
