@@ -126,7 +126,8 @@ def test_coupled_claims_read_paired_realizations_where_both_finished():
     assert claims["m = 5: RANDOM over 20 x IE"]["verdict"] == "reproduced"
     assert claims["m = 5: the heuristics ahead of IE"]["verdict"] == "reproduced"
     assert claims["m = 5: no other heuristic ahead of IE"]["verdict"] == "reproduced"
-    assert claims["m = 5: no other heuristic ahead of IE"]["note"] == "11/11 comparisons reproduced"  # 17 less IE, RANDOM and the four
+    # the 17 heuristics less IE, RANDOM and the four
+    assert claims["m = 5: no other heuristic ahead of IE"]["note"] == "11/11 comparisons reproduced"
     assert claims["m = 5: C-IY ahead of C-IP"]["verdict"] == "reproduced"
     assert claims["m = 5: C-IAY ahead of C-IY"]["verdict"] == "reproduced"
     assert claims["m = 5: Y-H the same as P-H"]["verdict"] == "reproduced"
