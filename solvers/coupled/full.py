@@ -4,8 +4,10 @@ Lower bounds: the ``iterations`` optimum (relaxing communication can only
 lower the makespan, :mod:`.iterations`), :func:`trivial_bound`,
 :func:`transfer_bound` (the master's bandwidth) and the data chain of
 :mod:`.full_bound` (unlimited bandwidth, the data phase and the program kept).
-Upper bound: the :func:`.full_greedy.greedy_full` schedule, improved by the
-model of :mod:`.full_cpsat` (hinted with it) when the method is ``cpsat``.
+Upper bound: the :func:`.full_greedy.greedy_full` schedule, then a shorter one
+from the search over iterations that tracks the program holders
+(:mod:`.full_holders`) when the greedy's does not meet the lower bound, improved
+by the model of :mod:`.full_cpsat` (hinted with it) when the method is ``cpsat``.
 The outcome is proven when the bounds meet or CP-SAT proves it. When not even
 the communication-free relaxation fits ``K`` iterations in the horizon, no
 schedule does: the outcome is a proven infeasibility; the same holds for the
@@ -22,6 +24,7 @@ from volsched.instances.errors import require
 from ..problem import STOPPED_CLOCK, Allowance, Effort, MethodOutcome, backend
 from .full_bound import DataChain
 from .full_greedy import greedy_full
+from .full_holders import holder_search
 from .iterations import min_workload, solve_iterations
 
 if TYPE_CHECKING:
@@ -155,11 +158,15 @@ def solve_full(
     schedule = greedy_full(instance, allowance, lower, guide)
     if schedule is None:  # which limit, if any, stopped the passes
         allowance.charge(0)
+    upper = None if schedule is None else schedule["completions"][-1] + 1
+    source = None if schedule is None else "greedy"
+    if upper is not None and upper > lower and not allowance.charge(0):
+        better = holder_search(instance, upper, guide, allowance)
+        if better is not None:
+            schedule, upper, source = better, better["completions"][-1] + 1, "holders"
     if not model:  # the greedy's calls are the method's work; under the model, its deterministic time
         effort = greedy_effort
     effort.stopped = greedy_effort.stopped
-    upper = None if schedule is None else schedule["completions"][-1] + 1
-    source = None if schedule is None else "greedy"
     late = schedule is None and greedy_effort.stopped is not None
     ran, proven_infeasible = "not requested (method greedy)", False
     if model and (upper is None or upper > lower):

@@ -72,44 +72,13 @@ import time
 from volsched.instances.coupled import DOWN, UP, CoupledInstance
 
 from ..problem import STOPPED_BUDGET, Allowance, Effort, MethodOutcome
+from .allocations import MAX_ALLOCATIONS, allocations, count_allocations
 from .full import solve_full
 from .full_bound import DataChain
 from .replay import LETTERS
 
 #: Slot-level states made between two charges to the work budget.
 CHARGE = 1000
-
-
-#: Most allocations the search enumerates in a slot; beyond, it is not run (20 processors and
-#: m = 10 tasks have 20 million).
-MAX_ALLOCATIONS = 50_000
-
-
-def count_allocations(instance: CoupledInstance) -> int:
-    """How many allocations :func:`allocations` lists (idle included), without listing them."""
-    ways = [1] + [0] * instance.m
-    for mu in instance.mu:
-        cap = int(min(mu, instance.m))
-        ways = [sum(ways[j - v] for v in range(min(cap, j) + 1)) for j in range(instance.m + 1)]
-    return ways[instance.m] + 1
-
-
-def allocations(instance: CoupledInstance) -> list[tuple[int, ...]]:
-    """Every allocation of Section III-C: all zero (idle), or ``0 <= x_q <= mu_q`` summing to ``m``."""
-    m, p = instance.m, instance.p
-    caps = [int(min(mu, m)) for mu in instance.mu]
-    out = [(0,) * p]
-
-    def walk(q: int, left: int, prefix: tuple[int, ...]) -> None:
-        if q == p:
-            if left == 0:
-                out.append(prefix)
-            return
-        for v in range(min(caps[q], left), -1, -1):
-            walk(q + 1, left - v, (*prefix, v))
-
-    walk(0, m, ())
-    return out
 
 
 def _pareto(states: dict) -> dict:

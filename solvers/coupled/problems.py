@@ -35,10 +35,12 @@ import functools
 from volsched.instances.coupled import CoupledInstance, generate_markov, paper_realization
 from volsched.instances.errors import require
 
-from ..problem import Effort, MethodOutcome, Metric, Problem, backend
+from ..problem import Allowance, Effort, MethodOutcome, Metric, Problem, backend
 from ..result import Infeasible, reject_unless
 from .bnb import solve_bnb
 from .full import MAX_CELLS, solve_full
+from .full_bound import DataChain
+from .full_holders import holder_search
 from .full_search import solve_full_search
 from .horizon import cut, reading
 from .iterations import Iteration, schedule_of, solve_iterations
@@ -282,6 +284,8 @@ def warm(problem: str, method: str) -> None:
     else:
         instance = cut(paper_realization(5, 5, 1, 0, 0, slots=400), 400)
     run(instance, None, 0, None)
+    if problem == "full":  # the holder search runs only where the greedy misses the bound
+        holder_search(instance, instance.horizon + 1, DataChain(instance), Allowance(2))
 
 
 PROBLEMS: dict[str, Problem] = {

@@ -1,0 +1,86 @@
+"""Problem ``full``: the holder search (``full_holders``) after the greedy, against the greedy alone, one run.
+
+Usage: python benchmarks/bench_coupled_holders.py [--per-cell 6] [--m 5] [--budget 100000] [--seed 0]
+
+``--per-cell`` realizations of the ``casanova2013`` preset's ``full`` tasks per ``w_min`` (1 to 10)
+at the given ``m``: realization ``i`` of a cell has ``n_com`` in (5, 10, 20) by ``i % 3``, scenario
+``i % 10`` and trial ``(3 i + w_min) % 10``. Each is solved twice in the same process by the
+registry's ``full`` method ``greedy`` with the preset's budget (100,000 compiled calls): before,
+with the holder search switched off (the greedy's schedule and the bounds); after, the method as it
+is. Every result is verified by ``finish``. Prints one row per realization, then per ``w_min`` and
+in all: proven before and after, the median and maximum gap ``(UB - LB) / UB``, and the median and
+maximum seconds of the after run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from unittest import mock
+
+from volsched.instances.coupled import paper_realization
+from volsched.solvers.coupled import solve
+
+
+def gap(result) -> float | None:
+    if result.objective is None or result.bound is None:
+        return None
+    return (result.objective - result.bound) / result.objective
+
+
+def run(instance, budget: float, holders: bool):
+    begin = time.perf_counter()
+    if holders:
+        result = solve(instance, problem="full", method="greedy", budget=budget)
+    else:
+        with mock.patch("volsched.solvers.coupled.full.holder_search", return_value=None):
+            result = solve(instance, problem="full", method="greedy", budget=budget)
+    return result, time.perf_counter() - begin
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-cell", type=int, default=6)
+    parser.add_argument("--m", type=int, default=5)
+    parser.add_argument("--budget", type=float, default=100_000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}")
+    print("(m, n_com, w_min, scenario, trial) | before: UB LB | after: UB LB source | work | s")
+    cells: dict[int, list] = {}
+    for w_min in range(1, 11):
+        for i in range(args.per_cell):
+            key = (args.m, (5, 10, 20)[i % 3], w_min, i % 10, (3 * i + w_min) % 10)
+            instance = paper_realization(*key, seed=args.seed)
+            before, _ = run(instance, args.budget, False)
+            after, seconds = run(instance, args.budget, True)
+            assert after.bound == before.bound  # the same bounds; only the schedule can change
+            cells.setdefault(w_min, []).append((before, after, seconds))
+            print(
+                f"{key} | {before.objective} {before.bound} | {after.objective} {after.bound} "
+                f"{after.info.get('source')} | {after.work:.0f} | {seconds:.1f}",
+                flush=True,
+            )
+    print()
+    columns = ["w_min", "n", "proven before", "proven after", "median gap before", "median gap after"]
+    columns += ["max gap before", "max gap after", "median s", "max s"]
+    print("| " + " | ".join(columns) + " |")
+    print("|---" + "|---:" * (len(columns) - 1) + "|")
+    everything = [row for w in sorted(cells) for row in cells[w]]
+    for label, rows in [*((str(w), cells[w]) for w in sorted(cells)), ("all", everything)]:
+        gb = [gap(b) for b, _, _ in rows if gap(b) is not None]
+        ga = [gap(a) for _, a, _ in rows if gap(a) is not None]
+        proven_b = sum(b.status.value == "optimal" for b, _, _ in rows)
+        proven_a = sum(a.status.value == "optimal" for _, a, _ in rows)
+        secs = [s for _, _, s in rows]
+        print(
+            f"| {label} | {len(rows)} | {proven_b} | {proven_a} | {statistics.median(gb):.4f} | "
+            f"{statistics.median(ga):.4f} | {max(gb):.4f} | {max(ga):.4f} | "
+            f"{statistics.median(secs):.1f} | {max(secs):.1f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
