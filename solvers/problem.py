@@ -160,7 +160,8 @@ BUDGET_UNITS = {
     "cpsat": "CP-SAT deterministic time units (one search worker: the same search on every machine)",
     "nodes": "branch-and-bound nodes",
     "cbc-nodes": "CBC branch-and-bound nodes",
-    "greedy-calls": "compiled greedy calls (each runs at most 2,000 steps of a greedy pass)",
+    "greedy-calls": "compiled greedy calls (each runs at most 2,000 steps of a greedy pass), "
+    "then states of the holder search (coupled full)",
     "states": "slot-level states of the exact search over iteration completions (coupled full)",
 }
 
