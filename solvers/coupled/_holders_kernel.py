@@ -6,51 +6,75 @@ tables of :func:`._chain_kernel.tables` (UP slots of ``q`` in ``[0, u)``, and ``
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 _UP, _DOWN = 0, 2
 
 
 @njit(cache=True, nogil=True)
-def completions(avail, count, since, members, tasks, work, start, holder, t_prog, t_data, last, out):
+def readiness(avail, count, since, start, holder, t_prog, t_data, m, last):
+    """``ready[q, u - start]``: the most tasks ``q`` could compute at ``u`` in an iteration entered at
+    ``start`` (its UP slots since ``max(start, L_q(u))`` hold the program unless it keeps one, then
+    ``T_data`` per task), at most ``m``; ``-1`` when it cannot compute, ``-2`` when it is DOWN."""
+    p = avail.shape[0]
+    horizon = min(avail.shape[1], last + 1)
+    ready = np.full((p, max(horizon - start, 0)), -1, dtype=np.int64)
+    for q in range(p):
+        for u in range(start, horizon):
+            state = avail[q, u]
+            if state == _DOWN:
+                ready[q, u - start] = -2
+                continue
+            if state != _UP:
+                continue
+            after = since[q, u]
+            first = start if start > after else after
+            have = count[q, u] - count[q, first]
+            if not (holder[q] and after <= start):
+                have -= t_prog
+            if have < 0:
+                continue
+            ready[q, u - start] = m if t_data == 0 else min(have // t_data, m)
+    return ready
+
+
+@njit(cache=True, nogil=True)
+def completions(ready, members, tasks, work, start, out):
     """``out[a]``: the slot at whose end an iteration on allocation ``a``, entered at ``start``,
-    completes (``-1`` if not by ``last``); returns the (allocation, slot) cells read.
+    completes (``-1`` if not within ``ready``'s slots, :func:`readiness`); returns the
+    (allocation, slot) cells read.
 
     ``members[a]`` lists the enrolled processors (``-1`` pads), ``tasks[a]`` their task counts,
-    ``work[a]`` the workload ``W(x)``; ``holder[q]``: ``q`` holds a complete program at ``start``.
+    ``work[a]`` the workload ``W(x)``.
     """
-    horizon = min(avail.shape[1], last + 1)
+    span = ready.shape[1]
     cells = 0
     for a in range(members.shape[0]):
         out[a] = -1
         done = 0
-        for u in range(start, horizon):
+        need = work[a]
+        for i in range(span):
+            if need - done > span - i:  # one computing slot at most per slot
+                break
             cells += 1
-            ready = True
+            ok = True
             down = False
             for k in range(members.shape[1]):
                 q = members[a, k]
                 if q < 0:
                     break
-                state = avail[q, u]
-                if state == _DOWN:
+                level = ready[q, i]
+                if level == -2:
                     down = True
                     break
-                if state != _UP:
-                    ready = False
-                    continue
-                after = since[q, u]
-                first = start if start > after else after
-                need = tasks[a, k] * t_data
-                if not (holder[q] and after <= start):
-                    need += t_prog
-                if count[q, u] - count[q, first] < need:
-                    ready = False
+                if level < tasks[a, k]:
+                    ok = False
             if down:
                 done = 0
-            elif ready:
+            elif ok:
                 done += 1
-                if done >= work[a]:
-                    out[a] = u
+                if done >= need:
+                    out[a] = start + i
                     break
     return cells

@@ -153,10 +153,10 @@ def holder_search(
             if allowance.charge(1):
                 return None
             holder = np.array([(holders >> q) & 1 for q in range(p)], dtype=np.bool_)
-            _holders_kernel.completions(
-                avail, count, since, members, tasks, work, start, holder,
-                instance.T_prog, instance.T_data, last, out,
-            )  # fmt: skip
+            ready = _holders_kernel.readiness(
+                avail, count, since, start, holder, instance.T_prog, instance.T_data, instance.m, last
+            )
+            _holders_kernel.completions(ready, members, tasks, work, start, out)
             done = np.nonzero(out >= 0)[0]
             if not len(done):
                 continue
