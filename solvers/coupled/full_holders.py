@@ -116,16 +116,16 @@ def holder_search(
         tasks[a, : len(enrolled)] = [x[q] for q in enrolled]
         work[a] = max(x[q] * int(instance.w[q]) for q in enrolled)
         masks[a] = sum(1 << q for q in enrolled)
-    bounds: dict[tuple[int, int], int] = {}
+    chains: dict[int, list[int]] = {}
 
     def bound(start: int, left: int) -> int:
         """The least makespan after ``left`` more iterations from ``start`` (the data chain)."""
         if left == 0:
             return start
-        if (start, left) not in bounds:
-            done = chain.completions(start)
-            bounds[start, left] = done[left - 1] + 1 if len(done) >= left else instance.horizon + 1
-        return bounds[start, left]
+        if start not in chains:
+            chains[start] = chain.completions(start)
+        done = chains[start]
+        return done[left - 1] + 1 if len(done) >= left else instance.horizon + 1
 
     def latest(start: int, left: int) -> int:
         """The last completion ``c`` from which ``left`` more iterations can still beat ``upper``."""
