@@ -1,7 +1,9 @@
-"""Compiled (numba) scan of :mod:`.full_holders`: one iteration's completion on every allocation.
+"""Compiled (numba) scans over every allocation from a state ``(s, H)``: one iteration's completions.
 
-The definitions are :mod:`.full_holders`'s module docstring; ``count`` and ``since`` are the
-tables of :func:`._chain_kernel.tables` (UP slots of ``q`` in ``[0, u)``, and ``L_q(u)``).
+:func:`completions` serves the holder search of :mod:`.full_holders` (its definitions),
+:func:`successors` the holder bound of :mod:`.full_holders_bound` (its definitions); ``count``
+and ``since`` are the tables of :func:`._chain_kernel.tables` (UP slots of ``q`` in ``[0, u)``,
+and ``L_q(u)``).
 """
 
 from __future__ import annotations
@@ -78,3 +80,67 @@ def completions(ready, members, tasks, work, start, out):
                     out[a] = start + i
                     break
     return cells
+
+
+@njit(cache=True, nogil=True)
+def successors(
+    ready, count, since, members, tasks, work, masks, start, holders, lanes, m, t_prog, t_data, out
+):
+    """The relaxed successors ``(t, H')`` of state ``(start, holders)`` (:mod:`.full_holders_bound`),
+    packed as ``t << p | H'`` into ``out``; returns how many there are (``out`` may be too short:
+    then only its length is written).
+
+    ``ready`` is :func:`readiness` with ``holders`` as the holder set, up to the last slot a
+    completion may take; ``lanes`` is ``min(n_com, m)``, the transfers of one slot at most.
+    """
+    p = ready.shape[0]
+    span = ready.shape[1]
+    n = 0
+    for a in range(members.shape[0]):
+        done = 0
+        need = work[a]
+        for i in range(span):
+            ok = True
+            down = False
+            for k in range(members.shape[1]):
+                q = members[a, k]
+                if q < 0:
+                    break
+                level = ready[q, i]
+                if level == -2:
+                    down = True
+                    break
+                if level < tasks[a, k]:
+                    ok = False
+            if down:
+                done = 0
+                continue
+            if ok:
+                done += 1
+            if done < need:
+                continue
+            t = start + i
+            kept = masks[a]
+            for q in range(p):
+                if (holders >> q) & 1 and since[q, t + 1] <= start:
+                    kept |= 1 << q
+            receive = 0  # members that receive the program in this iteration
+            for k in range(members.shape[1]):
+                q = members[a, k]
+                if q < 0:
+                    break
+                if not ((holders >> q) & 1 and since[q, t + 1] <= start):
+                    receive += 1
+            quiet = t + 1 - need  # no transfer from the final attempt's first computing slot on
+            if lanes * (quiet - start) < m * t_data + t_prog * receive:
+                continue
+            grown = kept
+            for q in range(p):
+                if not (kept >> q) & 1:
+                    lo = max(start, since[q, t + 1])
+                    if quiet > lo and count[q, quiet] - count[q, lo] >= t_prog:
+                        grown |= 1 << q
+            if n < out.shape[0]:
+                out[n] = (t << p) | grown
+            n += 1
+    return n

@@ -8,6 +8,8 @@ Upper bound: the :func:`.full_greedy.greedy_full` schedule, then a shorter one
 from the search over iterations that tracks the program holders
 (:mod:`.full_holders`) when the greedy's does not meet the lower bound, improved
 by the model of :mod:`.full_cpsat` (hinted with it) when the method is ``cpsat``.
+When the bounds still differ, the holder bound of :mod:`.full_holders_bound`
+(a relaxed search that knows who may hold the program) lifts the lower one.
 The outcome is proven when the bounds meet or CP-SAT proves it. When not even
 the communication-free relaxation fits ``K`` iterations in the horizon, no
 schedule does: the outcome is a proven infeasibility; the same holds for the
@@ -25,6 +27,7 @@ from ..problem import STOPPED_CLOCK, Allowance, Effort, MethodOutcome, backend
 from .full_bound import DataChain
 from .full_greedy import greedy_full
 from .full_holders import holder_search
+from .full_holders_bound import holders_bound
 from .iterations import min_workload, solve_iterations
 
 if TYPE_CHECKING:
@@ -164,6 +167,12 @@ def solve_full(
         better = holder_search(instance, upper, guide, allowance)
         if better is not None:
             schedule, upper, source = better, better["completions"][-1] + 1, "holders"
+    if (upper is None or upper > lower) and not allowance.charge(0):
+        target = instance.horizon + 1 if upper is None else upper
+        held = holders_bound(instance, target, guide, allowance)
+        if held is not None:
+            lower_bounds["holders"] = held
+            lower = max(lower, held)
     if not model:  # the greedy's calls are the method's work; under the model, its deterministic time
         effort = greedy_effort
     effort.stopped = greedy_effort.stopped
@@ -195,6 +204,8 @@ def solve_full(
     done = {"stopped": effort.stopped, "work": effort.work}
     if proven_infeasible:
         return MethodOutcome(witness, None, None, True, info, **done)
+    if upper is None and lower > instance.horizon:  # the holder bound: no schedule fits
+        return MethodOutcome(witness, None, instance.horizon + 1, True, info, **done)
     if upper is None:
         return MethodOutcome(witness, None, lower, False, info, **done)
     return MethodOutcome(

@@ -41,6 +41,7 @@ from .bnb import solve_bnb
 from .full import MAX_CELLS, solve_full
 from .full_bound import DataChain
 from .full_holders import holder_search
+from .full_holders_bound import holders_bound
 from .full_search import solve_full_search
 from .horizon import cut, reading
 from .iterations import Iteration, schedule_of, solve_iterations
@@ -284,8 +285,9 @@ def warm(problem: str, method: str) -> None:
     else:
         instance = cut(paper_realization(5, 5, 1, 0, 0, slots=400), 400)
     run(instance, None, 0, None)
-    if problem == "full":  # the holder search runs only where the greedy misses the bound
+    if problem == "full":  # the holder search and bound run only where the greedy misses the bound
         holder_search(instance, instance.horizon + 1, DataChain(instance), Allowance(2))
+        holders_bound(instance, instance.horizon + 1, DataChain(instance), Allowance(2))
 
 
 PROBLEMS: dict[str, Problem] = {

@@ -1,0 +1,218 @@
+"""A lower bound for problem ``full`` that tracks who may hold the program: the holder bound.
+
+Casanova, Dufossé, Robert, Vivien (HCW 2013), Section III, as replayed by :mod:`.replay`.
+
+The data chain of :mod:`.full_bound` lets every processor that was UP long enough since its
+last DOWN hold the program. On the paper's realizations with short tasks (``w_min`` 1 to 3)
+that is where it is loose: a program reaches only an *enrolled* worker (III-C), in ``T_prog``
+UP slots, and nobody is enrolled but the final allocation's members while an iteration computes.
+This bound is an exhaustive search over relaxed iterations whose state carries the set of
+processors that may hold a program.
+
+**The relaxed iteration.** A state ``(s, H)``: the next iteration may begin at ``s``, and ``H``
+contains every processor holding a complete program at ``s``. An allocation ``x`` (support
+``S``, workload ``W = W(x)``) *completes at t from (s, H)* when
+
+* with ``a = max(s, max_{q in S} L_q(t + 1))``, at least ``W`` slots ``u`` of ``[a, t]`` have
+  every member ready for its ``x_q`` tasks: UP, with ``x_q T_data`` UP slots in
+  ``[max(s, L_q(u)), u)`` if it *keeps* its program (``q`` in ``H`` and ``L_q(u) <= s``: not
+  DOWN since ``s``), or ``T_prog + x_q T_data`` of them if not (``readiness`` of
+  :mod:`._holders_kernel`, the holder search's own rule);
+* the transfers fit: ``min(n_com, m) (t + 1 - W - s) >= m T_data + T_prog r``, ``r`` the members
+  that do not keep their program through ``t``.
+
+Its successor is ``(t + 1, H')`` with ``H'`` the members, the processors of ``H`` not DOWN in
+``[s, t]``, and every other processor with at least ``T_prog`` UP slots in
+``[max(s, L_q(t + 1)), t + 1 - W)``.
+
+**Every iteration of a feasible schedule is such a transition.** Take a schedule the replay
+accepts, whose ``i``-th iteration completes at ``c`` on the allocation ``x`` of its last
+attempt, begun at ``a'``, and let ``s`` be one past the previous completion (0 for the first)
+and ``T`` the processors holding a complete program at ``s``. By induction ``T`` is in ``H``
+(at ``s = 0`` nobody holds one, and ``H`` is empty).
+
+* *Readiness.* The attempt computes in ``W`` slots of ``[a', c]``, no member DOWN there (a DOWN
+  restarts it) so ``a' >= a``. In such a slot ``u`` a member holds the program and ``x_q
+  T_data`` data slots of this iteration (III-C), received after its last DOWN (III-B: DOWN loses
+  both), one transfer per UP slot (III-B), data after ``s`` (data is per iteration, III-A). A
+  member that does not hold a program at ``s``, or lost it to a DOWN since, received all
+  ``T_prog`` of it after ``max(s, L_q(u))`` too: a partial program does not cross an iteration
+  boundary, since at ``s - 1`` only the previous final allocation's members are enrolled and
+  they hold complete programs (they computed), and a worker that leaves the configuration
+  loses a partial one (III-C).
+* *Transfers.* From the attempt's first computing slot on nobody receives anything: its members
+  hold all they need (a further transfer would be useless, which the replay rejects) and the
+  others are not enrolled. So every transfer of the iteration falls in ``[s, c + 1 - W)``, at
+  most ``n_com`` per slot (III-B) and one per enrolled worker, of which there are at most ``m``
+  (each holds a task). They include the ``m T_data`` data slots and the whole program of every
+  member that does not keep one.
+* *Holders.* A processor holding a program at ``c + 1`` is a member, or held one at ``s`` and
+  was not DOWN since (in ``H`` by induction), or received all of it in this iteration while
+  enrolled and not a member: in UP slots of ``[s, c + 1 - W)`` after its last DOWN (by the two
+  points above). So the true holders at ``c + 1`` are in ``H'``.
+
+A larger ``H`` only loosens the rule, so the relaxed iterations from the true states reach,
+iteration by iteration, completions no later than the schedule's: the least ``t_K + 1`` over
+relaxed paths of ``K`` iterations is a lower bound on the makespan.
+
+**The search.** Layer ``k`` holds the states after ``k`` relaxed iterations. A state is
+expanded over every allocation (:data:`.allocations.MAX_ALLOCATIONS` at most) and every
+completion slot ``t`` up to the last from which the data chain of the remaining iterations
+(:class:`.full_bound.DataChain` restarted at ``t + 1``, a lower bound whatever the holders)
+can still end below ``target``. A state ``(s1, H1)`` *dominates* ``(s2, H2)`` when ``s1 <= s2``
+and the processors of ``H1`` not DOWN in ``[s1, s2)`` include ``H2``: every relaxed
+iteration from the second is one from the first (the windows only widen, the holders only
+grow), so the second is dropped. When the last layer is empty, no schedule ends below
+``target``; otherwise its least ``s`` is the relaxed optimum.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..problem import Allowance
+from .allocations import MAX_ALLOCATIONS, allocations, count_allocations
+
+if TYPE_CHECKING:
+    from volsched.instances.coupled import CoupledInstance
+
+    from .full_bound import DataChain
+
+#: Holder sets are bit masks of an int64 beside the completion slot.
+MAX_PROCESSORS = 40
+
+#: Successors one expansion writes before the buffer is grown.
+FIRST_BUFFER = 1 << 16
+
+
+def applies(instance: CoupledInstance) -> bool:
+    """The bound runs when the allocations can be listed (at most
+    :data:`.allocations.MAX_ALLOCATIONS`) and there are at most :data:`MAX_PROCESSORS` processors."""
+    return instance.p <= MAX_PROCESSORS and count_allocations(instance) <= MAX_ALLOCATIONS
+
+
+def holders_bound(
+    instance: CoupledInstance, target: int, chain: DataChain, allowance: Allowance | None = None
+) -> int | None:
+    """The least makespan of a relaxed path below ``target``, or ``target`` when there is none.
+
+    Parameters
+    ----------
+    instance : CoupledInstance
+        Any ``n_com``; with too many allocations or processors (:func:`applies`), ``None``.
+    target : int
+        Usually the incumbent's makespan: a return value equal to it proves the incumbent optimal.
+    chain : DataChain
+        The instance's data chain, which cuts the search.
+    allowance : Allowance, optional
+        Charged one unit per state expanded; a search it stops returns ``None``.
+
+    Returns
+    -------
+    int or None
+        A lower bound on the makespan, at most ``target``.
+
+    Examples
+    --------
+    >>> from volsched.instances.coupled import paper_realization
+    >>> from volsched.solvers.coupled.full_bound import DataChain
+    >>> instance = paper_realization(5, 20, 1, 0, 5, slots=200)
+    >>> chain = DataChain(instance)
+    >>> chain.completions()[-1] + 1  # the data chain
+    42
+    >>> holders_bound(instance, 47, chain)  # the holder search's 47 is optimal
+    47
+    """
+    if not applies(instance):
+        return None
+    from . import _chain_kernel, _holders_kernel  # numba only on first use
+
+    allowance = Allowance.of(allowance)
+    p, m, big_k = instance.p, instance.m, instance.K
+    avail = np.ascontiguousarray(instance.availability, dtype=np.int8)
+    cap = np.array([int(min(mu, m)) for mu in instance.mu], dtype=np.int64)
+    count, since, _ = _chain_kernel.tables(avail, instance.T_prog, instance.T_data, cap)
+    table = [x for x in allocations(instance) if any(x)]
+    members = np.full((len(table), m), -1, dtype=np.int64)
+    tasks = np.zeros_like(members)
+    work = np.zeros(len(table), dtype=np.int64)
+    masks = np.zeros(len(table), dtype=np.int64)
+    for a, x in enumerate(table):
+        enrolled = [q for q in range(p) if x[q]]
+        members[a, : len(enrolled)] = enrolled
+        tasks[a, : len(enrolled)] = [x[q] for q in enrolled]
+        work[a] = max(x[q] * int(instance.w[q]) for q in enrolled)
+        masks[a] = sum(1 << q for q in enrolled)
+    chains: dict[int, list[int]] = {}
+
+    def rest(start: int, left: int) -> int:
+        """The data chain's least makespan after ``left`` more iterations from ``start``."""
+        if left == 0:
+            return start
+        if start not in chains:
+            chains[start] = chain.completions(start)
+        done = chains[start]
+        return done[left - 1] + 1 if len(done) >= left else instance.horizon + 1
+
+    def latest(start: int, left: int) -> int:
+        """The last completion from which ``left`` more iterations can still end below ``target``."""
+        lo, hi = start - 1, instance.horizon - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if rest(mid + 1, left) < target:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    lanes = min(instance.n_com, m)
+    out = np.empty(FIRST_BUFFER, dtype=np.int64)
+    layer: list[tuple[int, int]] = [(0, 0)]
+    for k in range(big_k):
+        left = big_k - k - 1
+        found = []
+        for start, holders in layer:
+            last = latest(start, left)
+            if last < start:
+                continue
+            if allowance.charge(1):
+                return None
+            holder = np.array([(holders >> q) & 1 for q in range(p)], dtype=np.bool_)
+            ready = _holders_kernel.readiness(
+                avail, count, since, start, holder, instance.T_prog, instance.T_data, m, last
+            )
+            args = (ready, count, since, members, tasks, work, masks, start, holders, lanes, m)
+            n = _holders_kernel.successors(*args, instance.T_prog, instance.T_data, out)
+            if n > len(out):
+                out = np.empty(2 * n, dtype=np.int64)
+                n = _holders_kernel.successors(*args, instance.T_prog, instance.T_data, out)
+            found.append(np.unique(out[:n]))
+        if not found:
+            return target
+        keys = np.unique(np.concatenate(found)).tolist()
+        layer = _frontier([(key >> p, key & ((1 << p) - 1)) for key in keys], since)
+        if not layer:
+            return target
+    return min(target, min(start for start, _ in layer))
+
+
+def _frontier(successors: list[tuple[int, int]], since: np.ndarray) -> list[tuple[int, int]]:
+    """The states ``(t + 1, H')`` of the successors ``(t, H')`` that no other dominates."""
+    p = since.shape[0]
+    kept: list[tuple[int, int]] = []
+    for t, held in sorted(successors, key=lambda s: (s[0], -s[1].bit_count(), s[1])):
+        starts = since[:, t + 1]
+        dominated = False
+        for s1, h1 in kept:  # s1 <= t + 1: drop the holders of h1 DOWN in [s1, t]
+            alive = h1 & sum(1 << q for q in range(p) if starts[q] <= s1)
+            if held & ~alive == 0:
+                dominated = True
+                break
+        if not dominated:
+            kept.append((t + 1, held))
+    return kept
+
+
+__all__ = ["MAX_PROCESSORS", "applies", "holders_bound"]
