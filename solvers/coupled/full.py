@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from volsched.instances.errors import require
 
-from ..problem import STOPPED_CLOCK, Allowance, Effort, MethodOutcome, backend
+from ..problem import STOPPED_BUDGET, STOPPED_CLOCK, Allowance, Effort, MethodOutcome, backend
 from .full_bound import DataChain
 from .full_greedy import greedy_full
 from .full_holders import holder_search
@@ -34,6 +34,11 @@ if TYPE_CHECKING:
     from volsched.instances.coupled import CoupledInstance
 
 MAX_CELLS = 2000
+
+#: States the holder bound (:mod:`.full_holders_bound`) expands at most in one solve: beyond, it
+#: gives no bound (a fixed count, so the same on every machine; on the 60 m = 5 realizations of
+#: ``benchmarks/bench_coupled_holders.py`` a whole solve spends at most 1,569 units).
+BOUND_STATES = 5000
 """Largest ``p x H`` the CP-SAT model accepts (about a dozen variables per processor and slot)."""
 
 
@@ -167,12 +172,17 @@ def solve_full(
         better = holder_search(instance, upper, guide, allowance)
         if better is not None:
             schedule, upper, source = better, better["completions"][-1] + 1, "holders"
-    if (upper is None or upper > lower) and not allowance.charge(0):
-        target = instance.horizon + 1 if upper is None else upper
-        held = holders_bound(instance, target, guide, allowance)
+    holders_note = None
+    if upper is not None and upper > lower and not allowance.charge(0):
+        left = None if allowance.budget is None else allowance.budget - allowance.effort.work
+        own = Allowance(BOUND_STATES if left is None else min(BOUND_STATES, left), deadline)
+        held = holders_bound(instance, upper, guide, own)
+        allowance.charge(own.effort.work)
         if held is not None:
             lower_bounds["holders"] = held
             lower = max(lower, held)
+        elif own.effort.stopped == STOPPED_BUDGET and own.budget == BOUND_STATES:
+            holders_note = f"stopped at its {BOUND_STATES:,} states: no bound"
     if not model:  # the greedy's calls are the method's work; under the model, its deterministic time
         effort = greedy_effort
     effort.stopped = greedy_effort.stopped
@@ -197,6 +207,8 @@ def solve_full(
     elif model:
         ran = "not needed: the greedy schedule meets the lower bound"
     info = {"model": ran, "source": source}
+    if holders_note:
+        info["holder_bound"] = holders_note
     if late and upper is None:
         cause = "time limit" if greedy_effort.stopped == STOPPED_CLOCK else "work budget"
         info["stopped"] = f"the greedy schedule was stopped by the {cause}"
@@ -204,8 +216,6 @@ def solve_full(
     done = {"stopped": effort.stopped, "work": effort.work}
     if proven_infeasible:
         return MethodOutcome(witness, None, None, True, info, **done)
-    if upper is None and lower > instance.horizon:  # the holder bound: no schedule fits
-        return MethodOutcome(witness, None, instance.horizon + 1, True, info, **done)
     if upper is None:
         return MethodOutcome(witness, None, lower, False, info, **done)
     return MethodOutcome(
@@ -213,4 +223,4 @@ def solve_full(
     )
 
 
-__all__ = ["MAX_CELLS", "solve_full", "trivial_bound"]
+__all__ = ["BOUND_STATES", "MAX_CELLS", "solve_full", "trivial_bound"]

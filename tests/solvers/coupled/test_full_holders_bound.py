@@ -126,15 +126,21 @@ def test_solve_reports_it_and_proves_the_optimum():
     assert result.solution["lower_bounds"]["data_chain"] == 42
 
 
-def test_a_horizon_too_short_for_any_schedule_is_proven_infeasible():
+def test_a_horizon_too_short_for_any_schedule_has_no_relaxed_path():
     # the first 44 slots of the realization above, cut (no more slots read): the data chain
     # fits 10 iterations (42), the holder bound does not (47), so no schedule fits either
     instance = cut(paper_realization(5, 20, 1, 0, 5, slots=200), 44)
     assert data_chain_bound(instance) <= 44
     assert holders_bound(instance, 45, DataChain(instance)) == 45
-    result = solve(instance, problem="full", method="greedy")
-    assert result.status == SolveStatus.INFEASIBLE and result.objective is None
-    assert result.solution["lower_bounds"]["holders"] == 45
+
+
+def test_solve_gives_the_bound_its_own_cap_of_states(monkeypatch):
+    monkeypatch.setattr("volsched.solvers.coupled.full.BOUND_STATES", 1)
+    instance = paper_realization(5, 20, 1, 0, 5, slots=200)
+    result = solve(instance, problem="full", method="greedy", budget=100_000)
+    assert "holders" not in result.solution["lower_bounds"]
+    assert result.info["holder_bound"] == "stopped at its 1 states: no bound"
+    assert result.stopped is None
 
 
 def test_too_many_allocations_are_not_searched():
