@@ -6,7 +6,10 @@ An allocation gives ``0 <= x_q <= mu_q`` tasks per processor, summing to ``m``, 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
 
 if TYPE_CHECKING:
     from volsched.instances.coupled import CoupledInstance
@@ -27,9 +30,15 @@ def count_allocations(instance: CoupledInstance) -> int:
 
 def allocations(instance: CoupledInstance) -> list[tuple[int, ...]]:
     """Every allocation of Section III-C: all zero (idle), or ``0 <= x_q <= mu_q`` summing to ``m``."""
-    m, p = instance.m, instance.p
-    caps = [int(min(mu, m)) for mu in instance.mu]
-    out = [(0,) * p]
+    caps = tuple(int(min(mu, instance.m)) for mu in instance.mu)
+    return [(0,) * instance.p, *_busy(instance.m, caps)]
+
+
+@functools.lru_cache(maxsize=4)
+def _busy(m: int, caps: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """The allocations summing to ``m`` with ``x_q <= caps[q]``, the largest ``x_0`` first."""
+    p = len(caps)
+    out: list[tuple[int, ...]] = []
 
     def walk(q: int, left: int, prefix: tuple[int, ...]) -> None:
         if q == p:
@@ -40,7 +49,43 @@ def allocations(instance: CoupledInstance) -> list[tuple[int, ...]]:
             walk(q + 1, left - v, (*prefix, v))
 
     walk(0, m, ())
-    return out
+    return tuple(out)
 
 
-__all__ = ["MAX_ALLOCATIONS", "allocations", "count_allocations"]
+class AllocationArrays(NamedTuple):
+    """The non-idle allocations as the compiled scans read them (row ``a`` is ``table[a]``)."""
+
+    table: list[tuple[int, ...]]
+    members: np.ndarray  # (A, m) int64: the enrolled processors, padded with -1
+    tasks: np.ndarray  # (A, m) int64: their task counts
+    work: np.ndarray  # (A,) int64: the workload W(x) = max_q x_q w_q
+    masks: np.ndarray  # (A,) int64: the enrolled processors as a bit mask (0 beyond 62 processors)
+
+
+def allocation_arrays(instance: CoupledInstance) -> AllocationArrays:
+    """:func:`allocations` without the idle one, as arrays (kept for the last few instances' tasks
+    and speeds: the holder search and the holder bound of one solve share them)."""
+    caps = tuple(int(min(mu, instance.m)) for mu in instance.mu)
+    return _arrays(instance.m, caps, tuple(int(v) for v in instance.w))
+
+
+@functools.lru_cache(maxsize=4)
+def _arrays(m: int, caps: tuple[int, ...], w: tuple[int, ...]) -> AllocationArrays:
+    p = len(caps)
+    table = list(_busy(m, caps))
+    members = np.full((len(table), m), -1, dtype=np.int64)
+    tasks = np.zeros_like(members)
+    work = np.zeros(len(table), dtype=np.int64)
+    masks = np.zeros(len(table), dtype=np.int64)
+    for a, x in enumerate(table):
+        enrolled = [q for q in range(p) if x[q]]
+        members[a, : len(enrolled)] = enrolled
+        tasks[a, : len(enrolled)] = [x[q] for q in enrolled]
+        work[a] = max(x[q] * w[q] for q in enrolled)
+        masks[a] = sum(1 << q for q in enrolled) if p < 63 else 0
+    for array in (members, tasks, work, masks):
+        array.flags.writeable = False
+    return AllocationArrays(table, members, tasks, work, masks)
+
+
+__all__ = ["MAX_ALLOCATIONS", "AllocationArrays", "allocation_arrays", "allocations", "count_allocations"]

@@ -34,12 +34,12 @@ if TYPE_CHECKING:
     from volsched.instances.coupled import CoupledInstance
 
 MAX_CELLS = 2000
+"""Largest ``p x H`` the CP-SAT model accepts (about a dozen variables per processor and slot)."""
 
 #: States the holder bound (:mod:`.full_holders_bound`) expands at most in one solve: beyond, it
 #: gives no bound (a fixed count, so the same on every machine; on the 60 m = 5 realizations of
 #: ``benchmarks/bench_coupled_holders.py`` a whole solve spends at most 1,569 units).
 BOUND_STATES = 5000
-"""Largest ``p x H`` the CP-SAT model accepts (about a dozen variables per processor and slot)."""
 
 
 def trivial_bound(instance: CoupledInstance) -> int:

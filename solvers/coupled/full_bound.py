@@ -135,6 +135,7 @@ class DataChain:
         k_min = next(k for k in range(1, p + 1) if sum(sorted(caps, reverse=True)[:k]) >= m)
         self.lag0 = -(-(k_min * instance.T_prog + m * instance.T_data) // instance.n_com)
         self.lag = -(-(m * instance.T_data) // instance.n_com)
+        self._earliest: dict[int, int | None] = {}
 
     def blocks(self, start: int):
         """Blocks of thermometer and DOWN masks (:meth:`.iterations.ClosedSweep.first`) from ``start``."""
@@ -193,10 +194,10 @@ class DataChain:
             left -= int(x[q])
         return x
 
-    def completions(self, start: int = 0) -> list[int]:
-        """The chain from ``start``, as :func:`data_chain`."""
+    def completions(self, start: int = 0, count: int | None = None) -> list[int]:
+        """The chain from ``start``, as :func:`data_chain` (``count`` iterations, ``K`` by default)."""
         done: list[int] = []
-        while len(done) < self.instance.K:
+        while len(done) < (self.instance.K if count is None else count):
             t = self.earliest(start)
             if t is None:
                 break
@@ -205,9 +206,34 @@ class DataChain:
         return done
 
     def earliest(self, start: int) -> int | None:
-        """``F(start)`` of the module docstring, or ``None`` when no iteration completes in the horizon."""
-        found = self.sweep.first(self.blocks(start))
-        return None if found is None else found[0]
+        """``F(start)`` of the module docstring, or ``None`` when no iteration completes in the horizon.
+
+        Kept per ``start``: chains restarted at nearby slots soon run into each other's."""
+        if start not in self._earliest:
+            found = self.sweep.first(self.blocks(start))
+            self._earliest[start] = None if found is None else found[0]
+        return self._earliest[start]
+
+    def rest(self, start: int, left: int) -> int:
+        """The least makespan of ``left`` more iterations from ``start`` (``start`` when none is
+        left, ``H + 1`` when they do not fit): a lower bound whatever happened before ``start``,
+        by the monotonicity of ``F``."""
+        if left == 0:
+            return start
+        done = self.completions(start, left)
+        return done[-1] + 1 if len(done) == left else self.instance.horizon + 1
+
+    def latest(self, start: int, left: int, target: int) -> int:
+        """The last completion ``c >= start - 1`` of an iteration after which ``left`` more can still
+        end below ``target`` (``start - 1`` when none can)."""
+        lo, hi = start - 1, self.instance.horizon - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.rest(mid + 1, left) < target:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
 
 
 def data_chain(instance: CoupledInstance, start: int = 0, quiet: bool = True) -> list[int]:

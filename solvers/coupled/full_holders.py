@@ -45,7 +45,7 @@ import numpy as np
 from volsched.instances.coupled import DOWN, UP, CoupledInstance
 
 from ..problem import Allowance
-from .allocations import MAX_ALLOCATIONS, allocations, count_allocations
+from .allocations import MAX_ALLOCATIONS, allocation_arrays, count_allocations
 from .replay import LETTERS
 
 if TYPE_CHECKING:
@@ -105,38 +105,7 @@ def holder_search(
     avail = np.ascontiguousarray(instance.availability, dtype=np.int8)
     cap = np.array([int(min(mu, instance.m)) for mu in instance.mu], dtype=np.int64)
     count, since, _ = _chain_kernel.tables(avail, instance.T_prog, instance.T_data, cap)
-    table = [x for x in allocations(instance) if any(x)]
-    members = np.full((len(table), instance.m), -1, dtype=np.int64)
-    tasks = np.zeros_like(members)
-    work = np.zeros(len(table), dtype=np.int64)
-    masks = np.zeros(len(table), dtype=np.int64)
-    for a, x in enumerate(table):
-        enrolled = [q for q in range(p) if x[q]]
-        members[a, : len(enrolled)] = enrolled
-        tasks[a, : len(enrolled)] = [x[q] for q in enrolled]
-        work[a] = max(x[q] * int(instance.w[q]) for q in enrolled)
-        masks[a] = sum(1 << q for q in enrolled)
-    chains: dict[int, list[int]] = {}
-
-    def bound(start: int, left: int) -> int:
-        """The least makespan after ``left`` more iterations from ``start`` (the data chain)."""
-        if left == 0:
-            return start
-        if start not in chains:
-            chains[start] = chain.completions(start)
-        done = chains[start]
-        return done[left - 1] + 1 if len(done) >= left else instance.horizon + 1
-
-    def latest(start: int, left: int) -> int:
-        """The last completion ``c`` from which ``left`` more iterations can still beat ``upper``."""
-        lo, hi = start - 1, instance.horizon - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if bound(mid + 1, left) < upper:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+    table, members, tasks, work, masks = allocation_arrays(instance)
 
     out = np.empty(len(table), dtype=np.int64)
     # a node: (start, holders, parent node, allocation, completion)
@@ -147,7 +116,7 @@ def holder_search(
         found: dict[tuple[int, int], tuple[int, int]] = {}
         for node in layer:
             start, holders = nodes[node][0], nodes[node][1]
-            last = latest(start, left)
+            last = chain.latest(start, left, upper)
             if last < start:
                 continue
             if allowance.charge(1):
@@ -174,7 +143,7 @@ def holder_search(
         for state in _frontier(found):
             nodes.append((state[0] + 1, state[1], *found[state], state[0]))
             layer.append(len(nodes) - 1)
-        layer.sort(key=lambda n: (bound(nodes[n][0], left), nodes[n][0], -nodes[n][1].bit_count(), n))
+        layer.sort(key=lambda n: (chain.rest(nodes[n][0], left), nodes[n][0], -nodes[n][1].bit_count(), n))
         layer = layer[:WIDTH]
         if not layer:
             return None

@@ -73,7 +73,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..problem import Allowance
-from .allocations import MAX_ALLOCATIONS, allocations, count_allocations
+from .allocations import MAX_ALLOCATIONS, allocation_arrays, count_allocations
 
 if TYPE_CHECKING:
     from volsched.instances.coupled import CoupledInstance
@@ -134,39 +134,7 @@ def holders_bound(
     avail = np.ascontiguousarray(instance.availability, dtype=np.int8)
     cap = np.array([int(min(mu, m)) for mu in instance.mu], dtype=np.int64)
     count, since, _ = _chain_kernel.tables(avail, instance.T_prog, instance.T_data, cap)
-    table = [x for x in allocations(instance) if any(x)]
-    members = np.full((len(table), m), -1, dtype=np.int64)
-    tasks = np.zeros_like(members)
-    work = np.zeros(len(table), dtype=np.int64)
-    masks = np.zeros(len(table), dtype=np.int64)
-    for a, x in enumerate(table):
-        enrolled = [q for q in range(p) if x[q]]
-        members[a, : len(enrolled)] = enrolled
-        tasks[a, : len(enrolled)] = [x[q] for q in enrolled]
-        work[a] = max(x[q] * int(instance.w[q]) for q in enrolled)
-        masks[a] = sum(1 << q for q in enrolled)
-    chains: dict[int, list[int]] = {}
-
-    def rest(start: int, left: int) -> int:
-        """The data chain's least makespan after ``left`` more iterations from ``start``."""
-        if left == 0:
-            return start
-        if start not in chains:
-            chains[start] = chain.completions(start)
-        done = chains[start]
-        return done[left - 1] + 1 if len(done) >= left else instance.horizon + 1
-
-    def latest(start: int, left: int) -> int:
-        """The last completion from which ``left`` more iterations can still end below ``target``."""
-        lo, hi = start - 1, instance.horizon - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if rest(mid + 1, left) < target:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
-
+    _, members, tasks, work, masks = allocation_arrays(instance)
     lanes = min(instance.n_com, m)
     out = np.empty(FIRST_BUFFER, dtype=np.int64)
     layer: list[tuple[int, int]] = [(0, 0)]
@@ -174,7 +142,7 @@ def holders_bound(
         left = big_k - k - 1
         found = []
         for start, holders in layer:
-            last = latest(start, left)
+            last = chain.latest(start, left, target)
             if last < start:
                 continue
             if allowance.charge(1):
