@@ -66,7 +66,7 @@ def test_the_bound_is_never_above_the_brute_force_optimum():
         feasible += 1
         tight += bound == optimum
         lifted += bound > data_chain_bound(instance)
-    # measured: 125 feasible, 121 tight, 3 above the data chain
+    # measured: 92 feasible, 89 tight, 1 above the data chain
     assert feasible >= 80 and tight >= 0.9 * feasible and lifted >= 1
 
 
@@ -83,8 +83,8 @@ def test_the_bound_is_never_above_the_cpsat_optimum_with_spare_workers():
         solved += 1
         tight += bound == optimum
         lifted += bound > data_chain_bound(instance)
-    # measured: 28 with a schedule, 22 tight, 6 above the data chain
-    assert solved >= 20 and lifted >= 3
+    # measured: 27 with a schedule, 19 tight, 11 above the data chain
+    assert solved >= 20 and tight >= 15 and lifted >= 8
 
 
 @pytest.mark.parametrize("w_min", range(1, 11))
