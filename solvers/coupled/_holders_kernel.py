@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._bits_kernel import ONE, lowest, popc
+
 _UP, _DOWN = 0, 2
 
 
@@ -42,44 +44,72 @@ def readiness(avail, count, since, start, holder, t_prog, t_data, m, last):
 
 
 @njit(cache=True, nogil=True)
+def slot_bits(ready, levels):
+    """``(bits, down)``: ``bits[q, j]`` the slots (64 per ``uint64`` word) at which ``q`` is ready for
+    ``j + 1`` tasks (:func:`readiness`), ``down[q]`` those at which it is DOWN."""
+    p, span = ready.shape
+    words = (span + 63) // 64
+    bits = np.zeros((p, levels, words), dtype=np.uint64)
+    down = np.zeros((p, words), dtype=np.uint64)
+    for q in range(p):
+        for i in range(span):
+            at = ONE << np.uint64(i & 63)
+            level = ready[q, i]
+            if level == -2:
+                down[q, i >> 6] |= at
+            for j in range(min(level, levels)):
+                bits[q, j, i >> 6] |= at
+    return bits, down
+
+
+@njit(cache=True, nogil=True)
+def first_completion(bits, down, members, tasks, a, need, span):
+    """The first slot index at which ``need`` slots, since the last one with a member of allocation
+    ``a`` DOWN, have every member ready for its tasks; ``-1`` if none within ``span`` slots."""
+    done = 0
+    for word in range(bits.shape[2]):
+        if need - done > span - 64 * word:  # one computing slot at most per slot
+            return -1
+        ok = ~np.uint64(0)
+        gone = np.uint64(0)
+        for k in range(members.shape[1]):
+            q = members[a, k]
+            if q < 0:
+                break
+            ok &= bits[q, tasks[a, k] - 1, word]
+            gone |= down[q, word]
+        if gone == 0:
+            count = popc(ok)
+            if done + count < need:
+                done += count
+                continue
+            for _ in range(need - done - 1):
+                ok &= ok - ONE
+            return 64 * word + lowest(ok)
+        for b in range(64):
+            at = ONE << np.uint64(b)
+            if gone & at:
+                done = 0
+            elif ok & at:
+                done += 1
+                if done >= need:
+                    return 64 * word + b
+    return -1
+
+
+@njit(cache=True, nogil=True)
 def completions(ready, members, tasks, work, start, out):
     """``out[a]``: the slot at whose end an iteration on allocation ``a``, entered at ``start``,
-    completes (``-1`` if not within ``ready``'s slots, :func:`readiness`); returns the
-    (allocation, slot) cells read.
+    completes (``-1`` if not within ``ready``'s slots, :func:`readiness`): the first slot at which
+    ``work[a]`` slots, since the last one with a member DOWN, have every member ready for its tasks.
 
     ``members[a]`` lists the enrolled processors (``-1`` pads), ``tasks[a]`` their task counts,
     ``work[a]`` the workload ``W(x)``.
     """
-    span = ready.shape[1]
-    cells = 0
+    bits, down = slot_bits(ready, members.shape[1])
     for a in range(members.shape[0]):
-        out[a] = -1
-        done = 0
-        need = work[a]
-        for i in range(span):
-            if need - done > span - i:  # one computing slot at most per slot
-                break
-            cells += 1
-            ok = True
-            down = False
-            for k in range(members.shape[1]):
-                q = members[a, k]
-                if q < 0:
-                    break
-                level = ready[q, i]
-                if level == -2:
-                    down = True
-                    break
-                if level < tasks[a, k]:
-                    ok = False
-            if down:
-                done = 0
-            elif ok:
-                done += 1
-                if done >= need:
-                    out[a] = start + i
-                    break
-    return cells
+        i = first_completion(bits, down, members, tasks, a, work[a], ready.shape[1])
+        out[a] = -1 if i < 0 else start + i
 
 
 @njit(cache=True, nogil=True)
@@ -91,34 +121,42 @@ def successors(
     then only its length is written).
 
     ``ready`` is :func:`readiness` with ``holders`` as the holder set, up to the last slot a
-    completion may take; ``lanes`` is ``min(n_com, m)``, the transfers of one slot at most.
+    completion may take; ``lanes`` is ``min(n_com, m)``, the transfers of one slot at most. Of an
+    allocation's successors, one that its previous one dominates (:mod:`.full_holders_bound`) is
+    left out.
     """
     p = ready.shape[0]
     span = ready.shape[1]
+    bits, down = slot_bits(ready, members.shape[1])
     n = 0
     for a in range(members.shape[0]):
-        done = 0
         need = work[a]
-        for i in range(span):
-            ok = True
-            down = False
-            for k in range(members.shape[1]):
-                q = members[a, k]
-                if q < 0:
-                    break
-                level = ready[q, i]
-                if level == -2:
-                    down = True
-                    break
-                if level < tasks[a, k]:
-                    ok = False
-            if down:
-                done = 0
-                continue
-            if ok:
-                done += 1
-            if done < need:
-                continue
+        first = first_completion(bits, down, members, tasks, a, need, span)
+        if first < 0:
+            continue
+        done = need
+        previous, held = -1, 0
+        for i in range(first, span):
+            if i > first:
+                ok = True
+                gone = False
+                for k in range(members.shape[1]):
+                    q = members[a, k]
+                    if q < 0:
+                        break
+                    level = ready[q, i]
+                    if level == -2:
+                        gone = True
+                        break
+                    if level < tasks[a, k]:
+                        ok = False
+                if gone:
+                    done = 0
+                    continue
+                if ok:
+                    done += 1
+                if done < need:
+                    continue
             t = start + i
             kept = masks[a]
             for q in range(p):
@@ -140,6 +178,14 @@ def successors(
                     lo = max(start, since[q, t + 1])
                     if quiet > lo and count[q, quiet] - count[q, lo] >= t_prog:
                         grown |= 1 << q
+            if previous >= 0:
+                alive = 0
+                for q in range(p):
+                    if (held >> q) & 1 and since[q, t + 1] <= previous + 1:
+                        alive |= 1 << q
+                if grown & ~alive == 0:
+                    continue
+            previous, held = t, grown
             if n < out.shape[0]:
                 out[n] = (t << p) | grown
             n += 1

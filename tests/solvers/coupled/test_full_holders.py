@@ -77,3 +77,43 @@ def test_a_search_stopped_by_its_budget_returns_nothing(budget):
     allowance = Allowance(budget)
     assert holder_search(instance, 201, DataChain(instance), allowance) is None
     assert allowance.effort.stopped == STOPPED_BUDGET and allowance.effort.work == budget
+
+
+def first_completion(ready, members, tasks, need):
+    """The definition, slot by slot: the first slot at which ``need`` slots since the last one with
+    a member DOWN have every member ready for its tasks (-1 if none)."""
+    done = 0
+    for i in range(ready.shape[1]):
+        levels = [ready[q, i] for q in members]
+        if -2 in levels:
+            done = 0
+        elif all(level >= x for level, x in zip(levels, tasks, strict=True)):
+            done += 1
+            if done >= need:
+                return i
+    return -1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_compiled_scan_is_the_definition_across_words(seed):
+    from volsched.solvers.coupled import _holders_kernel
+
+    rng = np.random.default_rng(seed)
+    p, m, span = 6, 3, int(rng.integers(1, 300))
+    ready = rng.choice([-2, -1, 0, 1, 2, 3], size=(p, span), p=[0.01, 0.1, 0.1, 0.3, 0.3, 0.19])
+    rows = []
+    for _ in range(200):
+        k = int(rng.integers(1, m + 1))
+        members = sorted(rng.choice(p, size=k, replace=False).tolist())
+        tasks = rng.integers(1, m + 1, size=k).tolist()
+        rows.append((members, tasks, int(rng.integers(1, 90))))
+    members = np.full((len(rows), m), -1, dtype=np.int64)
+    tasks = np.zeros_like(members)
+    for a, (mem, tk, _) in enumerate(rows):
+        members[a, : len(mem)], tasks[a, : len(tk)] = mem, tk
+    work = np.array([need for _, _, need in rows], dtype=np.int64)
+    out = np.empty(len(rows), dtype=np.int64)
+    _holders_kernel.completions(ready.astype(np.int64), members, tasks, work, 7, out)
+    expected = [first_completion(ready, mem, tk, need) for mem, tk, need in rows]
+    assert out.tolist() == [-1 if e < 0 else 7 + e for e in expected]
+    assert any(e >= 64 for e in expected) and any(e < 0 for e in expected)
