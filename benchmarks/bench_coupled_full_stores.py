@@ -1,0 +1,62 @@
+"""Problem ``full`` in two stores of the ``casanova2013`` preset: the same realizations, before and after.
+
+Usage: python benchmarks/bench_coupled_full_stores.py BEFORE.db AFTER.db
+
+Reads the ``full`` rows (the preset's exact reference, method ``greedy``) of both stores, keeps the
+realizations present in both (a sweep still running has done only some), and prints per ``w_min``
+and in all: how many, proven optimal before and after, the median and maximum gap ``(UB - LB) / UB``
+of the row's own bounds (rows without a schedule aside), and the after rows' median and maximum
+seconds. The rows are deterministic (work budgets), so a store built on another day with the same
+code gives the same values; the seconds are the machine's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import statistics
+
+
+def rows(path: str) -> dict[str, tuple]:
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    query = (
+        "SELECT key, params, status, objective, bound, runtime_s FROM results "
+        "WHERE kind = 'exact' AND problem = 'full'"
+    )
+    return {key: (json.loads(params), *rest) for key, params, *rest in db.execute(query)}
+
+
+def gap(row) -> float | None:
+    _, _, objective, bound, _ = row
+    return None if objective is None or bound is None else (objective - bound) / objective
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("before")
+    parser.add_argument("after")
+    args = parser.parse_args()
+    before, after = rows(args.before), rows(args.after)
+    common = sorted(set(before) & set(after))
+    cells: dict[int, list[str]] = {}
+    for key in common:
+        cells.setdefault(after[key][0]["w_min"], []).append(key)
+    columns = ["w_min", "n", "proven before", "proven after", "median gap before", "median gap after"]
+    columns += ["max gap before", "max gap after", "median s after", "max s after"]
+    print(f"{len(common)} realizations in both stores")
+    print("| " + " | ".join(columns) + " |")
+    print("|---" + "|---:" * (len(columns) - 1) + "|")
+    for label, keys in [*((str(w), cells[w]) for w in sorted(cells)), ("all", common)]:
+        out = [label, str(len(keys))]
+        out += [str(sum(store[k][1] == "optimal" for k in keys)) for store in (before, after)]
+        gaps = [[g for k in keys if (g := gap(store[k])) is not None] for store in (before, after)]
+        out += [f"{statistics.median(g):.4f}" if g else "-" for g in gaps]
+        out += [f"{max(g):.4f}" if g else "-" for g in gaps]
+        seconds = [after[k][4] for k in keys]
+        out += [f"{statistics.median(seconds):.1f}", f"{max(seconds):.1f}"]
+        print("| " + " | ".join(out) + " |")
+
+
+if __name__ == "__main__":
+    main()
