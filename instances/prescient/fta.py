@@ -106,6 +106,7 @@ def read_events(path) -> dict:
     """Parse an ``event_trace.tab`` file: per node, its events ``(start, end, type, reason, line)``."""
     text = read_text(path)
     columns = None
+    width = 0
     nodes: dict[str, dict] = {}
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -120,12 +121,14 @@ def read_events(path) -> dict:
                     need in named, where, f"the header has no column {need!r} (columns: {' '.join(fields)})"
                 )
             columns = {name: i for i, name in enumerate(named)}
+            width = len(fields)  # names may repeat: every header field is a column
             continue
         if columns is None:
             columns = {name: i for i, name in enumerate(COLUMNS)}
-        if len(fields) < len(columns):
+            width = len(COLUMNS)
+        if len(fields) < width:
             raise InputError(
-                f"{where}: has {len(fields)} fields, expected {len(columns)} "
+                f"{where}: has {len(fields)} fields, expected {width} "
                 f"({' '.join(sorted(columns, key=columns.get))})"
             )
         node = fields[columns["node_id"]]

@@ -411,6 +411,29 @@ def test_fta_traces_that_broke_the_reader_are_bad_input(capsys, tmp_path, events
     assert sorted(p.name for p in tmp_path.iterdir()) == ["event_trace.tab"]
 
 
+def test_an_fta_header_with_repeated_column_names_is_bad_input(capsys, tmp_path):
+    """A header whose first name was replaced by ``0 0 0`` named 11 columns, two of them alike; the
+    9-field rows passed the width check against the 10 distinct names and the reader indexed past
+    them (IndexError, exit 1)."""
+    trace = tmp_path / "event_trace.tab"
+    trace.write_text("0 0 0" + FTA_HEADER[len("event_id") :] + "1 1 7 3 a 1 0 1000 NULL\n")
+    code, _, err = run(
+        capsys,
+        "generate",
+        "prescient",
+        "--fta",
+        trace,
+        "--tasks",
+        1,
+        "--task-minutes",
+        1,
+        "--out",
+        tmp_path / "o.json",
+    )
+    assert_input_error(code, err, f"{trace}, line 2: has 9 fields, expected 11")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["event_trace.tab"]
+
+
 def test_a_profile_looping_every_1e_300_s_is_refused_before_unrolling(tmp_path):
     """``0 1`` with ``LOOPAFTER 1e-300`` over a week never returned (6e305 cycles); no command reads
     profiles, so the reader is called as a caller of the Python API would."""
