@@ -98,13 +98,11 @@ def holder_search(
     """
     if not applies(instance):
         return None
-    from . import _chain_kernel, _holders_kernel  # numba only on first use
+    from . import _holders_kernel  # numba only on first use
 
     allowance = Allowance.of(allowance)
     p, big_k = instance.p, instance.K
-    avail = np.ascontiguousarray(instance.availability, dtype=np.int8)
-    cap = np.array([int(min(mu, instance.m)) for mu in instance.mu], dtype=np.int64)
-    count, since, _ = _chain_kernel.tables(avail, instance.T_prog, instance.T_data, cap)
+    avail, count, since = chain.avail, chain.count, chain.since  # the realization's tables
     table, members, tasks, work, masks = allocation_arrays(instance)
 
     out = np.empty(len(table), dtype=np.int64)

@@ -127,13 +127,11 @@ def holders_bound(
     """
     if not applies(instance):
         return None
-    from . import _chain_kernel, _holders_kernel  # numba only on first use
+    from . import _holders_kernel  # numba only on first use
 
     allowance = Allowance.of(allowance)
     p, m, big_k = instance.p, instance.m, instance.K
-    avail = np.ascontiguousarray(instance.availability, dtype=np.int8)
-    cap = np.array([int(min(mu, m)) for mu in instance.mu], dtype=np.int64)
-    count, since, _ = _chain_kernel.tables(avail, instance.T_prog, instance.T_data, cap)
+    avail, count, since = chain.avail, chain.count, chain.since  # the realization's tables
     _, members, tasks, work, masks = allocation_arrays(instance)
     lanes = min(instance.n_com, m)
     out = np.empty(FIRST_BUFFER, dtype=np.int64)
