@@ -19,6 +19,17 @@ if TYPE_CHECKING:
 MAX_ALLOCATIONS = 50_000
 
 
+#: Most processors of the holder searches: their holder sets are bit masks of an int64 beside a
+#: completion slot.
+MAX_PROCESSORS = 40
+
+
+def listable(instance: CoupledInstance) -> bool:
+    """The holder search and bound run on the instance: at most :data:`MAX_ALLOCATIONS` allocations
+    and :data:`MAX_PROCESSORS` processors."""
+    return instance.p <= MAX_PROCESSORS and count_allocations(instance) <= MAX_ALLOCATIONS
+
+
 def count_allocations(instance: CoupledInstance) -> int:
     """How many allocations :func:`allocations` lists (idle included), without listing them."""
     ways = [1] + [0] * instance.m
@@ -55,7 +66,7 @@ def _busy(m: int, caps: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
 class AllocationArrays(NamedTuple):
     """The non-idle allocations as the compiled scans read them (row ``a`` is ``table[a]``)."""
 
-    table: list[tuple[int, ...]]
+    table: tuple[tuple[int, ...], ...]
     members: np.ndarray  # (A, m) int64: the enrolled processors, padded with -1
     tasks: np.ndarray  # (A, m) int64: their task counts
     work: np.ndarray  # (A,) int64: the workload W(x) = max_q x_q w_q
@@ -72,7 +83,7 @@ def allocation_arrays(instance: CoupledInstance) -> AllocationArrays:
 @functools.lru_cache(maxsize=4)
 def _arrays(m: int, caps: tuple[int, ...], w: tuple[int, ...]) -> AllocationArrays:
     p = len(caps)
-    table = list(_busy(m, caps))
+    table = _busy(m, caps)
     members = np.full((len(table), m), -1, dtype=np.int64)
     tasks = np.zeros_like(members)
     work = np.zeros(len(table), dtype=np.int64)
@@ -88,4 +99,12 @@ def _arrays(m: int, caps: tuple[int, ...], w: tuple[int, ...]) -> AllocationArra
     return AllocationArrays(table, members, tasks, work, masks)
 
 
-__all__ = ["MAX_ALLOCATIONS", "AllocationArrays", "allocation_arrays", "allocations", "count_allocations"]
+__all__ = [
+    "MAX_ALLOCATIONS",
+    "MAX_PROCESSORS",
+    "AllocationArrays",
+    "allocation_arrays",
+    "allocations",
+    "count_allocations",
+    "listable",
+]

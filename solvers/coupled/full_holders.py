@@ -45,7 +45,7 @@ import numpy as np
 from volsched.instances.coupled import DOWN, UP, CoupledInstance
 
 from ..problem import Allowance
-from .allocations import MAX_ALLOCATIONS, allocation_arrays, count_allocations
+from .allocations import MAX_PROCESSORS, allocation_arrays, listable
 from .replay import LETTERS
 
 if TYPE_CHECKING:
@@ -54,19 +54,11 @@ if TYPE_CHECKING:
 #: States kept per iteration of the beam.
 WIDTH = 200
 
-#: Holder sets are bit masks in a 64-bit integer beside the completion slot.
-MAX_PROCESSORS = 40
-
 
 def applies(instance: CoupledInstance) -> bool:
     """The search runs when the master serves every enrolled worker at once (``n_com >= m``) and
-    the allocations can be listed (at most :data:`.allocations.MAX_ALLOCATIONS`, and at most
-    :data:`MAX_PROCESSORS` processors)."""
-    return (
-        instance.n_com >= instance.m
-        and instance.p <= MAX_PROCESSORS
-        and count_allocations(instance) <= MAX_ALLOCATIONS
-    )
+    the allocations can be listed (:func:`.allocations.listable`)."""
+    return instance.n_com >= instance.m and listable(instance)
 
 
 def holder_search(

@@ -73,24 +73,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..problem import Allowance
-from .allocations import MAX_ALLOCATIONS, allocation_arrays, count_allocations
+from .allocations import allocation_arrays, listable
 
 if TYPE_CHECKING:
     from volsched.instances.coupled import CoupledInstance
 
     from .full_bound import DataChain
 
-#: Holder sets are bit masks of an int64 beside the completion slot.
-MAX_PROCESSORS = 40
-
 #: Successors one expansion writes before the buffer is grown.
 FIRST_BUFFER = 1 << 16
 
 
 def applies(instance: CoupledInstance) -> bool:
-    """The bound runs when the allocations can be listed (at most
-    :data:`.allocations.MAX_ALLOCATIONS`) and there are at most :data:`MAX_PROCESSORS` processors."""
-    return instance.p <= MAX_PROCESSORS and count_allocations(instance) <= MAX_ALLOCATIONS
+    """The bound runs when the allocations can be listed (:func:`.allocations.listable`)."""
+    return listable(instance)
 
 
 def holders_bound(
@@ -169,11 +165,13 @@ def _frontier(successors: list[tuple[int, int]], since: np.ndarray) -> list[tupl
     p = since.shape[0]
     kept: list[tuple[int, int]] = []
     for t, held in sorted(successors, key=lambda s: (s[0], -s[1].bit_count(), s[1])):
-        starts = since[:, t + 1]
+        starts = since[:, t + 1].tolist()
+        survivors: dict[int, int] = {}  # per kept start s1: the processors not DOWN in [s1, t]
         dominated = False
-        for s1, h1 in kept:  # s1 <= t + 1: drop the holders of h1 DOWN in [s1, t]
-            alive = h1 & sum(1 << q for q in range(p) if starts[q] <= s1)
-            if held & ~alive == 0:
+        for s1, h1 in kept:
+            if s1 not in survivors:
+                survivors[s1] = sum(1 << q for q in range(p) if starts[q] <= s1)
+            if held & ~(h1 & survivors[s1]) == 0:
                 dominated = True
                 break
         if not dominated:
@@ -181,4 +179,4 @@ def _frontier(successors: list[tuple[int, int]], since: np.ndarray) -> list[tupl
     return kept
 
 
-__all__ = ["MAX_PROCESSORS", "applies", "holders_bound"]
+__all__ = ["applies", "holders_bound"]
