@@ -190,3 +190,85 @@ def successors(
                 out[n] = (t << p) | grown
             n += 1
     return n
+
+
+@njit(cache=True, nogil=True)
+def preloaded(avail, start, holder, members, tasks, need, spares, t_prog, t_data, m, last, y, letters):
+    """One iteration entered at ``start`` on allocation ``x`` (``members``, ``tasks``, ``W(x) = need``)
+    that first preloads the program on ``spares``, replayed slot by slot (:mod:`.full_holders`).
+
+    From ``start`` the configuration is ``y`` (written into ``y``, one entry per processor): one
+    task per spare, the members' ``m - |spares|`` tasks at most ``x_q`` each. At the first slot
+    at which every spare holds a complete program, ``sigma``, it becomes ``x``. Every enrolled
+    worker takes one transfer per UP slot, the program first unless ``holder``, then data up to
+    its tasks; a DOWN loses both and restarts the computation. Returns ``(c, sigma)``, ``c`` the
+    completion slot (``-1`` if not by ``last``); ``letters`` (``p`` rows, or 0 columns for none)
+    receives the transfers from ``start`` on (1 program, 2 data).
+    """
+    p = avail.shape[0]
+    record = letters.shape[1] > 0
+    prog = np.zeros(p, dtype=np.int64)
+    data = np.zeros(p, dtype=np.int64)
+    y[:] = 0
+    size = 0
+    for k in range(members.shape[0]):
+        q = members[k]
+        if q < 0:
+            break
+        y[q] = 1
+        size += 1
+    extra = m - size - spares.shape[0]
+    for k in range(size):
+        q = members[k]
+        more = min(tasks[k] - 1, extra)
+        y[q] += more
+        extra -= more
+    for j in range(spares.shape[0]):
+        y[spares[j]] = 1
+    for q in range(p):
+        if holder[q]:
+            prog[q] = t_prog
+    phase = 1 if spares.shape[0] == 0 else 0
+    sigma = start if phase == 1 else -1
+    done = 0
+    for u in range(start, min(last + 1, avail.shape[1])):
+        if phase == 0:
+            ready = True
+            for j in range(spares.shape[0]):
+                if prog[spares[j]] < t_prog:
+                    ready = False
+            if ready:
+                phase, sigma, done = 1, u, 0
+        computing = phase == 1
+        if computing:
+            for k in range(size):
+                q = members[k]
+                if avail[q, u] != _UP or prog[q] < t_prog or data[q] < tasks[k] * t_data:
+                    computing = False
+                    break
+        if computing:
+            done += 1
+            if done == need:
+                return u, sigma
+            continue
+        for k in range(size + (spares.shape[0] if phase == 0 else 0)):
+            q = members[k] if k < size else spares[k - size]
+            cap = 0
+            if k < size:
+                cap = (tasks[k] if phase == 1 else y[q]) * t_data
+            state = avail[q, u]
+            if state == _DOWN:
+                prog[q] = 0
+                data[q] = 0
+                if k < size:
+                    done = 0
+            elif state == _UP:
+                if prog[q] < t_prog:
+                    prog[q] += 1
+                    if record:
+                        letters[q, u - start] = 1
+                elif data[q] < cap:
+                    data[q] += 1
+                    if record:
+                        letters[q, u - start] = 2
+    return -1, sigma

@@ -42,17 +42,20 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from volsched.instances.coupled import DOWN, UP, CoupledInstance
-
 from ..problem import Allowance
 from .allocations import MAX_PROCESSORS, allocation_arrays, listable
 from .replay import LETTERS
 
 if TYPE_CHECKING:
+    from volsched.instances.coupled import CoupledInstance
+
     from .full_bound import DataChain
 
 #: States kept per iteration of the beam.
 WIDTH = 200
+
+#: Allocations per state (those that complete first) on which the search tries preloading spares.
+PRELOAD_ALLOCATIONS = 8
 
 
 def applies(instance: CoupledInstance) -> bool:
@@ -98,12 +101,13 @@ def holder_search(
     table, members, tasks, work, masks = allocation_arrays(instance)
 
     out = np.empty(len(table), dtype=np.int64)
-    # a node: (start, holders, parent node, allocation, completion)
-    nodes: list[tuple[int, int, int, int, int]] = [(0, 0, -1, -1, -1)]
+    order = sorted(range(p), key=lambda q: (int(instance.w[q]), q))  # spares: the fastest first
+    # a node: (start, holders, parent node, allocation, completion, spares)
+    nodes: list[tuple[int, int, int, int, int, tuple[int, ...]]] = [(0, 0, -1, -1, -1, ())]
     layer = [0]
     for k in range(big_k):
         left = big_k - k - 1
-        found: dict[tuple[int, int], tuple[int, int]] = {}
+        found: dict[tuple[int, int], tuple[int, int, tuple[int, ...]]] = {}
         for node in layer:
             start, holders = nodes[node][0], nodes[node][1]
             last = chain.latest(start, left, upper)
@@ -122,16 +126,18 @@ def holder_search(
             ends = out[done]
             kept = np.zeros(len(done), dtype=np.int64)
             for c in np.unique(ends):
-                alive = sum(1 << q for q in range(p) if (holders >> q) & 1 and since[q, c + 1] <= start)
-                kept[ends == c] = alive
+                kept[ends == c] = _alive(holders, since, start, int(c))
             successors = (ends << p) | (kept | masks[done])
             keys, first = np.unique(successors, return_index=True)
             for key, i in zip(keys.tolist(), first.tolist(), strict=True):
                 state = (key >> p, key & ((1 << p) - 1))
-                found.setdefault(state, (node, int(done[i])))
+                found.setdefault(state, (node, int(done[i]), ()))
+            for c, a, spares, gained in _preloads(instance, chain, start, holder, out, last, order):
+                held = gained | _alive(holders, since, start, c) | int(masks[a])
+                found.setdefault((c, held), (node, a, spares))
         layer = []
         for state in _frontier(found):
-            nodes.append((state[0] + 1, state[1], *found[state], state[0]))
+            nodes.append((state[0] + 1, state[1], *found[state][:2], state[0], found[state][2]))
             layer.append(len(nodes) - 1)
         layer.sort(key=lambda n: (chain.rest(nodes[n][0], left), nodes[n][0], -nodes[n][1].bit_count(), n))
         layer = layer[:WIDTH]
@@ -141,7 +147,7 @@ def holder_search(
     return _schedule(instance, nodes, best, table)
 
 
-def _frontier(found: dict[tuple[int, int], tuple[int, int]]) -> list[tuple[int, int]]:
+def _frontier(found: dict[tuple[int, int], tuple]) -> list[tuple[int, int]]:
     """The states ``(c, G)`` of ``found`` whose ``G`` is no subset of another's with the same ``c``."""
     by_end: dict[int, list[int]] = {}
     for c, held in found:
@@ -156,40 +162,114 @@ def _frontier(found: dict[tuple[int, int], tuple[int, int]]) -> list[tuple[int, 
     return out
 
 
+def _alive(holders: int, since: np.ndarray, start: int, c: int) -> int:
+    """The processors of ``holders`` not DOWN in ``[start, c]``: they still hold the program at ``c + 1``."""
+    column = since[:, c + 1]
+    return sum(1 << q for q in range(len(column)) if (holders >> q) & 1 and column[q] <= start)
+
+
+def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, out, last: int, order):
+    """Iterations that preload the program on spare workers: ``(c, a, spares, gained)``.
+
+    Of the :data:`PRELOAD_ALLOCATIONS` allocations with fewer than ``m`` members that complete
+    first (``out``), each preloads the ``k`` fastest processors that neither hold a program nor
+    are members and have ``T_prog`` UP slots before its completion without preload, for every
+    ``k`` up to its ``m - |members|`` free tasks (:func:`._holders_kernel.preloaded`). ``gained``
+    are the spares still holding the program at ``c + 1``.
+    """
+    from . import _holders_kernel
+
+    _, members, tasks, work, _ = allocation_arrays(instance)
+    m, t_prog = instance.m, instance.T_prog
+    if instance.T_prog == 0 or instance.T_data == 0:  # nothing to preload, or y would compute
+        return []
+    done = np.nonzero((out >= 0) & (members[:, m - 1] < 0))[0]
+    done = done[np.argsort(out[done], kind="stable")[:PRELOAD_ALLOCATIONS]]
+    count, since = chain.count, chain.since
+    y = np.zeros(instance.p, dtype=np.int64)
+    none = np.zeros((instance.p, 0), dtype=np.int8)
+    found = []
+    for a in done.tolist():
+        enrolled = set(members[a][members[a] >= 0].tolist())
+        end = int(out[a]) + 1
+        idle = [
+            q
+            for q in order
+            if not holder[q]
+            and q not in enrolled
+            and count[q, end] - count[q, max(start, int(since[q, end]))] >= t_prog
+        ]
+        for size in range(1, min(m - len(enrolled), len(idle)) + 1):
+            spares = np.array(idle[:size], dtype=np.int64)
+            c, sigma = _holders_kernel.preloaded(
+                chain.avail,
+                start,
+                holder,
+                members[a],
+                tasks[a],
+                work[a],
+                spares,
+                t_prog,
+                instance.T_data,
+                m,
+                last,
+                y,
+                none,
+            )
+            if c >= 0:
+                gained = sum(1 << int(q) for q in spares if since[q, c + 1] <= sigma)
+                found.append((int(c), a, tuple(int(q) for q in spares), gained))
+    return found
+
+
 def _schedule(instance: CoupledInstance, nodes, best: int, table) -> dict:
-    """The schedule of the path to node ``best``: one entry per iteration, transfers as early as
-    each worker can take them (the program first, unless held)."""
+    """The schedule of the path to node ``best``: per iteration its configurations (the preload
+    one, if any, then the allocation) and the transfers of :func:`._holders_kernel.preloaded`."""
+    from . import _holders_kernel
+
     path = []
     while nodes[best][2] >= 0:
         path.append(best)
         best = nodes[best][2]
     path.reverse()
     p, avail = instance.p, instance.availability
+    _, members, tasks, work, _ = allocation_arrays(instance)
     end = nodes[path[-1]][4] + 1
-    letters = [[LETTERS[0]] * end for _ in range(p)]
+    codes = np.zeros((p, end), dtype=np.int8)
     configurations, completions = [], []
+    y = np.zeros(p, dtype=np.int64)
     for n in path:
-        parent, a, c = nodes[n][2], nodes[n][3], nodes[n][4]
+        parent, a, c, spares = nodes[n][2], nodes[n][3], nodes[n][4], nodes[n][5]
         start, holders = nodes[parent][0], nodes[parent][1]
-        x = table[a]
-        configurations.append({"start": start, "allocation": list(x)})
+        holder = np.array([(holders >> q) & 1 for q in range(p)], dtype=np.bool_)
+        letters = np.zeros((p, c + 1 - start), dtype=np.int8)
+        done, sigma = _holders_kernel.preloaded(
+            avail,
+            start,
+            holder,
+            members[a],
+            tasks[a],
+            work[a],
+            np.array(spares, dtype=np.int64),
+            instance.T_prog,
+            instance.T_data,
+            instance.m,
+            c,
+            y,
+            letters,
+        )
+        if done != c:  # the kernel that found the completion replays it
+            raise RuntimeError(f"iteration replayed to {done}, found at {c}")
+        if spares:
+            configurations.append({"start": start, "allocation": y.tolist()})
+        configurations.append({"start": sigma, "allocation": list(table[a])})
         completions.append(c)
-        for q in (q for q in range(p) if x[q]):
-            program = instance.T_prog if (holders >> q) & 1 else 0
-            data = 0
-            for t in range(start, c + 1):
-                if avail[q, t] == DOWN:
-                    program = data = 0
-                elif avail[q, t] == UP:
-                    if program < instance.T_prog:
-                        letters[q][t], program = LETTERS[1], program + 1
-                    elif data < x[q] * instance.T_data:
-                        letters[q][t], data = LETTERS[2], data + 1
+        codes[:, start : c + 1] = letters
     return {
         "configurations": configurations,
-        "communication": ["".join(row) for row in letters],
+        "communication": ["".join(LETTERS[v] for v in row) for row in codes.tolist()],
         "completions": completions,
     }
 
 
-__all__ = ["MAX_PROCESSORS", "WIDTH", "applies", "holder_search"]
+__all__ = ["MAX_PROCESSORS", "PRELOAD_ALLOCATIONS", "WIDTH", "applies", "holder_search"]
