@@ -9,10 +9,10 @@ at the given ``m``: realization ``i`` of a cell has ``n_com`` in (5, 10, 20) by 
 registry's ``full`` method ``greedy`` with the preset's budget (100,000 compiled calls): before,
 with the holder search (``full_holders``) and the holder bound (``full_holders_bound``) switched
 off (the greedy's schedule and the data chain's bounds); after, the method as it is. Every result
-is verified by ``finish``. With ``--before no-preload`` the "before" is the method with
-the holder search's preloads switched off (``PRELOAD_ALLOCATIONS = 0``). Prints one row per realization, then per ``w_min`` and in all: proven
-before and after, the median and maximum gap ``(UB - LB) / UB``, and the median and maximum
-seconds of the after run.
+is verified by ``finish``. With ``--before no-preload`` the "before" is the method with the
+holder search's preloads switched off (``PRELOAD_ALLOCATIONS = 0``). Prints one row per
+realization, then per ``w_min`` and in all: proven before and after, the median and maximum gap
+``(UB - LB) / UB``, and the median and maximum seconds of the after run.
 """
 
 from __future__ import annotations
