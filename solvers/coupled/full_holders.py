@@ -22,6 +22,20 @@ and the holders of ``H`` not DOWN in ``[s, c]``. With ``n_com >= m`` the master 
 choose whom to serve (at most ``m`` workers are enrolled), so every such iteration is a schedule
 the replay accepts; with fewer channels the search is not run.
 
+**Preloading spare workers.** A program reaches only an enrolled worker (III-C), and one that
+holds it keeps it until it is DOWN, so an iteration on an allocation with fewer than ``m``
+members may also enrol a few *spares* to receive the program for later iterations. The
+iteration then first runs the configuration ``y``: one task per spare, the members' others at
+most ``x_q`` each (``sum y = m``, III-C); when every spare holds a complete program it switches
+to ``x``, and the spares leave with it (a complete program survives leaving; the members keep
+the data they hold, at most their new tasks', as the replay's "kept data"). The spares get no
+data, so ``y`` never computes. For the :data:`PRELOAD_ALLOCATIONS` allocations that complete
+first, the search tries the ``k`` fastest processors that hold no program and have ``T_prog`` UP
+slots before that completion, for every ``k`` up to the free tasks; the successor's ``G`` adds
+the spares not DOWN since the switch. One kernel (:func:`._holders_kernel.preloaded`) replays such
+an iteration slot by slot and writes its transfers; without spares it completes exactly where the
+scan says (tested).
+
 The search is a beam over iterations: per layer, states with the same ``s`` whose holder sets
 are subsets of another's are dropped, and at most :data:`WIDTH` states are kept, by the data
 chain's bound from ``(s, H)`` (:class:`.full_bound.DataChain` restarted at ``s``), then by ``s``.
@@ -29,8 +43,8 @@ A state is expanded only if some completion can beat the incumbent: its iteratio
 by the last ``c`` with ``c + 1`` plus the chain of the remaining iterations below it.
 
 This is a primal method: it looks for schedules shorter than the incumbent, it does not prove
-anything. It gives up preloading programs on spare workers and switching allocations within an
-iteration, so its optimum can be above the true one. Its schedules go through the replay like
+anything. Its preloads are a few of the possible ones, and it gives up the other ways of
+switching allocations within an iteration, so its optimum can be above the true one. Its schedules go through the replay like
 every other (:func:`volsched.solvers.finish`). Work is counted in states expanded, charged to the
 caller's :class:`~volsched.solvers.problem.Allowance`: the same budget gives the same answer on
 any machine.
