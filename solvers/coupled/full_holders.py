@@ -44,10 +44,10 @@ by the last ``c`` with ``c + 1`` plus the chain of the remaining iterations belo
 
 This is a primal method: it looks for schedules shorter than the incumbent, it does not prove
 anything. Its preloads are a few of the possible ones, and it gives up the other ways of
-switching allocations within an iteration, so its optimum can be above the true one. Its schedules go through the replay like
-every other (:func:`volsched.solvers.finish`). Work is counted in states expanded, charged to the
-caller's :class:`~volsched.solvers.problem.Allowance`: the same budget gives the same answer on
-any machine.
+switching allocations within an iteration, so its optimum can be above the true one. Its
+schedules go through the replay like every other (:func:`volsched.solvers.finish`). Work is
+counted in states expanded, charged to the caller's :class:`~volsched.solvers.problem.Allowance`:
+the same budget gives the same answer on any machine.
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def holder_search(
         if not layer:
             return None
     best = min(layer, key=lambda n: (nodes[n][0], n))
-    return _schedule(instance, nodes, best, table)
+    return _schedule(instance, avail, nodes, best, table)
 
 
 def _frontier(found: dict[tuple[int, int], tuple]) -> list[tuple[int, int]]:
@@ -182,6 +182,36 @@ def _alive(holders: int, since: np.ndarray, start: int, c: int) -> int:
     return sum(1 << q for q in range(len(column)) if (holders >> q) & 1 and column[q] <= start)
 
 
+def replay_iteration(
+    instance: CoupledInstance, avail, start: int, holder, a: int, spares, last: int, letters=None
+) -> tuple[int, int, np.ndarray]:
+    """``(c, sigma, y)`` of :func:`._holders_kernel.preloaded` for allocation ``a`` of
+    :func:`.allocations.allocation_arrays` with the processors ``spares``; ``avail`` is the
+    realization as ``int8`` (:class:`.full_bound.DataChain`'s), ``letters`` (``p`` rows from
+    ``start`` on), if given, receives the transfers."""
+    from . import _holders_kernel
+
+    _, members, tasks, work, _ = allocation_arrays(instance)
+    y = np.zeros(instance.p, dtype=np.int64)
+    letters = np.zeros((instance.p, 0), dtype=np.int8) if letters is None else letters
+    c, sigma = _holders_kernel.preloaded(
+        avail,
+        start,
+        holder,
+        members[a],
+        tasks[a],
+        work[a],
+        np.asarray(spares, dtype=np.int64),
+        instance.T_prog,
+        instance.T_data,
+        instance.m,
+        last,
+        y,
+        letters,
+    )
+    return c, sigma, y
+
+
 def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, out, last: int, order):
     """Iterations that preload the program on spare workers: ``(c, a, spares, gained)``.
 
@@ -191,17 +221,13 @@ def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, o
     ``k`` up to its ``m - |members|`` free tasks (:func:`._holders_kernel.preloaded`). ``gained``
     are the spares still holding the program at ``c + 1``.
     """
-    from . import _holders_kernel
-
-    _, members, tasks, work, _ = allocation_arrays(instance)
+    members = allocation_arrays(instance).members
     m, t_prog = instance.m, instance.T_prog
     if instance.T_prog == 0 or instance.T_data == 0:  # nothing to preload, or y would compute
         return []
     done = np.nonzero((out >= 0) & (members[:, m - 1] < 0))[0]
     done = done[np.argsort(out[done], kind="stable")[:PRELOAD_ALLOCATIONS]]
     count, since = chain.count, chain.since
-    y = np.zeros(instance.p, dtype=np.int64)
-    none = np.zeros((instance.p, 0), dtype=np.int8)
     found = []
     for a in done.tolist():
         enrolled = set(members[a][members[a] >= 0].tolist())
@@ -215,63 +241,31 @@ def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, o
         ]
         for size in range(1, min(m - len(enrolled), len(idle)) + 1):
             spares = np.array(idle[:size], dtype=np.int64)
-            c, sigma = _holders_kernel.preloaded(
-                chain.avail,
-                start,
-                holder,
-                members[a],
-                tasks[a],
-                work[a],
-                spares,
-                t_prog,
-                instance.T_data,
-                m,
-                last,
-                y,
-                none,
-            )
+            c, sigma, _ = replay_iteration(instance, chain.avail, start, holder, a, spares, last)
             if c >= 0:
                 gained = sum(1 << int(q) for q in spares if since[q, c + 1] <= sigma)
                 found.append((int(c), a, tuple(int(q) for q in spares), gained))
     return found
 
 
-def _schedule(instance: CoupledInstance, nodes, best: int, table) -> dict:
+def _schedule(instance: CoupledInstance, avail, nodes, best: int, table) -> dict:
     """The schedule of the path to node ``best``: per iteration its configurations (the preload
     one, if any, then the allocation) and the transfers of :func:`._holders_kernel.preloaded`."""
-    from . import _holders_kernel
-
     path = []
     while nodes[best][2] >= 0:
         path.append(best)
         best = nodes[best][2]
     path.reverse()
-    p, avail = instance.p, instance.availability
-    _, members, tasks, work, _ = allocation_arrays(instance)
+    p = instance.p
     end = nodes[path[-1]][4] + 1
     codes = np.zeros((p, end), dtype=np.int8)
     configurations, completions = [], []
-    y = np.zeros(p, dtype=np.int64)
     for n in path:
         parent, a, c, spares = nodes[n][2], nodes[n][3], nodes[n][4], nodes[n][5]
         start, holders = nodes[parent][0], nodes[parent][1]
         holder = np.array([(holders >> q) & 1 for q in range(p)], dtype=np.bool_)
         letters = np.zeros((p, c + 1 - start), dtype=np.int8)
-        done, sigma = _holders_kernel.preloaded(
-            avail,
-            start,
-            holder,
-            members[a],
-            tasks[a],
-            work[a],
-            np.array(spares, dtype=np.int64),
-            instance.T_prog,
-            instance.T_data,
-            instance.m,
-            c,
-            y,
-            letters,
-        )
+        done, sigma, y = replay_iteration(instance, avail, start, holder, a, spares, c, letters)
         if done != c:  # the kernel that found the completion replays it
             raise RuntimeError(f"iteration replayed to {done}, found at {c}")
         if spares:
@@ -286,4 +280,4 @@ def _schedule(instance: CoupledInstance, nodes, best: int, table) -> dict:
     }
 
 
-__all__ = ["MAX_PROCESSORS", "PRELOAD_ALLOCATIONS", "WIDTH", "applies", "holder_search"]
+__all__ = ["MAX_PROCESSORS", "PRELOAD_ALLOCATIONS", "WIDTH", "applies", "holder_search", "replay_iteration"]

@@ -10,7 +10,7 @@ from volsched.instances.coupled import paper_realization
 from volsched.solvers import SolveStatus
 from volsched.solvers.coupled import solve
 from volsched.solvers.coupled.full_bound import DataChain
-from volsched.solvers.coupled.full_holders import applies, holder_search
+from volsched.solvers.coupled.full_holders import applies, holder_search, replay_iteration
 from volsched.solvers.coupled.replay import check_claim
 from volsched.solvers.problem import STOPPED_BUDGET, Allowance
 
@@ -125,8 +125,6 @@ def test_the_replayed_iteration_without_spares_completes_where_the_scan_says(see
     from volsched.solvers.coupled.allocations import allocation_arrays
 
     rng = np.random.default_rng(seed)
-    none, spares = np.zeros((20, 0), dtype=np.int8), np.zeros(0, dtype=np.int64)
-    y = np.zeros(20, dtype=np.int64)
     for _ in range(4):
         instance = paper_realization(3, 5, int(rng.integers(1, 4)), int(rng.integers(10)), 0, slots=400)
         chain = DataChain(instance)
@@ -139,22 +137,7 @@ def test_the_replayed_iteration_without_spares_completes_where_the_scan_says(see
         out = np.empty(len(members), dtype=np.int64)
         _holders_kernel.completions(ready, members, tasks, work, start, out)
         replayed = [
-            _holders_kernel.preloaded(
-                chain.avail,
-                start,
-                holder,
-                members[a],
-                tasks[a],
-                work[a],
-                spares,
-                instance.T_prog,
-                instance.T_data,
-                instance.m,
-                last,
-                y,
-                none,
-            )[0]
-            for a in range(len(members))
+            replay_iteration(instance, chain.avail, start, holder, a, (), last)[0] for a in range(len(out))
         ]
         assert replayed == out.tolist()
 
