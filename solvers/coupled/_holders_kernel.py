@@ -173,7 +173,8 @@ def successors(
             if lanes * (quiet - start) < m * t_data + t_prog * receive:
                 continue
             grown = kept
-            for q in range(p):
+            spare = lanes * (quiet - start) - m * t_data - t_prog * receive  # room for other programs
+            for q in range(p if spare >= t_prog else 0):
                 if not (kept >> q) & 1:
                     lo = max(start, since[q, t + 1])
                     if quiet > lo and count[q, quiet] - count[q, lo] >= t_prog:

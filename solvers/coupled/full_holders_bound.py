@@ -22,8 +22,9 @@ contains every processor holding a complete program at ``s``. An allocation ``x`
   that do not keep their program through ``t``.
 
 Its successor is ``(t + 1, H')`` with ``H'`` the members, the processors of ``H`` not DOWN in
-``[s, t]``, and every other processor with at least ``T_prog`` UP slots in
-``[max(s, L_q(t + 1)), t + 1 - W)``.
+``[s, t]``, and, when the transfer slots leave room for one more program
+(``min(n_com, m) (t + 1 - W - s) >= m T_data + T_prog (r + 1)``), every other processor with at
+least ``T_prog`` UP slots in ``[max(s, L_q(t + 1)), t + 1 - W)``.
 
 **Every iteration of a feasible schedule is such a transition.** Take a schedule the replay
 accepts, whose ``i``-th iteration completes at ``c`` on the allocation ``x`` of its last
@@ -49,7 +50,9 @@ and ``T`` the processors holding a complete program at ``s``. By induction ``T``
 * *Holders.* A processor holding a program at ``c + 1`` is a member, or held one at ``s`` and
   was not DOWN since (in ``H`` by induction), or received all of it in this iteration while
   enrolled and not a member: in UP slots of ``[s, c + 1 - W)`` after its last DOWN (by the two
-  points above). So the true holders at ``c + 1`` are in ``H'``.
+  points above). Such a program's ``T_prog`` transfers are among the iteration's, beside the
+  members' ``m T_data + T_prog r``, so there is none unless the slots leave room for them. So
+  the true holders at ``c + 1`` are in ``H'``.
 
 A larger ``H`` only loosens the rule, so the relaxed iterations from the true states reach,
 iteration by iteration, completions no later than the schedule's: the least ``t_K + 1`` over
