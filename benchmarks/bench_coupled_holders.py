@@ -1,7 +1,7 @@
 """Problem ``full``: the holder search and bound after the greedy, against a "before", one run.
 
 Usage: python benchmarks/bench_coupled_holders.py [--per-cell 6] [--m 5] [--budget 100000] [--seed 0]
-       [--before greedy|no-preload] [--w-min 1 2 ...]
+       [--before greedy|no-preload|REV] [--w-min 1 2 ...]
 
 ``--per-cell`` realizations of the ``casanova2013`` preset's ``full`` tasks per ``w_min`` (1 to 10)
 at the given ``m``: realization ``i`` of a cell has ``n_com`` in (5, 10, 20) by ``i % 3``, scenario
@@ -10,7 +10,8 @@ registry's ``full`` method ``greedy`` with the preset's budget (100,000 compiled
 with the holder search (``full_holders``) and the holder bound (``full_holders_bound``) switched
 off (the greedy's schedule and the data chain's bounds); after, the method as it is. Every result
 is verified by ``finish``. With ``--before no-preload`` the "before" is the method with the
-holder search's preloads switched off (``PRELOAD_ALLOCATIONS = 0``). Prints one row per
+holder search's preloads switched off (``PRELOAD_ALLOCATIONS = 0``); with a git revision, the
+``solvers/coupled`` package as it was there (extracted with ``git archive``). Prints one row per
 realization, then per ``w_min`` and in all: proven before and after, the median and maximum gap
 ``(UB - LB) / UB``, and the median and maximum seconds of the after run.
 """
@@ -18,13 +19,41 @@ realization, then per ``w_min`` and in all: proven before and after, the median 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import io
 import os
 import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+from pathlib import Path
 from unittest import mock
 
 from volsched.instances.coupled import paper_realization
 from volsched.solvers.coupled import solve
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def package_at(rev: str):
+    """The ``solvers/coupled`` package at git revision ``rev``, as ``volsched.solvers.coupled_before``."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", rev, "solvers/coupled"], check=True, capture_output=True
+    ).stdout
+    where = Path(tempfile.mkdtemp(prefix="coupled_before_"))
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(where, filter="data")
+    folder = where / "solvers" / "coupled"
+    name = "volsched.solvers.coupled_before"
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    package = importlib.util.module_from_spec(spec)
+    sys.modules[name] = package
+    spec.loader.exec_module(package)
+    return package
 
 
 def gap(result) -> float | None:
@@ -33,10 +62,12 @@ def gap(result) -> float | None:
     return (result.objective - result.bound) / result.objective
 
 
-def run(instance, budget: float, holders: bool, before: str = "greedy"):
+def run(instance, budget: float, holders: bool, before="greedy"):
     begin = time.perf_counter()
     if holders:
         result = solve(instance, problem="full", method="greedy", budget=budget)
+    elif not isinstance(before, str):  # the package at a revision
+        result = before.solve(instance, problem="full", method="greedy", budget=budget)
     elif before == "no-preload":
         with mock.patch("volsched.solvers.coupled.full_holders.PRELOAD_ALLOCATIONS", 0):
             result = solve(instance, problem="full", method="greedy", budget=budget)
@@ -55,9 +86,10 @@ def main() -> None:
     parser.add_argument("--m", type=int, default=5)
     parser.add_argument("--budget", type=float, default=100_000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--before", choices=["greedy", "no-preload"], default="greedy")
+    parser.add_argument("--before", default="greedy", help="greedy, no-preload or a git revision")
     parser.add_argument("--w-min", type=int, nargs="+", default=list(range(1, 11)))
     args = parser.parse_args()
+    before = args.before if args.before in ("greedy", "no-preload") else package_at(args.before)
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}")
     print("(m, n_com, w_min, scenario, trial) | before: UB LB | after: UB LB source | work | s")
     cells: dict[int, list] = {}
@@ -65,13 +97,13 @@ def main() -> None:
         for i in range(args.per_cell):
             key = (args.m, (5, 10, 20)[i % 3], w_min, i % 10, (3 * i + w_min) % 10)
             instance = paper_realization(*key, seed=args.seed)
-            before, _ = run(instance, args.budget, False, args.before)
+            earlier, _ = run(instance, args.budget, False, before)
             after, seconds = run(instance, args.budget, True)
-            worse = "  WORSE" if after.objective > before.objective or after.bound < before.bound else ""
-            cells.setdefault(w_min, []).append((before, after, seconds))
+            worse = after.objective > earlier.objective or after.bound < earlier.bound
+            cells.setdefault(w_min, []).append((earlier, after, seconds))
             print(
-                f"{key} | {before.objective} {before.bound} | {after.objective} {after.bound} "
-                f"{after.info.get('source')} | {after.work:.0f} | {seconds:.1f}{worse}",
+                f"{key} | {earlier.objective} {earlier.bound} | {after.objective} {after.bound} "
+                f"{after.info.get('source')} | {after.work:.0f} | {seconds:.1f}{'  WORSE' if worse else ''}",
                 flush=True,
             )
     print()
