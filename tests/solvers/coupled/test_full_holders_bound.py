@@ -118,6 +118,17 @@ def test_on_a_paper_realization_it_proves_what_the_data_chain_cannot():
     assert holders_bound(instance, 48, chain) == 47
 
 
+def test_no_program_grows_where_the_members_transfers_fill_the_slots():
+    # m = 5, n_com = 5, w_min = 1, scenario 6, trial 9: letting every spare with T_prog UP slots
+    # in an iteration's transfer window hold a program, the bound was 73; counting the members'
+    # own transfers first, it is 75, the holder search's schedule, which CP-SAT's time-indexed
+    # model (a probe, 194 s) proved optimal: no schedule within 74 slots.
+    instance = paper_realization(5, 5, 1, 6, 9)
+    result = solve(instance, problem="full", method="greedy")
+    assert result.status == SolveStatus.OPTIMAL and result.objective == result.bound == 75
+    assert result.solution["lower_bounds"]["holders"] == 75
+
+
 def test_solve_reports_it_and_proves_the_optimum():
     instance = paper_realization(5, 20, 1, 0, 5, slots=200)
     result = solve(instance, problem="full", method="greedy")
