@@ -142,6 +142,15 @@ def test_the_replayed_iteration_without_spares_completes_where_the_scan_says(see
         assert replayed == out.tolist()
 
 
+@pytest.mark.parametrize("scenario", [3, 5])
+def test_schedules_with_preloads_are_accepted_by_the_replay(scenario):
+    # m = 3, n_com = 5, w_min = 1, trial 0, the first 150 slots: the best schedule preloads once
+    instance = paper_realization(3, 5, 1, scenario, 0, slots=150)
+    schedule = holder_search(instance, 151, DataChain(instance))
+    assert len(schedule["configurations"]) > len(schedule["completions"])
+    assert check_claim(instance, schedule) == schedule["completions"][-1] + 1
+
+
 def test_preloading_spare_workers_finds_the_optimum_the_search_without_it_misses():
     # Section VII-A, m = 5, n_com = 10, w_min = 1, scenario 1, trial 4: without preloads the
     # search's best ends at 53; CP-SAT's time-indexed model found 52 (84 s), and the holder
