@@ -19,41 +19,20 @@ realization, then per ``w_min`` and in all: proven before and after, the median 
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import io
 import os
 import statistics
-import subprocess
-import sys
-import tarfile
-import tempfile
 import time
-from pathlib import Path
 from unittest import mock
+
+from revision import package_at
 
 from volsched.instances.coupled import paper_realization
 from volsched.solvers.coupled import solve
 
-ROOT = Path(__file__).resolve().parents[1]
 
-
-def package_at(rev: str):
-    """The ``solvers/coupled`` package at git revision ``rev``, as ``volsched.solvers.coupled_before``."""
-    archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", rev, "solvers/coupled"], check=True, capture_output=True
-    ).stdout
-    where = Path(tempfile.mkdtemp(prefix="coupled_before_"))
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(where, filter="data")
-    folder = where / "solvers" / "coupled"
-    name = "volsched.solvers.coupled_before"
-    spec = importlib.util.spec_from_file_location(
-        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
-    )
-    package = importlib.util.module_from_spec(spec)
-    sys.modules[name] = package
-    spec.loader.exec_module(package)
-    return package
+def package_at_rev(rev: str):
+    """The ``solvers/coupled`` package at git revision ``rev``."""
+    return package_at(rev, "solvers/coupled", "volsched.solvers.coupled_before")
 
 
 def gap(result) -> float | None:
@@ -89,7 +68,7 @@ def main() -> None:
     parser.add_argument("--before", default="greedy", help="greedy, no-preload or a git revision")
     parser.add_argument("--w-min", type=int, nargs="+", default=list(range(1, 11)))
     args = parser.parse_args()
-    before = args.before if args.before in ("greedy", "no-preload") else package_at(args.before)
+    before = args.before if args.before in ("greedy", "no-preload") else package_at_rev(args.before)
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}")
     print("(m, n_com, w_min, scenario, trial) | before: UB LB | after: UB LB source | work | s")
     cells: dict[int, list] = {}

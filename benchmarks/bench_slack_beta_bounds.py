@@ -18,15 +18,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import io
 import json
 import os
-import subprocess
-import sys
-import tarfile
-import tempfile
 import time
 from pathlib import Path
+
+from revision import package_at
 
 from volsched.instances.io import read_json
 from volsched.instances.slack import FAMILY, SlackInstance
@@ -45,19 +42,7 @@ def load_package(rev: str | None):
         package = importlib.import_module(name)
     else:
         name = "volsched.solvers.slack_before"
-        archive = subprocess.run(
-            ["git", "-C", str(ROOT), "archive", rev, "solvers/slack"], check=True, capture_output=True
-        ).stdout
-        where = Path(tempfile.mkdtemp(prefix="slack_before_"))
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-            tar.extractall(where, filter="data")
-        folder = where / "solvers" / "slack"
-        spec = importlib.util.spec_from_file_location(
-            name, folder / "__init__.py", submodule_search_locations=[str(folder)]
-        )
-        package = importlib.util.module_from_spec(spec)
-        sys.modules[name] = package
-        spec.loader.exec_module(package)
+        package = package_at(rev, "solvers/slack", name)
     seconds: dict = {}
     for module, function in TIMED.items():
         try:
