@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import json
 import os
 import time
-from pathlib import Path
 
 from revision import package_at
 
@@ -30,7 +28,6 @@ from volsched.instances.slack import FAMILY, SlackInstance
 from volsched.instances.slack.generators import generate_paper
 from volsched.solvers.problem import finish
 
-ROOT = Path(__file__).resolve().parent.parent
 #: The phases timed, by module and function (wrapped, in both packages, when present).
 TIMED = {"primal": "best_fill", "bound": "leader_lp_bound", "colgen": "lp_bound"}
 

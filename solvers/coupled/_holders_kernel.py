@@ -170,10 +170,10 @@ def successors(
                 if not ((holders >> q) & 1 and since[q, t + 1] <= start):
                     receive += 1
             quiet = t + 1 - need  # no transfer from the final attempt's first computing slot on
-            if lanes * (quiet - start) < m * t_data + t_prog * receive:
+            spare = lanes * (quiet - start) - m * t_data - t_prog * receive  # room for other programs
+            if spare < 0:
                 continue
             grown = kept
-            spare = lanes * (quiet - start) - m * t_data - t_prog * receive  # room for other programs
             for q in range(p if spare >= t_prog else 0):
                 if not (kept >> q) & 1:
                     lo = max(start, since[q, t + 1])
