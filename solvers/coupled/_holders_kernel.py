@@ -113,8 +113,67 @@ def completions(ready, members, tasks, work, start, out):
 
 
 @njit(cache=True, nogil=True)
+def free_programs(count, members, tasks, a, start, quiet, t_prog, t_data):
+    """The most whole programs the task lanes of allocation ``a`` leave room for in ``[start, quiet)``.
+
+    Each of the ``m`` tasks is held by one worker at a time; a member's ``j``-th of its ``x_q``
+    tasks is held from before its last ``(x_q - j + 1) T_data`` data transfers to the completion,
+    so its lane is free only before the latest ``b`` with that many UP slots of ``q`` in
+    ``[b, quiet)``; a program takes ``T_prog`` slots of one lane (:mod:`.full_holders_bound`).
+    """
+    room = 0
+    for k in range(members.shape[1]):
+        q = members[a, k]
+        if q < 0:
+            break
+        for j in range(tasks[a, k]):
+            limit = count[q, quiet] - (tasks[a, k] - j) * t_data  # count[q, b] at most this
+            if count[q, start] > limit:
+                continue
+            lo, hi = start, quiet  # the largest b in [start, quiet] with count[q, b] <= limit
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if count[q, mid] <= limit:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            room += (lo - start) // t_prog
+    return room
+
+
+@njit(cache=True, nogil=True)
+def _subsets(eligible, size, base, high, out, n):
+    """Writes ``high | base | S`` for every ``S`` of ``size`` (at least 1) bits of ``eligible`` from
+    ``out[n]`` on; returns the new count (past ``out``'s length only counted)."""
+    bits = np.empty(64, dtype=np.int64)
+    e = 0
+    rest = eligible
+    while rest:
+        bit = rest & -rest
+        bits[e] = bit
+        e += 1
+        rest ^= bit
+    pick = np.arange(size)
+    while True:
+        chosen = base
+        for i in range(size):
+            chosen |= bits[pick[i]]
+        if n < out.shape[0]:
+            out[n] = high | chosen
+        n += 1
+        i = size - 1
+        while i >= 0 and pick[i] == e - size + i:
+            i -= 1
+        if i < 0:
+            return n
+        pick[i] += 1
+        for j in range(i + 1, size):
+            pick[j] = pick[j - 1] + 1
+
+
+@njit(cache=True, nogil=True)
 def successors(
-    ready, count, since, members, tasks, work, masks, start, holders, lanes, m, t_prog, t_data, out
+    ready, count, since, members, tasks, work, masks, start, holders, lanes, m, t_prog, t_data, max_gain, out
 ):
     """The relaxed successors ``(t, H')`` of state ``(start, holders)`` (:mod:`.full_holders_bound`),
     packed as ``t << p | H'`` into ``out``; returns how many there are (``out`` may be too short:
@@ -173,23 +232,35 @@ def successors(
             spare = lanes * (quiet - start) - m * t_data - t_prog * receive  # room for other programs
             if spare < 0:
                 continue
-            grown = kept
-            for q in range(p if spare >= t_prog else 0):
+            gain = p if t_prog == 0 else spare // t_prog  # programs beyond the members' by volume
+            if t_prog > 0:
+                gain = min(gain, free_programs(count, members, tasks, a, start, quiet, t_prog, t_data) - receive)
+            if gain < 0:
+                continue
+            eligible = 0
+            for q in range(p if gain > 0 else 0):
                 if not (kept >> q) & 1:
                     lo = max(start, since[q, t + 1])
                     if quiet > lo and count[q, quiet] - count[q, lo] >= t_prog:
-                        grown |= 1 << q
-            if previous >= 0:
-                alive = 0
-                for q in range(p):
-                    if (held >> q) & 1 and since[q, t + 1] <= previous + 1:
-                        alive |= 1 << q
-                if grown & ~alive == 0:
-                    continue
-            previous, held = t, grown
-            if n < out.shape[0]:
-                out[n] = (t << p) | grown
-            n += 1
+                        eligible |= 1 << q
+            if gain > max_gain or gain >= popc(np.uint64(eligible)):
+                gain = 0
+                kept |= eligible
+            if gain == 0:
+                if previous >= 0:
+                    alive = 0
+                    for q in range(p):
+                        if (held >> q) & 1 and since[q, t + 1] <= previous + 1:
+                            alive |= 1 << q
+                    if kept & ~alive == 0:
+                        continue
+                previous, held = t, kept
+                if n < out.shape[0]:
+                    out[n] = (t << p) | kept
+                n += 1
+                continue
+            previous = -1  # several successors: the caller's frontier compares them
+            n = _subsets(eligible, gain, kept, t << p, out, n)
     return n
 
 

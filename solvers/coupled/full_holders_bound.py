@@ -1,4 +1,4 @@
-"""A lower bound for problem ``full`` that tracks who may hold the program: the holder bound.
+r"""A lower bound for problem ``full`` that tracks who may hold the program: the holder bound.
 
 Casanova, Dufossé, Robert, Vivien (HCW 2013), Section III, as replayed by :mod:`.replay`.
 
@@ -19,12 +19,20 @@ contains every processor holding a complete program at ``s``. An allocation ``x`
   DOWN since ``s``), or ``T_prog + x_q T_data`` of them if not (``readiness`` of
   :mod:`._holders_kernel`, the holder search's own rule);
 * the transfers fit: ``min(n_com, m) (t + 1 - W - s) >= m T_data + T_prog r``, ``r`` the members
-  that do not keep their program through ``t``.
+  that do not keep their program through ``t``;
+* the task lanes hold the programs: ``r <= P``, where, with ``e = t + 1 - W``,
 
-Its successor is ``(t + 1, H')`` with ``H'`` the members, the processors of ``H`` not DOWN in
-``[s, t]``, and, when the transfer slots leave room for one more program
-(``min(n_com, m) (t + 1 - W - s) >= m T_data + T_prog (r + 1)``), every other processor with at
-least ``T_prog`` UP slots in ``[max(s, L_q(t + 1)), t + 1 - W)``.
+  .. math:: P = \sum_{q \in S} \sum_{j=1}^{x_q} \left\lfloor \frac{B_{q,j} - s}{T_{prog}} \right\rfloor,
+
+  ``B_{q,j}`` the latest ``b`` in ``[s, e]`` with ``(x_q - j + 1) T_data`` UP slots of ``q`` in
+  ``[b, e)`` (a member's ``j``-th task lane is free before it).
+
+Its successors are ``(t + 1, K ∪ G)``, ``K`` the members and the processors of ``H`` not DOWN
+in ``[s, t]``, for the spares ``G`` gained: with ``E`` the other processors with at least
+``T_prog`` UP slots in ``[max(s, L_q(t + 1)), e)`` and room for ``g = min(floor(R / T_prog),
+P - r)`` more programs, ``R = min(n_com, m) (e - s) - m T_data - T_prog r`` the transfer slots
+left, every ``g``-subset of ``E``; when ``g`` exceeds :data:`MAX_GAIN` or ``|E|``, ``G = E``
+(a superset of each, so only looser).
 
 **Every iteration of a feasible schedule is such a transition.** Take a schedule the replay
 accepts, whose ``i``-th iteration completes at ``c`` on the allocation ``x`` of its last
@@ -47,12 +55,29 @@ and ``T`` the processors holding a complete program at ``s``. By induction ``T``
   most ``n_com`` per slot (III-B) and one per enrolled worker, of which there are at most ``m``
   (each holds a task). They include the ``m T_data`` data slots and the whole program of every
   member that does not keep one.
+* *Lanes.* A configuration gives out the ``m`` tasks (III-C), and a worker is enrolled while it
+  holds one. Cut each worker's holding into intervals, its ``j``-th task's being the maximal runs
+  with ``y_q >= j``: at most ``m`` are open in any slot, so, an interval graph being perfect,
+  they fit on ``m`` *lanes* with no overlap in a lane. In the attempt's first computing slot
+  ``f <= e`` the configuration is ``x``, so each lane's interval open at ``f`` is one of the
+  members' tasks, held to ``c``. Member ``q``'s ``j``-th one begins at some ``b``; before it
+  ``y_q < j``, so ``q`` kept at most ``(j - 1) T_data`` data slots (kept data is at most the new
+  tasks', ``min(d_q, x'_q T_data)``, and leaving loses all; the replay's rules), and it holds
+  ``x_q T_data`` at ``f``: the rest came one per UP slot in ``[b, f)``, so ``max(s, b) <=
+  B_{q,j}``. A program received in the iteration (by a member that does not keep one, or by a
+  spare that gains one) arrives within one enrolment of its worker in ``[s, f)`` (a partial one
+  is lost on leaving), so it fills a segment of ``T_prog`` slots or more before that lane's
+  final interval begins; or, for a member that receives it within its final first-task interval,
+  the part of ``[max(s, b), f)`` before its last ``x_q T_data`` UP slots, which ends by
+  ``B_{q,1}``. These segments do not overlap, so each lane's ``[s, B)`` holds at most
+  ``floor((B - s) / T_prog)`` of them: ``r`` plus the spares gained is at most ``P``.
 * *Holders.* A processor holding a program at ``c + 1`` is a member, or held one at ``s`` and
   was not DOWN since (in ``H`` by induction), or received all of it in this iteration while
-  enrolled and not a member: in UP slots of ``[s, c + 1 - W)`` after its last DOWN (by the two
-  points above). Such a program's ``T_prog`` transfers are among the iteration's, beside the
-  members' ``m T_data + T_prog r``, so there is none unless the slots leave room for them. So
-  the true holders at ``c + 1`` are in ``H'``.
+  enrolled and not a member: in UP slots of ``[s, e)`` after its last DOWN (by the points
+  above), so it is in ``E``. Such a program's ``T_prog`` transfers are among the iteration's,
+  beside the members' ``m T_data + T_prog r``, and it takes a lane segment: at most ``g``
+  spares gain one, and they are within some ``g``-subset of ``E`` (or ``E``). So the true holders
+  at ``c + 1`` are in one of the successors' holder sets.
 
 A larger ``H`` only loosens the rule, so the relaxed iterations from the true states reach,
 iteration by iteration, completions no later than the schedule's: the least ``t_K + 1`` over
@@ -82,6 +107,9 @@ if TYPE_CHECKING:
     from volsched.instances.coupled import CoupledInstance
 
     from .full_bound import DataChain
+
+#: Spares gained in one relaxed iteration up to which the bound branches on which; beyond, all.
+MAX_GAIN = 2
 
 #: Successors one expansion writes before the buffer is grown.
 FIRST_BUFFER = 1 << 16
@@ -149,10 +177,10 @@ def holders_bound(
                 avail, count, since, start, holder, instance.T_prog, instance.T_data, m, last
             )
             args = (ready, count, since, members, tasks, work, masks, start, holders, lanes, m)
-            n = _holders_kernel.successors(*args, instance.T_prog, instance.T_data, out)
+            n = _holders_kernel.successors(*args, instance.T_prog, instance.T_data, MAX_GAIN, out)
             if n > len(out):
                 out = np.empty(2 * n, dtype=np.int64)
-                n = _holders_kernel.successors(*args, instance.T_prog, instance.T_data, out)
+                n = _holders_kernel.successors(*args, instance.T_prog, instance.T_data, MAX_GAIN, out)
             found.append(np.unique(out[:n]))
         if not found:
             return target
