@@ -234,7 +234,8 @@ def successors(
                 continue
             gain = p if t_prog == 0 else spare // t_prog  # programs beyond the members' by volume
             if t_prog > 0:
-                gain = min(gain, free_programs(count, members, tasks, a, start, quiet, t_prog, t_data) - receive)
+                lanes_left = free_programs(count, members, tasks, a, start, quiet, t_prog, t_data) - receive
+                gain = min(gain, lanes_left)
             if gain < 0:
                 continue
             eligible = 0

@@ -6,10 +6,10 @@ from oracles.coupled.full import brute_full, random_tiny
 
 from volsched.instances.coupled import CoupledInstance, paper_realization
 from volsched.solvers import SolveStatus
+from volsched.solvers.coupled import full_holders_bound as holders_module
 from volsched.solvers.coupled import solve
 from volsched.solvers.coupled.full_bound import DataChain, data_chain_bound
 from volsched.solvers.coupled.full_cpsat import solve_full_cpsat
-from volsched.solvers.coupled import full_holders_bound as holders_module
 from volsched.solvers.coupled.full_holders_bound import applies, holders_bound
 from volsched.solvers.coupled.horizon import cut
 from volsched.solvers.problem import STOPPED_BUDGET, Allowance
