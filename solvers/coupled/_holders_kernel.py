@@ -114,7 +114,8 @@ def completions(ready, members, tasks, work, start, out):
 
 @njit(cache=True, nogil=True)
 def free_programs(count, members, tasks, a, start, quiet, t_prog, t_data):
-    """The most whole programs the task lanes of allocation ``a`` leave room for in ``[start, quiet)``.
+    """``(room, reach)``: the most whole programs the task lanes of allocation ``a`` leave room for
+    in ``[start, quiet)``, and the end of the latest free lane segment.
 
     Each of the ``m`` tasks is held by one worker at a time; a member's ``j``-th of its ``x_q``
     tasks is held from before its last ``(x_q - j + 1) T_data`` data transfers to the completion,
@@ -122,6 +123,7 @@ def free_programs(count, members, tasks, a, start, quiet, t_prog, t_data):
     ``[b, quiet)``; a program takes ``T_prog`` slots of one lane (:mod:`.full_holders_bound`).
     """
     room = 0
+    reach = start
     for k in range(members.shape[1]):
         q = members[a, k]
         if q < 0:
@@ -138,7 +140,8 @@ def free_programs(count, members, tasks, a, start, quiet, t_prog, t_data):
                 else:
                     hi = mid - 1
             room += (lo - start) // t_prog
-    return room
+            reach = max(reach, lo)
+    return room, reach
 
 
 @njit(cache=True, nogil=True)
@@ -233,16 +236,17 @@ def successors(
             if spare < 0:
                 continue
             gain = p if t_prog == 0 else spare // t_prog  # programs beyond the members' by volume
+            reach = quiet  # a gained program is received before this slot
             if t_prog > 0:
-                lanes_left = free_programs(count, members, tasks, a, start, quiet, t_prog, t_data) - receive
-                gain = min(gain, lanes_left)
+                room, reach = free_programs(count, members, tasks, a, start, quiet, t_prog, t_data)
+                gain = min(gain, room - receive)
             if gain < 0:
                 continue
             eligible = 0
             for q in range(p if gain > 0 else 0):
                 if not (kept >> q) & 1:
                     lo = max(start, since[q, t + 1])
-                    if quiet > lo and count[q, quiet] - count[q, lo] >= t_prog:
+                    if reach > lo and count[q, reach] - count[q, lo] >= t_prog:
                         eligible |= 1 << q
             if gain > max_gain or gain >= popc(np.uint64(eligible)):
                 gain = 0

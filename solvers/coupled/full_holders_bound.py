@@ -29,7 +29,8 @@ contains every processor holding a complete program at ``s``. An allocation ``x`
 
 Its successors are ``(t + 1, K ∪ G)``, ``K`` the members and the processors of ``H`` not DOWN
 in ``[s, t]``, for the spares ``G`` gained: with ``E`` the other processors with at least
-``T_prog`` UP slots in ``[max(s, L_q(t + 1)), e)`` and room for ``g = min(floor(R / T_prog),
+``T_prog`` UP slots in ``[max(s, L_q(t + 1)), B^*)``, ``B^* = max B_{q,j}`` (``e`` when
+``T_prog = 0``, where neither the lanes nor the volume bind), and room for ``g = min(floor(R / T_prog),
 P - r)`` more programs, ``R = min(n_com, m) (e - s) - m T_data - T_prog r`` the transfer slots
 left, every ``g``-subset of ``E``; when ``g`` exceeds :data:`MAX_GAIN` or ``|E|``, ``G = E``
 (a superset of each, so only looser).
@@ -73,8 +74,8 @@ and ``T`` the processors holding a complete program at ``s``. By induction ``T``
   ``floor((B - s) / T_prog)`` of them: ``r`` plus the spares gained is at most ``P``.
 * *Holders.* A processor holding a program at ``c + 1`` is a member, or held one at ``s`` and
   was not DOWN since (in ``H`` by induction), or received all of it in this iteration while
-  enrolled and not a member: in UP slots of ``[s, e)`` after its last DOWN (by the points
-  above), so it is in ``E``. Such a program's ``T_prog`` transfers are among the iteration's,
+  enrolled and not a member: in UP slots after its last DOWN and in ``[s, B^*)``, a free lane
+  segment (by the points above), so it is in ``E``. Such a program's ``T_prog`` transfers are among the iteration's,
   beside the members' ``m T_data + T_prog r``, and it takes a lane segment: at most ``g``
   spares gain one, and they are within some ``g``-subset of ``E`` (or ``E``). So the true holders
   at ``c + 1`` are in one of the successors' holder sets.

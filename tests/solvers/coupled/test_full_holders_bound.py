@@ -142,6 +142,17 @@ def test_only_as_many_spares_gain_a_program_as_the_task_lanes_hold():
     assert result.solution["lower_bounds"]["holders"] == 82
 
 
+def test_a_spare_gains_a_program_only_within_a_free_lane_segment():
+    # m = 5, n_com = 5, w_min = 1, scenario 1, trial 0: with spares eligible on the T_prog UP slots
+    # of the whole transfer window, processor 11 gained a program in the second iteration from 4
+    # UP slots of a free lane segment and 1 after it, and the bound was 51; CP-SAT's time-indexed
+    # model on the first 51 slots (a probe, 48 s) proved that no schedule fits in them, so the
+    # greedy's 52 is optimal, as the bound now proves.
+    instance = paper_realization(5, 5, 1, 1, 0)
+    result = solve(instance, problem="full", method="greedy")
+    assert result.status == SolveStatus.OPTIMAL and result.objective == result.bound == 52
+
+
 def test_branching_on_the_spares_gained_is_never_above_the_cpsat_optimum(monkeypatch):
     """Instances where choosing which ``g`` spares gain a program lifts the bound over letting all
     of them gain one: each lifted bound against CP-SAT's proven optimum."""
