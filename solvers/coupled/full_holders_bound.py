@@ -75,10 +75,10 @@ and ``T`` the processors holding a complete program at ``s``. By induction ``T``
 * *Holders.* A processor holding a program at ``c + 1`` is a member, or held one at ``s`` and
   was not DOWN since (in ``H`` by induction), or received all of it in this iteration while
   enrolled and not a member: in UP slots after its last DOWN and in ``[s, B^*)``, a free lane
-  segment (by the points above), so it is in ``E``. Such a program's ``T_prog`` transfers are among the iteration's,
-  beside the members' ``m T_data + T_prog r``, and it takes a lane segment: at most ``g``
-  spares gain one, and they are within some ``g``-subset of ``E`` (or ``E``). So the true holders
-  at ``c + 1`` are in one of the successors' holder sets.
+  segment (by the points above), so it is in ``E``. Such a program's ``T_prog`` transfers are
+  among the iteration's, beside the members' ``m T_data + T_prog r``, and it takes a lane
+  segment: at most ``g`` spares gain one, and they are within some ``g``-subset of ``E`` (or
+  ``E``). So the true holders at ``c + 1`` are in one of the successors' holder sets.
 
 A larger ``H`` only loosens the rule, so the relaxed iterations from the true states reach,
 iteration by iteration, completions no later than the schedule's: the least ``t_K + 1`` over
