@@ -30,8 +30,10 @@ most ``x_q`` each (``sum y = m``, III-C); when every spare holds a complete prog
 to ``x``, and the spares leave with it (a complete program survives leaving; the members keep
 the data they hold, at most their new tasks', as the replay's "kept data"). The spares get no
 data, so ``y`` never computes. For the :data:`PRELOAD_ALLOCATIONS` allocations that complete
-first, the search tries the ``k`` fastest processors that hold no program and have ``T_prog`` UP
-slots before that completion, for every ``k`` up to the free tasks; the successor's ``G`` adds
+first, the search tries, among the processors that hold no program and have ``T_prog`` UP slots
+before that completion, each alone (the :data:`SINGLE_SPARES` fastest: the fastest is often soon
+DOWN, and a slower one UP for long serves more iterations) and the ``k`` fastest for every ``k``
+from 2 up to the free tasks; the successor's ``G`` adds
 the spares not DOWN since the switch. One kernel (:func:`._holders_kernel.preloaded`) replays such
 an iteration slot by slot and writes its transfers; without spares it completes exactly where the
 scan says (tested).
@@ -70,6 +72,9 @@ WIDTH = 200
 
 #: Allocations per state (those that complete first) on which the search tries preloading spares.
 PRELOAD_ALLOCATIONS = 8
+
+#: Eligible spares, the fastest first, each tried alone as the one preloaded spare.
+SINGLE_SPARES = 20
 
 
 def applies(instance: CoupledInstance) -> bool:
@@ -216,9 +221,10 @@ def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, o
     """Iterations that preload the program on spare workers: ``(c, a, spares, gained)``.
 
     Of the :data:`PRELOAD_ALLOCATIONS` allocations with fewer than ``m`` members that complete
-    first (``out``), each preloads the ``k`` fastest processors that neither hold a program nor
-    are members and have ``T_prog`` UP slots before its completion without preload, for every
-    ``k`` up to its ``m - |members|`` free tasks (:func:`._holders_kernel.preloaded`). ``gained``
+    first (``out``), each preloads, of the processors that neither hold a program nor are members
+    and have ``T_prog`` UP slots before its completion without preload, each of the
+    :data:`SINGLE_SPARES` fastest alone, and the ``k`` fastest for every ``k`` from 2 up to its
+    ``m - |members|`` free tasks (:func:`._holders_kernel.preloaded`). ``gained``
     are the spares still holding the program at ``c + 1``.
     """
     members = allocation_arrays(instance).members
@@ -239,8 +245,10 @@ def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, o
             and q not in enrolled
             and count[q, end] - count[q, max(start, int(since[q, end]))] >= t_prog
         ]
-        for size in range(1, min(m - len(enrolled), len(idle)) + 1):
-            spares = np.array(idle[:size], dtype=np.int64)
+        choices = [[q] for q in idle[:SINGLE_SPARES]]
+        choices += [idle[:size] for size in range(2, min(m - len(enrolled), len(idle)) + 1)]
+        for chosen in choices:
+            spares = np.array(chosen, dtype=np.int64)
             c, sigma, _ = replay_iteration(instance, chain.avail, start, holder, a, spares, last)
             if c >= 0:
                 gained = sum(1 << int(q) for q in spares if since[q, c + 1] <= sigma)
@@ -280,4 +288,12 @@ def _schedule(instance: CoupledInstance, avail, nodes, best: int, table) -> dict
     }
 
 
-__all__ = ["MAX_PROCESSORS", "PRELOAD_ALLOCATIONS", "WIDTH", "applies", "holder_search", "replay_iteration"]
+__all__ = [
+    "MAX_PROCESSORS",
+    "PRELOAD_ALLOCATIONS",
+    "SINGLE_SPARES",
+    "WIDTH",
+    "applies",
+    "holder_search",
+    "replay_iteration",
+]
