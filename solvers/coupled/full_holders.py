@@ -32,9 +32,9 @@ the data they hold, at most their new tasks', as the replay's "kept data"). The 
 data, so ``y`` never computes. For the :data:`PRELOAD_ALLOCATIONS` allocations that complete
 first, the search tries, among the processors that hold no program and have ``T_prog`` UP slots
 before that completion, each alone (the :data:`SINGLE_SPARES` fastest: the fastest is often soon
-DOWN, and a slower one UP for long serves more iterations) and the ``k`` fastest for every ``k``
-from 2 up to the free tasks; the successor's ``G`` adds
-the spares not DOWN since the switch. One kernel (:func:`._holders_kernel.preloaded`) replays such
+DOWN, and a slower one UP for long serves more iterations), each pair of the :data:`PAIR_SPARES`
+fastest, and the ``k`` fastest for every ``k`` from 2 up to the free tasks; the successor's ``G``
+adds the spares not DOWN since the switch. One kernel (:func:`._holders_kernel.preloaded`) replays such
 an iteration slot by slot and writes its transfers; without spares it completes exactly where the
 scan says (tested).
 
@@ -75,6 +75,9 @@ PRELOAD_ALLOCATIONS = 8
 
 #: Eligible spares, the fastest first, each tried alone as the one preloaded spare.
 SINGLE_SPARES = 20
+
+#: Eligible spares, the fastest first, of which every pair is tried as the two preloaded spares.
+PAIR_SPARES = 10
 
 
 def applies(instance: CoupledInstance) -> bool:
@@ -223,7 +226,8 @@ def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, o
     Of the :data:`PRELOAD_ALLOCATIONS` allocations with fewer than ``m`` members that complete
     first (``out``), each preloads, of the processors that neither hold a program nor are members
     and have ``T_prog`` UP slots before its completion without preload, each of the
-    :data:`SINGLE_SPARES` fastest alone, and the ``k`` fastest for every ``k`` from 2 up to its
+    :data:`SINGLE_SPARES` fastest alone, each pair of the :data:`PAIR_SPARES` fastest, and the
+    ``k`` fastest for every ``k`` from 2 up to its
     ``m - |members|`` free tasks (:func:`._holders_kernel.preloaded`). ``gained``
     are the spares still holding the program at ``c + 1``.
     """
@@ -246,6 +250,8 @@ def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, o
             and count[q, end] - count[q, max(start, int(since[q, end]))] >= t_prog
         ]
         choices = [[q] for q in idle[:SINGLE_SPARES]]
+        if m - len(enrolled) >= 2:
+            choices += [[q, r] for i, q in enumerate(idle[:PAIR_SPARES]) for r in idle[i + 1 : PAIR_SPARES]]
         choices += [idle[:size] for size in range(2, min(m - len(enrolled), len(idle)) + 1)]
         for chosen in choices:
             spares = np.array(chosen, dtype=np.int64)
@@ -290,6 +296,7 @@ def _schedule(instance: CoupledInstance, avail, nodes, best: int, table) -> dict
 
 __all__ = [
     "MAX_PROCESSORS",
+    "PAIR_SPARES",
     "PRELOAD_ALLOCATIONS",
     "SINGLE_SPARES",
     "WIDTH",

@@ -186,3 +186,19 @@ def test_a_slower_spare_up_for_longer_is_worth_preloading():
         assert holder_search(instance, 85, chain) is None
     schedule = holder_search(instance, 85, chain)
     assert check_claim(instance, schedule) == 84 == holders_bound(instance, 84, chain)
+
+
+def test_a_pair_of_spares_other_than_the_two_fastest_is_worth_preloading():
+    # Section VII-A, m = 5, n_com = 20, w_min = 1, scenario 1, trial 1: with single spares and the
+    # k fastest only, the search's best ends at 71; with every pair of the fastest ten it ends at
+    # 69, which the holder bound proves optimal.
+    from unittest import mock
+
+    from volsched.solvers.coupled.full_holders_bound import holders_bound
+
+    instance = paper_realization(5, 20, 1, 1, 1)
+    chain = DataChain(instance)
+    with mock.patch("volsched.solvers.coupled.full_holders.PAIR_SPARES", 0):
+        assert holder_search(instance, 71, chain) is None
+    schedule = holder_search(instance, 71, chain)
+    assert check_claim(instance, schedule) == 69 == holders_bound(instance, 69, chain)
