@@ -170,35 +170,29 @@ def test_preloading_spare_workers_finds_the_optimum_the_search_without_it_misses
     assert preloads >= 1
 
 
-def test_a_slower_spare_up_for_longer_is_worth_preloading():
-    # Section VII-A, m = 5, n_com = 20, w_min = 1, scenario 3, trial 0: preloading only the fastest
-    # eligible spares, the search's best ends at 85 (the fastest, w = 2, are RECLAIMED or DOWN
-    # within a few slots); CP-SAT's time-indexed model found 84 and proved it optimal (a probe,
-    # 171 s). Processor 5 (w = 5, UP throughout) preloaded alone gives 84, which the holder bound
-    # proves optimal.
+@pytest.mark.parametrize(
+    ("scenario", "trial", "narrower", "before", "optimum"),
+    [
+        # Preloading only the fastest eligible spares, the best ends at 85: the fastest (w = 2) are
+        # RECLAIMED or DOWN within a few slots, processor 5 (w = 5, UP throughout) preloaded alone
+        # gives 84. CP-SAT's time-indexed model found 84 and proved it optimal (a probe, 171 s).
+        (3, 0, "SINGLE_SPARES", 85, 84),
+        # With single spares and the k fastest only, the best ends at 71; a pair of the ten fastest
+        # other than the two fastest gives 69.
+        (1, 1, "PAIR_SPARES", 71, 69),
+    ],
+)
+def test_spares_other_than_the_fastest_are_worth_preloading(scenario, trial, narrower, before, optimum):
+    # Section VII-A, m = 5, n_com = 20, w_min = 1; the holder bound proves both optima.
     from unittest import mock
 
     from volsched.solvers.coupled.full_holders_bound import holders_bound
 
-    instance = paper_realization(5, 20, 1, 3, 0)
+    instance = paper_realization(5, 20, 1, scenario, trial)
     chain = DataChain(instance)
-    with mock.patch("volsched.solvers.coupled.full_holders.SINGLE_SPARES", 1):
-        assert holder_search(instance, 85, chain) is None
-    schedule = holder_search(instance, 85, chain)
-    assert check_claim(instance, schedule) == 84 == holders_bound(instance, 84, chain)
-
-
-def test_a_pair_of_spares_other_than_the_two_fastest_is_worth_preloading():
-    # Section VII-A, m = 5, n_com = 20, w_min = 1, scenario 1, trial 1: with single spares and the
-    # k fastest only, the search's best ends at 71; with every pair of the fastest ten it ends at
-    # 69, which the holder bound proves optimal.
-    from unittest import mock
-
-    from volsched.solvers.coupled.full_holders_bound import holders_bound
-
-    instance = paper_realization(5, 20, 1, 1, 1)
-    chain = DataChain(instance)
-    with mock.patch("volsched.solvers.coupled.full_holders.PAIR_SPARES", 0):
-        assert holder_search(instance, 71, chain) is None
-    schedule = holder_search(instance, 71, chain)
-    assert check_claim(instance, schedule) == 69 == holders_bound(instance, 69, chain)
+    with mock.patch(
+        f"volsched.solvers.coupled.full_holders.{narrower}", 1 if narrower == "SINGLE_SPARES" else 0
+    ):
+        assert holder_search(instance, before, chain) is None
+    schedule = holder_search(instance, before, chain)
+    assert check_claim(instance, schedule) == optimum == holders_bound(instance, optimum, chain)
