@@ -227,9 +227,9 @@ def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, o
     first (``out``), each preloads, of the processors that neither hold a program nor are members
     and have ``T_prog`` UP slots before its completion without preload, each of the
     :data:`SINGLE_SPARES` fastest alone, each pair of the :data:`PAIR_SPARES` fastest, and the
-    ``k`` fastest for every ``k`` from 2 up to its
-    ``m - |members|`` free tasks (:func:`._holders_kernel.preloaded`). ``gained``
-    are the spares still holding the program at ``c + 1``.
+    ``k`` fastest for every ``k`` from 2 up to its ``m - |members|`` free tasks
+    (:func:`._holders_kernel.preloaded`). ``gained`` are the spares still holding the program at
+    ``c + 1``.
     """
     members = allocation_arrays(instance).members
     m, t_prog = instance.m, instance.T_prog
@@ -253,7 +253,7 @@ def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, o
         if m - len(enrolled) >= 2:
             choices += [[q, r] for i, q in enumerate(idle[:PAIR_SPARES]) for r in idle[i + 1 : PAIR_SPARES]]
         choices += [idle[:size] for size in range(2, min(m - len(enrolled), len(idle)) + 1)]
-        for chosen in choices:
+        for chosen in dict.fromkeys(map(tuple, choices)):  # the two fastest are also a pair
             spares = np.array(chosen, dtype=np.int64)
             c, sigma, _ = replay_iteration(instance, chain.avail, start, holder, a, spares, last)
             if c >= 0:
