@@ -190,35 +190,35 @@ def successors(
     p = ready.shape[0]
     span = ready.shape[1]
     bits, down = slot_bits(ready, members.shape[1])
+    at = np.empty(span, dtype=np.int64)  # the slots since the last DOWN with every member ready
     n = 0
     for a in range(members.shape[0]):
         need = work[a]
-        first = first_completion(bits, down, members, tasks, a, need, span)
-        if first < 0:
+        if first_completion(bits, down, members, tasks, a, need, span) < 0:
             continue
-        done = need
+        done = 0
         previous, held = -1, 0
-        for i in range(first, span):
-            if i > first:
-                ok = True
-                gone = False
-                for k in range(members.shape[1]):
-                    q = members[a, k]
-                    if q < 0:
-                        break
-                    level = ready[q, i]
-                    if level == -2:
-                        gone = True
-                        break
-                    if level < tasks[a, k]:
-                        ok = False
-                if gone:
-                    done = 0
-                    continue
-                if ok:
-                    done += 1
-                if done < need:
-                    continue
+        for i in range(span):
+            ok = True
+            gone = False
+            for k in range(members.shape[1]):
+                q = members[a, k]
+                if q < 0:
+                    break
+                level = ready[q, i]
+                if level == -2:
+                    gone = True
+                    break
+                if level < tasks[a, k]:
+                    ok = False
+            if gone:
+                done = 0
+                continue
+            if ok:
+                at[done] = i
+                done += 1
+            if done < need:
+                continue
             t = start + i
             kept = masks[a]
             for q in range(p):
@@ -231,7 +231,7 @@ def successors(
                     break
                 if not ((holders >> q) & 1 and since[q, t + 1] <= start):
                     receive += 1
-            quiet = t + 1 - need  # no transfer from the final attempt's first computing slot on
+            quiet = start + at[done - need]  # the final attempt's first computing slot is at most this
             spare = lanes * (quiet - start) - m * t_data - t_prog * receive  # room for other programs
             if spare < 0:
                 continue

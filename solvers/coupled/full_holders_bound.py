@@ -17,10 +17,12 @@ contains every processor holding a complete program at ``s``. An allocation ``x`
   every member ready for its ``x_q`` tasks: UP, with ``x_q T_data`` UP slots in
   ``[max(s, L_q(u)), u)`` if it *keeps* its program (``q`` in ``H`` and ``L_q(u) <= s``: not
   DOWN since ``s``), or ``T_prog + x_q T_data`` of them if not (``readiness`` of
-  :mod:`._holders_kernel`, the holder search's own rule);
-* the transfers fit: ``min(n_com, m) (t + 1 - W - s) >= m T_data + T_prog r``, ``r`` the members
+  :mod:`._holders_kernel`, the holder search's own rule); let ``e`` be the latest slot of
+  ``[a, t]`` such that ``[e, t]`` holds ``W`` such slots (at most ``t + 1 - W``, and less when
+  members are RECLAIMED or not ready in between);
+* the transfers fit: ``min(n_com, m) (e - s) >= m T_data + T_prog r``, ``r`` the members
   that do not keep their program through ``t``;
-* the task lanes hold the programs: ``r <= P``, where, with ``e = t + 1 - W``,
+* the task lanes hold the programs: ``r <= P``, where
 
   .. math:: P = \sum_{q \in S} \sum_{j=1}^{x_q} \left\lfloor \frac{B_{q,j} - s}{T_{prog}} \right\rfloor,
 
@@ -52,7 +54,9 @@ and ``T`` the processors holding a complete program at ``s``. By induction ``T``
   loses a partial one (III-C).
 * *Transfers.* From the attempt's first computing slot on nobody receives anything: its members
   hold all they need (a further transfer would be useless, which the replay rejects) and the
-  others are not enrolled. So every transfer of the iteration falls in ``[s, c + 1 - W)``, at
+  others are not enrolled. That first computing slot ``f`` is at most ``e``: the ``W`` computing
+  slots lie in ``[f, c]`` and each has every member ready (the point above), so ``[f, c]`` holds
+  ``W`` of the slots that define ``e``. So every transfer of the iteration falls in ``[s, e)``, at
   most ``n_com`` per slot (III-B) and one per enrolled worker, of which there are at most ``m``
   (each holds a task). They include the ``m T_data`` data slots and the whole program of every
   member that does not keep one.
@@ -90,8 +94,8 @@ completion slot ``t`` up to the last from which the data chain of the remaining 
 (:class:`.full_bound.DataChain` restarted at ``t + 1``, a lower bound whatever the holders)
 can still end below ``target``. A state ``(s1, H1)`` *dominates* ``(s2, H2)`` when ``s1 <= s2``
 and the processors of ``H1`` not DOWN in ``[s1, s2)`` include ``H2``: every relaxed
-iteration from the second is one from the first (the windows only widen, the holders only
-grow), so the second is dropped. When the last layer is empty, no schedule ends below
+iteration from the second is one from the first (the windows only widen, ``e`` only grows,
+the holders only grow), so the second is dropped. When the last layer is empty, no schedule ends below
 ``target``; otherwise its least ``s`` is the relaxed optimum.
 """
 

@@ -186,6 +186,31 @@ def test_branching_on_the_spares_gained_is_never_above_the_cpsat_optimum(monkeyp
     assert lifted >= 5 and tight >= 4
 
 
+@pytest.mark.parametrize(("seed", "expected"), [(198, 25), (1057, 11), (390, None)])
+def test_transfers_end_at_the_first_computing_slot_not_w_slots_before_the_completion(seed, expected):
+    """Instances where the transfers' and lanes' window ends where ``W`` ready slots before the
+    completion begin (RECLAIMED or unready slots of the members in between shorten it), not at
+    ``t + 1 - W``: that rule lifts these bounds from 23, 9 and 21 (measured with the window ending
+    at ``t + 1 - W``) to CP-SAT's proven optimum, or past the horizon where CP-SAT proves that no
+    schedule exists."""
+    rng = np.random.default_rng(seed)
+    p, m = int(rng.integers(4, 7)), int(rng.integers(2, 4))
+    instance = CoupledInstance(
+        availability=sticky(rng, p, int(rng.integers(25, 36))),
+        w=rng.integers(1, 3, p).tolist(),
+        mu=[None] * p,
+        m=m,
+        n_com=m,
+        T_prog=int(rng.integers(1, 6)),
+        T_data=int(rng.integers(0, 3)),
+        K=int(rng.integers(2, 5)),
+    )
+    _schedule, optimum, _bound, proven = solve_full_cpsat(instance, workers=1)
+    assert proven and optimum == expected
+    bound = holders_bound(instance, instance.horizon + 1, DataChain(instance))
+    assert bound == (instance.horizon + 1 if optimum is None else optimum)
+
+
 def test_solve_reports_it_and_proves_the_optimum():
     instance = paper_realization(5, 20, 1, 0, 5, slots=200)
     result = solve(instance, problem="full", method="greedy")
