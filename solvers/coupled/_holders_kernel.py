@@ -270,17 +270,20 @@ def successors(
 
 
 @njit(cache=True, nogil=True)
-def preloaded(avail, start, holder, members, tasks, need, spares, t_prog, t_data, m, last, y, letters):
+def preloaded(avail, start, join, holder, members, tasks, need, spares, t_prog, t_data, m, last, y, letters):
     """One iteration entered at ``start`` on allocation ``x`` (``members``, ``tasks``, ``W(x) = need``)
-    that first preloads the program on ``spares``, replayed slot by slot (:mod:`.full_holders`).
+    that preloads the program on ``spares`` from ``join`` on, replayed slot by slot (:mod:`.full_holders`).
 
-    From ``start`` the configuration is ``y`` (written into ``y``, one entry per processor): one
-    task per spare, the members' ``m - |spares|`` tasks at most ``x_q`` each. At the first slot
-    at which every spare holds a complete program, ``sigma``, it becomes ``x``. Every enrolled
-    worker takes one transfer per UP slot, the program first unless ``holder``, then data up to
-    its tasks; a DOWN loses both and restarts the computation. Returns ``(c, sigma)``, ``c`` the
-    completion slot (``-1`` if not by ``last``); ``letters`` (``p`` rows, or 0 columns for none)
-    receives the transfers from ``start`` on (1 program, 2 data).
+    Before ``join`` the configuration is ``x``; from ``join`` (with spares) it is ``y`` (written
+    into ``y``, one entry per processor): one task per spare, the members' ``m - |spares|`` tasks
+    at most ``x_q`` each, each member keeping the data of its ``y_q`` tasks at most. At the first
+    slot at which every spare holds a complete program, ``sigma``, it becomes ``x`` again. Every
+    enrolled worker takes one transfer per UP slot, the program first unless ``holder``, then data
+    up to its tasks; a DOWN loses both and restarts the computation, and so does each new
+    configuration. Returns ``(c, sigma)``, ``c`` the completion slot (``-1`` if not by ``last``);
+    ``letters`` (``p`` rows, or 0 columns for none) receives the transfers from ``start`` on
+    (1 program, 2 data). An iteration that completes before the spares join is not this one:
+    ``(-1, -1)``.
     """
     p = avail.shape[0]
     record = letters.shape[1] > 0
@@ -305,10 +308,20 @@ def preloaded(avail, start, holder, members, tasks, need, spares, t_prog, t_data
     for q in range(p):
         if holder[q]:
             prog[q] = t_prog
-    phase = 1 if spares.shape[0] == 0 else 0
+    preload = spares.shape[0] > 0
+    phase = 0 if preload and join <= start else 1
     sigma = start if phase == 1 else -1
     done = 0
     for u in range(start, min(last + 1, avail.shape[1])):
+        if preload and u == join and u > start:  # the spares join: configuration y, a new entry
+            phase, sigma, done = 0, -1, 0
+            for k in range(size):
+                q = members[k]
+                data[q] = min(data[q], y[q] * t_data)
+            for j in range(spares.shape[0]):  # a holder not enrolled loses its program on DOWN too
+                for v in range(start, join):
+                    if avail[spares[j], v] == _DOWN:
+                        prog[spares[j]] = 0
         if phase == 0:
             ready = True
             for j in range(spares.shape[0]):
@@ -326,6 +339,8 @@ def preloaded(avail, start, holder, members, tasks, need, spares, t_prog, t_data
         if computing:
             done += 1
             if done == need:
+                if preload and u < join:  # done before the spares join: no preload
+                    return -1, -1
                 return u, sigma
             continue
         for k in range(size + (spares.shape[0] if phase == 0 else 0)):

@@ -30,11 +30,15 @@ most ``x_q`` each (``sum y = m``, III-C); when every spare holds a complete prog
 to ``x``, and the spares leave with it (a complete program survives leaving; the members keep
 the data they hold, at most their new tasks', as the replay's "kept data"). The spares get no
 data, so ``y`` never computes. For the :data:`PRELOAD_ALLOCATIONS` allocations that complete
-first, the search tries, among the processors that hold no program and have ``T_prog`` UP slots
-before that completion, each alone (the :data:`SINGLE_SPARES` fastest: the fastest is often soon
-DOWN, and a slower one UP for long serves more iterations), each pair of the :data:`PAIR_SPARES`
-fastest, and the ``k`` fastest for every ``k`` from 2 up to the free tasks; the successor's ``G``
-adds the spares not DOWN since the switch. One kernel (:func:`._holders_kernel.preloaded`) replays such
+first, the search tries, among the processors that will not hold a program through that
+completion and have ``T_prog`` UP slots after their last DOWN before it, each alone (the
+:data:`SINGLE_SPARES` fastest: the fastest is often soon DOWN, and a slower one UP for long serves
+more iterations), each pair of the :data:`PAIR_SPARES` fastest, and the ``k`` fastest for every
+``k`` from 2 up to the free tasks; the successor's ``G`` adds the spares not DOWN since the switch.
+A spare DOWN after ``s`` would lose a program preloaded at once, so the search also lets the
+spares *join late*, at the last return of one of them: the iteration runs ``x`` until then, ``y``
+(a new entry: the computation restarts, and each member keeps the data of its ``y_q`` tasks) until
+the spares hold the program, then ``x`` again. One kernel (:func:`._holders_kernel.preloaded`) replays such
 an iteration slot by slot and writes its transfers; without spares it completes exactly where the
 scan says (tested).
 
@@ -124,12 +128,12 @@ def holder_search(
 
     out = np.empty(len(table), dtype=np.int64)
     order = sorted(range(p), key=lambda q: (int(instance.w[q]), q))  # spares: the fastest first
-    # a node: (start, holders, parent node, allocation, completion, spares)
-    nodes: list[tuple[int, int, int, int, int, tuple[int, ...]]] = [(0, 0, -1, -1, -1, ())]
+    # a node: (start, holders, parent node, allocation, completion, preload: () or (join, spares))
+    nodes: list[tuple[int, int, int, int, int, tuple]] = [(0, 0, -1, -1, -1, ())]
     layer = [0]
     for k in range(big_k):
         left = big_k - k - 1
-        found: dict[tuple[int, int], tuple[int, int, tuple[int, ...]]] = {}
+        found: dict[tuple[int, int], tuple[int, int, tuple]] = {}
         for node in layer:
             start, holders = nodes[node][0], nodes[node][1]
             last = chain.latest(start, left, upper)
@@ -154,9 +158,9 @@ def holder_search(
             for key, i in zip(keys.tolist(), first.tolist(), strict=True):
                 state = (key >> p, key & ((1 << p) - 1))
                 found.setdefault(state, (node, int(done[i]), ()))
-            for c, a, spares, gained in _preloads(instance, chain, start, holder, out, last, order):
+            for c, a, preload, gained in _preloads(instance, chain, start, holder, out, last, order):
                 held = gained | _alive(holders, since, start, c) | int(masks[a])
-                found.setdefault((c, held), (node, a, spares))
+                found.setdefault((c, held), (node, a, preload))
         layer = []
         for state in _frontier(found):
             nodes.append((state[0] + 1, state[1], *found[state][:2], state[0], found[state][2]))
@@ -191,12 +195,12 @@ def _alive(holders: int, since: np.ndarray, start: int, c: int) -> int:
 
 
 def replay_iteration(
-    instance: CoupledInstance, avail, start: int, holder, a: int, spares, last: int, letters=None
+    instance: CoupledInstance, avail, start: int, holder, a: int, spares, last: int, letters=None, join=None
 ) -> tuple[int, int, np.ndarray]:
     """``(c, sigma, y)`` of :func:`._holders_kernel.preloaded` for allocation ``a`` of
-    :func:`.allocations.allocation_arrays` with the processors ``spares``; ``avail`` is the
-    realization as ``int8`` (:class:`.full_bound.DataChain`'s), ``letters`` (``p`` rows from
-    ``start`` on), if given, receives the transfers."""
+    :func:`.allocations.allocation_arrays` with the processors ``spares`` joining at ``join``
+    (default ``start``); ``avail`` is the realization as ``int8`` (:class:`.full_bound.DataChain`'s),
+    ``letters`` (``p`` rows from ``start`` on), if given, receives the transfers."""
     from . import _holders_kernel
 
     _, members, tasks, work, _ = allocation_arrays(instance)
@@ -205,6 +209,7 @@ def replay_iteration(
     c, sigma = _holders_kernel.preloaded(
         avail,
         start,
+        start if join is None else join,
         holder,
         members[a],
         tasks[a],
@@ -221,15 +226,17 @@ def replay_iteration(
 
 
 def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, out, last: int, order):
-    """Iterations that preload the program on spare workers: ``(c, a, spares, gained)``.
+    """Iterations that preload the program on spare workers: ``(c, a, (join, spares), gained)``.
 
     Of the :data:`PRELOAD_ALLOCATIONS` allocations with fewer than ``m`` members that complete
-    first (``out``), each preloads, of the processors that neither hold a program nor are members
-    and have ``T_prog`` UP slots before its completion without preload, each of the
-    :data:`SINGLE_SPARES` fastest alone, each pair of the :data:`PAIR_SPARES` fastest, and the
-    ``k`` fastest for every ``k`` from 2 up to its ``m - |members|`` free tasks
-    (:func:`._holders_kernel.preloaded`). ``gained`` are the spares still holding the program at
-    ``c + 1``.
+    first (``out``), each preloads, of the processors that are not members, do not keep a program
+    through its completion without preload, and have ``T_prog`` UP slots after their last DOWN
+    before it, each of the :data:`SINGLE_SPARES` fastest alone, each pair of the
+    :data:`PAIR_SPARES` fastest, and the ``k`` fastest for every ``k`` from 2 up to its
+    ``m - |members|`` free tasks (:func:`._holders_kernel.preloaded`): from ``start`` when none
+    of them holds a program, and from the last return of a spare DOWN since ``start`` (a spare
+    preloaded at once would lose its program). ``gained`` are the spares still holding the program
+    at ``c + 1``.
     """
     members = allocation_arrays(instance).members
     m, t_prog = instance.m, instance.T_prog
@@ -237,7 +244,7 @@ def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, o
         return []
     done = np.nonzero((out >= 0) & (members[:, m - 1] < 0))[0]
     done = done[np.argsort(out[done], kind="stable")[:PRELOAD_ALLOCATIONS]]
-    count, since = chain.count, chain.since
+    avail, count, since = chain.avail, chain.count, chain.since
     found = []
     for a in done.tolist():
         enrolled = set(members[a][members[a] >= 0].tolist())
@@ -245,8 +252,8 @@ def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, o
         idle = [
             q
             for q in order
-            if not holder[q]
-            and q not in enrolled
+            if q not in enrolled
+            and not (holder[q] and since[q, end] <= start)
             and count[q, end] - count[q, max(start, int(since[q, end]))] >= t_prog
         ]
         choices = [[q] for q in idle[:SINGLE_SPARES]]
@@ -255,10 +262,13 @@ def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, o
         choices += [idle[:size] for size in range(2, min(m - len(enrolled), len(idle)) + 1)]
         for chosen in dict.fromkeys(map(tuple, choices)):  # the two fastest are also a pair
             spares = np.array(chosen, dtype=np.int64)
-            c, sigma, _ = replay_iteration(instance, chain.avail, start, holder, a, spares, last)
-            if c >= 0:
-                gained = sum(1 << int(q) for q in spares if since[q, c + 1] <= sigma)
-                found.append((int(c), a, tuple(int(q) for q in spares), gained))
+            back = max(int(since[q, end]) for q in chosen)
+            joins = ([start] if not any(holder[q] for q in chosen) else []) + ([back] if back > start else [])
+            for join in joins:
+                c, sigma, _ = replay_iteration(instance, avail, start, holder, a, spares, last, None, join)
+                if c >= 0:
+                    gained = sum(1 << int(q) for q in spares if since[q, c + 1] <= sigma)
+                    found.append((int(c), a, (join, tuple(int(q) for q in spares)), gained))
     return found
 
 
@@ -275,15 +285,18 @@ def _schedule(instance: CoupledInstance, avail, nodes, best: int, table) -> dict
     codes = np.zeros((p, end), dtype=np.int8)
     configurations, completions = [], []
     for n in path:
-        parent, a, c, spares = nodes[n][2], nodes[n][3], nodes[n][4], nodes[n][5]
+        parent, a, c, preload = nodes[n][2], nodes[n][3], nodes[n][4], nodes[n][5]
         start, holders = nodes[parent][0], nodes[parent][1]
+        join, spares = preload if preload else (start, ())
         holder = np.array([(holders >> q) & 1 for q in range(p)], dtype=np.bool_)
         letters = np.zeros((p, c + 1 - start), dtype=np.int8)
-        done, sigma, y = replay_iteration(instance, avail, start, holder, a, spares, c, letters)
+        done, sigma, y = replay_iteration(instance, avail, start, holder, a, spares, c, letters, join)
         if done != c:  # the kernel that found the completion replays it
             raise RuntimeError(f"iteration replayed to {done}, found at {c}")
+        if join > start:
+            configurations.append({"start": start, "allocation": list(table[a])})
         if spares:
-            configurations.append({"start": start, "allocation": y.tolist()})
+            configurations.append({"start": join, "allocation": y.tolist()})
         configurations.append({"start": sigma, "allocation": list(table[a])})
         completions.append(c)
         codes[:, start : c + 1] = letters

@@ -151,6 +151,46 @@ def test_schedules_with_preloads_are_accepted_by_the_replay(scenario):
     assert check_claim(instance, schedule) == schedule["completions"][-1] + 1
 
 
+def test_a_spare_that_goes_down_is_preloaded_after_its_return():
+    """Member 0 holds the program and both tasks (w = 3, T_data = 1): alone it completes at 7.
+    Spare 1 (T_prog = 2) is DOWN at slot 2. Preloaded from slot 0 it holds the program at 2 and
+    loses it there (the iteration completes at 8 without it); joining at its return, slot 3, it
+    holds it from 5 on, and the member, back to its two tasks, completes at 11 (by hand)."""
+    from volsched.instances.coupled import CoupledInstance
+    from volsched.solvers.coupled.allocations import allocation_arrays
+
+    rows = np.zeros((3, 30), dtype=np.int8)
+    rows[1, 2] = rows[2, :] = 2  # DOWN
+    instance = CoupledInstance(
+        availability=rows, w=[3, 1, 1], mu=[None] * 3, m=2, n_com=2, T_prog=2, T_data=1, K=1
+    )
+    chain = DataChain(instance)
+    a = allocation_arrays(instance).table.index((2, 0, 0))
+    holder = np.array([True, False, False])
+    assert replay_iteration(instance, chain.avail, 0, holder, a, (), 29)[:2] == (7, 0)
+    early, sigma, _ = replay_iteration(instance, chain.avail, 0, holder, a, [1], 29)
+    assert (early, sigma) == (8, 2) and chain.since[1, early + 1] > sigma  # lost at once
+    late, sigma, y = replay_iteration(instance, chain.avail, 0, holder, a, [1], 29, None, 3)
+    assert (late, sigma, y.tolist()) == (11, 5, [1, 1, 0]) and chain.since[1, late + 1] <= sigma
+
+
+def test_a_late_preload_reaches_the_holder_bound():
+    # Section VII-A, m = 5, n_com = 10, w_min = 6, scenario 9, trial 3: with preloads from the
+    # iteration's start only, nothing was found below the greedy's 1,330; spares DOWN early in an
+    # iteration are preloaded after their return, and the search's schedule (with such a
+    # preload: three configurations in one iteration) meets the holder bound, 1,141.
+    from volsched.solvers.coupled.full_holders_bound import holders_bound
+
+    instance = paper_realization(5, 10, 6, 9, 3)
+    chain = DataChain(instance)
+    schedule = holder_search(instance, 1330, chain)
+    assert check_claim(instance, schedule) == 1141 == holders_bound(instance, 1141, chain)
+    starts = [entry["start"] for entry in schedule["configurations"]]
+    ends = [-1, *schedule["completions"]]
+    per_iteration = [sum(ends[i] < t <= ends[i + 1] for t in starts) for i in range(instance.K)]
+    assert max(per_iteration) >= 3
+
+
 def test_preloading_spare_workers_finds_the_optimum_the_search_without_it_misses():
     # Section VII-A, m = 5, n_com = 10, w_min = 1, scenario 1, trial 4: without preloads the
     # search's best ends at 53; CP-SAT's time-indexed model found 52 (84 s), and the holder
