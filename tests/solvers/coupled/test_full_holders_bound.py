@@ -28,6 +28,22 @@ def sticky(rng, p, horizon):
     return rows
 
 
+def sticky_instance(rng, processors, slots, t_prog, t_data):
+    """``n_com = m`` (2-3 tasks), ``w`` in {1, 2}, 2-4 iterations, the other draws in the given
+    half-open ranges, availability from :func:`sticky`."""
+    p, m = int(rng.integers(*processors)), int(rng.integers(2, 4))
+    return CoupledInstance(
+        availability=sticky(rng, p, int(rng.integers(*slots))),
+        w=rng.integers(1, 3, p).tolist(),
+        mu=[None] * p,
+        m=m,
+        n_com=m,
+        T_prog=int(rng.integers(*t_prog)),
+        T_data=int(rng.integers(*t_data)),
+        K=int(rng.integers(2, 5)),
+    )
+
+
 def spare_workers(rng):
     """4-6 processors, 2-3 tasks, a program of 2-4 slots: more processors than tasks."""
     p, m = int(rng.integers(4, 7)), int(rng.integers(2, 4))
@@ -159,17 +175,7 @@ def test_branching_on_the_spares_gained_is_never_above_the_cpsat_optimum(monkeyp
     rng = np.random.default_rng(1)
     lifted = tight = 0
     for _ in range(200):
-        p, m = int(rng.integers(5, 8)), int(rng.integers(2, 4))
-        instance = CoupledInstance(
-            availability=sticky(rng, p, int(rng.integers(25, 40))),
-            w=rng.integers(1, 3, p).tolist(),
-            mu=[None] * p,
-            m=m,
-            n_com=m,
-            T_prog=int(rng.integers(2, 5)),
-            T_data=int(rng.integers(0, 2)),
-            K=int(rng.integers(2, 5)),
-        )
+        instance = sticky_instance(rng, (5, 8), (25, 40), (2, 5), (0, 2))
         bound = holders_bound(instance, instance.horizon + 1, DataChain(instance))
         with monkeypatch.context() as patch:
             patch.setattr(holders_module, "MAX_GAIN", 0)
@@ -194,17 +200,7 @@ def test_transfers_end_at_the_first_computing_slot_not_w_slots_before_the_comple
     at ``t + 1 - W``) to CP-SAT's proven optimum, or past the horizon where CP-SAT proves that no
     schedule exists."""
     rng = np.random.default_rng(seed)
-    p, m = int(rng.integers(4, 7)), int(rng.integers(2, 4))
-    instance = CoupledInstance(
-        availability=sticky(rng, p, int(rng.integers(25, 36))),
-        w=rng.integers(1, 3, p).tolist(),
-        mu=[None] * p,
-        m=m,
-        n_com=m,
-        T_prog=int(rng.integers(1, 6)),
-        T_data=int(rng.integers(0, 3)),
-        K=int(rng.integers(2, 5)),
-    )
+    instance = sticky_instance(rng, (4, 7), (25, 36), (1, 6), (0, 3))
     _schedule, optimum, _bound, proven = solve_full_cpsat(instance, workers=1)
     assert proven and optimum == expected
     bound = holders_bound(instance, instance.horizon + 1, DataChain(instance))
