@@ -176,7 +176,7 @@ def test_a_spare_that_goes_down_is_preloaded_after_its_return():
 
 def test_a_late_preload_reaches_the_holder_bound():
     # Section VII-A, m = 5, n_com = 10, w_min = 6, scenario 9, trial 3: with preloads from the
-    # iteration's start only, nothing was found below the greedy's 1,330; spares DOWN early in an
+    # iteration's start only, the best schedule ended at 1,330 (the stored row); spares DOWN early in an
     # iteration are preloaded after their return, and the search's schedule (with such a
     # preload: three configurations in one iteration) meets the holder bound, 1,141.
     from volsched.solvers.coupled.full_holders_bound import holders_bound
