@@ -175,8 +175,19 @@ def _subsets(eligible, size, base, high, out, n):
 
 
 @njit(cache=True, nogil=True)
+def _more_subsets(n, k, limit):
+    """Whether ``n`` choose ``k`` exceeds ``limit``."""
+    ways = 1
+    for i in range(min(k, n - k)):  # the partial products grow up to n choose n/2
+        ways = ways * (n - i) // (i + 1)  # exact: a product of i + 1 consecutive integers
+        if ways > limit:
+            return True
+    return ways > limit
+
+
+@njit(cache=True, nogil=True)
 def successors(
-    ready, count, since, members, tasks, work, masks, start, holders, lanes, m, t_prog, t_data, max_gain, out
+    ready, count, since, members, tasks, work, masks, start, holders, lanes, m, t_prog, t_data, limit, out
 ):
     """The relaxed successors ``(t, H')`` of state ``(start, holders)`` (:mod:`.full_holders_bound`),
     packed as ``t << p | H'`` into ``out``; returns how many there are (``out`` may be too short:
@@ -185,7 +196,7 @@ def successors(
     ``ready`` is :func:`readiness` with ``holders`` as the holder set, up to the last slot a
     completion may take; ``lanes`` is ``min(n_com, m)``, the transfers of one slot at most. Of an
     allocation's successors, one that its previous one dominates (:mod:`.full_holders_bound`) is
-    left out.
+    left out. It branches on which spares gain a program while there are at most ``limit`` ways.
     """
     p = ready.shape[0]
     span = ready.shape[1]
@@ -248,7 +259,8 @@ def successors(
                     lo = max(start, since[q, t + 1])
                     if reach > lo and count[q, reach] - count[q, lo] >= t_prog:
                         eligible |= 1 << q
-            if gain > max_gain or gain >= popc(np.uint64(eligible)):
+            choices = popc(np.uint64(eligible))
+            if gain >= choices or _more_subsets(choices, gain, limit):
                 gain = 0
                 kept |= eligible
             if gain == 0:

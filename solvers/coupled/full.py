@@ -27,7 +27,7 @@ from ..problem import STOPPED_BUDGET, STOPPED_CLOCK, Allowance, Effort, MethodOu
 from .full_bound import DataChain
 from .full_greedy import greedy_full
 from .full_holders import holder_search
-from .full_holders_bound import holders_bound
+from .full_holders_bound import SUBSET_LIMITS, holders_bound
 from .iterations import min_workload, solve_iterations
 
 if TYPE_CHECKING:
@@ -36,9 +36,9 @@ if TYPE_CHECKING:
 MAX_CELLS = 2000
 """Largest ``p x H`` the CP-SAT model accepts (about a dozen variables per processor and slot)."""
 
-#: States the holder bound (:mod:`.full_holders_bound`) expands at most in one solve: beyond, it
-#: gives no bound (a fixed count, so the same on every machine; on the 60 m = 5 realizations of
-#: ``benchmarks/bench_coupled_holders.py`` a whole solve spends at most 1,569 units).
+#: States the holder bound (:mod:`.full_holders_bound`) expands at most in one pass: beyond,
+#: that pass gives no bound and the finer ones do not run (a fixed count, so the same on every
+#: machine).
 BOUND_STATES = 5000
 
 
@@ -173,16 +173,20 @@ def solve_full(
         if better is not None:
             schedule, upper, source = better, better["completions"][-1] + 1, "holders"
     holders_note = None
-    if upper is not None and upper > lower and not allowance.charge(0):
+    for subsets in SUBSET_LIMITS:  # a finer pass only where the coarser one did not prove
+        if upper is None or upper <= lower or allowance.charge(0):
+            break
         left = None if allowance.budget is None else allowance.budget - allowance.effort.work
         own = Allowance(BOUND_STATES if left is None else min(BOUND_STATES, left), deadline)
-        held = holders_bound(instance, upper, guide, own)
+        held = holders_bound(instance, upper, guide, own, subsets)
         allowance.charge(own.effort.work)
-        if held is not None:
-            lower_bounds["holders"] = held
-            lower = max(lower, held)
-        elif own.effort.stopped == STOPPED_BUDGET and own.budget == BOUND_STATES:
-            holders_note = f"stopped at its {BOUND_STATES:,} states: no bound"
+        if held is None:
+            capped = own.effort.stopped == STOPPED_BUDGET and own.budget == BOUND_STATES
+            if capped and "holders" not in lower_bounds:
+                holders_note = f"stopped at its {BOUND_STATES:,} states: no bound"
+            break
+        lower_bounds["holders"] = max(held, lower_bounds.get("holders", held))
+        lower = max(lower, held)
     if not model:  # the greedy's calls are the method's work; under the model, its deterministic time
         effort = greedy_effort
     effort.stopped = greedy_effort.stopped

@@ -75,7 +75,7 @@ if TYPE_CHECKING:
 WIDTH = 200
 
 #: Allocations per state (those that complete first) on which the search tries preloading spares.
-PRELOAD_ALLOCATIONS = 8
+PRELOAD_ALLOCATIONS = 40
 
 #: Eligible spares, the fastest first, each tried alone as the one preloaded spare.
 SINGLE_SPARES = 20

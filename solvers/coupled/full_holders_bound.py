@@ -34,8 +34,8 @@ in ``[s, t]``, for the spares ``G`` gained: with ``E`` the other processors with
 ``T_prog`` UP slots in ``[max(s, L_q(t + 1)), B^*)``, ``B^* = max B_{q,j}`` (``e`` when
 ``T_prog = 0``, where neither the lanes nor the volume bind), and room for ``g = min(floor(R / T_prog),
 P - r)`` more programs, ``R = min(n_com, m) (e - s) - m T_data - T_prog r`` the transfer slots
-left, every ``g``-subset of ``E``; when ``g`` exceeds :data:`MAX_GAIN` or ``|E|``, ``G = E``
-(a superset of each, so only looser).
+left, every ``g``-subset of ``E``; when ``g`` is at least ``|E|``, or ``E`` has more of them
+than a limit (:data:`SUBSET_LIMITS`), ``G = E`` (a superset of each, so only looser).
 
 **Every iteration of a feasible schedule is such a transition.** Take a schedule the replay
 accepts, whose ``i``-th iteration completes at ``c`` on the allocation ``x`` of its last
@@ -113,8 +113,9 @@ if TYPE_CHECKING:
 
     from .full_bound import DataChain
 
-#: Spares gained in one relaxed iteration up to which the bound branches on which; beyond, all.
-MAX_GAIN = 2
+#: Subsets of eligible spares up to which the bound branches on which gain a program (beyond, all
+#: gain one), per pass of a solve: the next pass runs when the previous one did not prove.
+SUBSET_LIMITS = (200, 500)
 
 #: Successors one expansion writes before the buffer is grown.
 FIRST_BUFFER = 1 << 16
@@ -126,7 +127,11 @@ def applies(instance: CoupledInstance) -> bool:
 
 
 def holders_bound(
-    instance: CoupledInstance, target: int, chain: DataChain, allowance: Allowance | None = None
+    instance: CoupledInstance,
+    target: int,
+    chain: DataChain,
+    allowance: Allowance | None = None,
+    subsets: int = SUBSET_LIMITS[0],
 ) -> int | None:
     """The least makespan of a relaxed path below ``target``, or ``target`` when there is none.
 
@@ -140,6 +145,9 @@ def holders_bound(
         The instance's data chain, which cuts the search.
     allowance : Allowance, optional
         Charged one unit per state expanded; a search it stops returns ``None``.
+    subsets : int, optional
+        Branch on which ``g`` spares gain a program while ``E`` has at most this many
+        ``g``-subsets; 0 never branches (``G = E``).
 
     Returns
     -------
@@ -182,10 +190,10 @@ def holders_bound(
                 avail, count, since, start, holder, instance.T_prog, instance.T_data, m, last
             )
             args = (ready, count, since, members, tasks, work, masks, start, holders, lanes, m)
-            n = _holders_kernel.successors(*args, instance.T_prog, instance.T_data, MAX_GAIN, out)
+            n = _holders_kernel.successors(*args, instance.T_prog, instance.T_data, subsets, out)
             if n > len(out):
                 out = np.empty(2 * n, dtype=np.int64)
-                n = _holders_kernel.successors(*args, instance.T_prog, instance.T_data, MAX_GAIN, out)
+                n = _holders_kernel.successors(*args, instance.T_prog, instance.T_data, subsets, out)
             found.append(np.unique(out[:n]))
         if not found:
             return target
@@ -215,4 +223,4 @@ def _frontier(successors: list[tuple[int, int]], since: np.ndarray) -> list[tupl
     return kept
 
 
-__all__ = ["applies", "holders_bound"]
+__all__ = ["SUBSET_LIMITS", "applies", "holders_bound"]

@@ -236,3 +236,19 @@ def test_spares_other_than_the_fastest_are_worth_preloading(scenario, trial, nar
         assert holder_search(instance, before, chain) is None
     schedule = holder_search(instance, before, chain)
     assert check_claim(instance, schedule) == optimum == holders_bound(instance, optimum, chain)
+
+
+def test_preloads_on_allocations_that_complete_later_are_worth_trying():
+    # Section VII-A, m = 5, n_com = 10, w_min = 1, scenario 6, trial 7: with preloads tried on the
+    # 8 allocations that complete first, the best ends at 54; an allocation further down the order
+    # carries the preload to 53, which the holder bound proves optimal.
+    from unittest import mock
+
+    from volsched.solvers.coupled.full_holders_bound import holders_bound
+
+    instance = paper_realization(5, 10, 1, 6, 7)
+    chain = DataChain(instance)
+    with mock.patch("volsched.solvers.coupled.full_holders.PRELOAD_ALLOCATIONS", 8):
+        assert holder_search(instance, 54, chain) is None
+    schedule = holder_search(instance, 54, chain)
+    assert check_claim(instance, schedule) == 53 == holders_bound(instance, 53, chain)

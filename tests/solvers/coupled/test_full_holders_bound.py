@@ -1,16 +1,20 @@
 """Problem ``full``: the holder bound against brute force, CP-SAT and the paper's realizations."""
 
+import math
+
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from oracles.coupled.full import brute_full, random_tiny
 
 from volsched.instances.coupled import CoupledInstance, paper_realization
 from volsched.solvers import SolveStatus
-from volsched.solvers.coupled import full_holders_bound as holders_module
 from volsched.solvers.coupled import solve
+from volsched.solvers.coupled._holders_kernel import _more_subsets
 from volsched.solvers.coupled.full_bound import DataChain, data_chain_bound
 from volsched.solvers.coupled.full_cpsat import solve_full_cpsat
-from volsched.solvers.coupled.full_holders_bound import applies, holders_bound
+from volsched.solvers.coupled.full_holders_bound import SUBSET_LIMITS, applies, holders_bound
 from volsched.solvers.coupled.horizon import cut
 from volsched.solvers.problem import STOPPED_BUDGET, Allowance
 
@@ -169,7 +173,7 @@ def test_a_spare_gains_a_program_only_within_a_free_lane_segment():
     assert result.status == SolveStatus.OPTIMAL and result.objective == result.bound == 52
 
 
-def test_branching_on_the_spares_gained_is_never_above_the_cpsat_optimum(monkeypatch):
+def test_branching_on_the_spares_gained_is_never_above_the_cpsat_optimum():
     """Instances where choosing which ``g`` spares gain a program lifts the bound over letting all
     of them gain one: each lifted bound against CP-SAT's proven optimum."""
     rng = np.random.default_rng(1)
@@ -177,9 +181,7 @@ def test_branching_on_the_spares_gained_is_never_above_the_cpsat_optimum(monkeyp
     for _ in range(200):
         instance = sticky_instance(rng, (5, 8), (25, 40), (2, 5), (0, 2))
         bound = holders_bound(instance, instance.horizon + 1, DataChain(instance))
-        with monkeypatch.context() as patch:
-            patch.setattr(holders_module, "MAX_GAIN", 0)
-            every = holders_bound(instance, instance.horizon + 1, DataChain(instance))
+        every = holders_bound(instance, instance.horizon + 1, DataChain(instance), subsets=0)
         assert every <= bound
         if every == bound:
             continue
@@ -190,6 +192,24 @@ def test_branching_on_the_spares_gained_is_never_above_the_cpsat_optimum(monkeyp
         tight += bound == optimum
     # measured: 7 lifted, 5 of them to the optimum
     assert lifted >= 5 and tight >= 4
+
+
+@given(st.integers(0, 40), st.integers(0, 40), st.integers(0, 10**6))
+def test_the_subsets_are_counted_exactly(n, k, limit):
+    k = min(k, n)
+    assert _more_subsets(n, k, limit) == (math.comb(n, k) > limit)
+
+
+def test_a_finer_pass_branches_on_three_spares_where_the_first_lets_all_gain():
+    # m = 5, n_com = 20, w_min = 1, scenario 0, trial 9: the bound needs to branch on which 3 of
+    # 13 eligible spares gain a program, 286 ways (measured: with a limit of 285 it is 52, with
+    # 286 it is 61), above the first pass's limit. CP-SAT's time-indexed model on the first 60
+    # slots (a probe, 1 worker, 103 s) proved that no schedule fits in them: 61 is optimal.
+    instance = paper_realization(5, 20, 1, 0, 9)
+    assert holders_bound(instance, 61, DataChain(instance), subsets=SUBSET_LIMITS[0]) == 52
+    result = solve(instance, problem="full", method="greedy", budget=100_000)
+    assert result.status == SolveStatus.OPTIMAL and result.objective == result.bound == 61
+    assert result.solution["lower_bounds"]["holders"] == 61
 
 
 @pytest.mark.parametrize(("seed", "expected"), [(198, 25), (1057, 11), (390, None)])
