@@ -98,6 +98,100 @@ def first_completion(bits, down, members, tasks, a, need, span):
 
 
 @njit(cache=True, nogil=True)
+def _fits(ok, gone, need, span):
+    """Whether ``need`` slots of ``ok`` lie within ``span`` slots with no slot of ``gone`` after the
+    first of them (the rule of :func:`first_completion` on precomputed words)."""
+    done = 0
+    for word in range(ok.shape[0]):
+        if need - done > span - 64 * word:
+            return False
+        if gone[word] == 0:
+            done += popc(ok[word])
+            if done >= need:
+                return True
+            continue
+        for b in range(64):
+            at = ONE << np.uint64(b)
+            if gone[word] & at:
+                done = 0
+            elif ok[word] & at:
+                done += 1
+                if done >= need:
+                    return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def completable(bits, down, caps, w, m, span, max_nodes, members, tasks, work, masks):
+    """Writes the allocations (``0 <= x_q <= caps[q]``, ``sum x = m``) for which
+    :func:`first_completion` finds a completion within ``span`` slots, in the order of
+    :func:`.allocations.allocations` (the largest ``x_0`` first), into the rows of ``members``,
+    ``tasks``, ``work`` and ``masks`` (those of :class:`.allocations.Allocations`); returns how many
+    (past the rows' length only counted), or ``-1`` after ``max_nodes`` partial allocations.
+
+    A depth-first walk over the processors that drops a partial allocation as soon as its members
+    have no ``W`` ready slots since their last DOWN, ``W`` its workload so far: adding members only
+    removes ready slots, adds DOWN ones and raises ``W``, so no completion of it can complete.
+    """
+    p, words = bits.shape[0], bits.shape[2]
+    room = np.zeros(p + 1, dtype=np.int64)  # the most tasks processors q.. can take
+    for q in range(p - 1, -1, -1):
+        room[q] = room[q + 1] + caps[q]
+    ok = np.empty((p + 1, words), dtype=np.uint64)
+    ok[0, :] = ~np.uint64(0)
+    gone = np.zeros((p + 1, words), dtype=np.uint64)
+    need = np.zeros(p + 1, dtype=np.int64)
+    left = np.zeros(p + 1, dtype=np.int64)
+    left[0] = m
+    x = np.zeros(p, dtype=np.int64)
+    following = np.full(p + 1, -1, dtype=np.int64)  # the next value to try at each depth
+    following[0] = min(caps[0], m) if p > 0 else -1
+    n, nodes, q = 0, 0, 0
+    while q >= 0:
+        if left[q] == 0:
+            if n < members.shape[0]:
+                k, mask = 0, 0
+                for r in range(q):
+                    if x[r] > 0:
+                        members[n, k] = r
+                        tasks[n, k] = x[r]
+                        mask |= 1 << r
+                        k += 1
+                members[n, k:] = -1
+                tasks[n, k:] = 0
+                work[n] = need[q]
+                masks[n] = mask
+            n += 1
+            q -= 1
+            continue
+        v = following[q] if q < p else -1
+        if v < 0 or left[q] - v > room[q + 1]:  # a smaller x_q leaves even more to the rest
+            q -= 1
+            continue
+        following[q] = v - 1
+        nodes += 1
+        if nodes > max_nodes:
+            return -1
+        x[q] = v
+        if v == 0:
+            ok[q + 1, :] = ok[q, :]
+            gone[q + 1, :] = gone[q, :]
+            need[q + 1] = need[q]
+        else:
+            for i in range(words):
+                ok[q + 1, i] = ok[q, i] & bits[q, v - 1, i]
+                gone[q + 1, i] = gone[q, i] | down[q, i]
+            need[q + 1] = max(need[q], v * w[q])
+            if not _fits(ok[q + 1], gone[q + 1], need[q + 1], span):
+                continue
+        left[q + 1] = left[q] - v
+        q += 1
+        if q < p:
+            following[q] = min(caps[q], left[q])
+    return n
+
+
+@njit(cache=True, nogil=True)
 def completions(ready, members, tasks, work, start, out):
     """``out[a]``: the slot at whose end an iteration on allocation ``a``, entered at ``start``,
     completes (``-1`` if not within ``ready``'s slots, :func:`readiness`): the first slot at which

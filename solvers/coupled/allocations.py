@@ -25,9 +25,9 @@ MAX_PROCESSORS = 40
 
 
 def listable(instance: CoupledInstance) -> bool:
-    """The holder search and bound run on the instance: at most :data:`MAX_ALLOCATIONS` allocations
-    and :data:`MAX_PROCESSORS` processors."""
-    return instance.p <= MAX_PROCESSORS and count_allocations(instance) <= MAX_ALLOCATIONS
+    """The holder search and bound run on the instance: at most :data:`MAX_PROCESSORS` processors
+    (the allocations they enter are those :func:`completable` lists from each state)."""
+    return instance.p <= MAX_PROCESSORS
 
 
 def count_allocations(instance: CoupledInstance) -> int:
@@ -63,48 +63,84 @@ def _busy(m: int, caps: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     return tuple(out)
 
 
-class AllocationArrays(NamedTuple):
-    """The non-idle allocations as the compiled scans read them (row ``a`` is ``table[a]``)."""
+#: Most allocations :func:`completable` lists from one state; beyond, it gives up on that state.
+MAX_COMPLETABLE = 50_000
 
-    table: tuple[tuple[int, ...], ...]
+#: Most partial allocations :func:`completable` walks through from one state; beyond, it gives up.
+MAX_NODES = 2_000_000
+
+
+class Allocations(NamedTuple):
+    """Non-idle allocations as the compiled scans read them."""
+
     members: np.ndarray  # (A, m) int64: the enrolled processors, padded with -1
     tasks: np.ndarray  # (A, m) int64: their task counts
     work: np.ndarray  # (A,) int64: the workload W(x) = max_q x_q w_q
-    masks: np.ndarray  # (A,) int64: the enrolled processors as a bit mask (0 beyond 62 processors)
+    masks: np.ndarray  # (A,) int64: the enrolled processors as a bit mask
+
+    def allocation(self, a: int, p: int) -> tuple[int, ...]:
+        """Row ``a`` as an allocation ``x`` of ``p`` processors."""
+        x = [0] * p
+        for q, v in zip(self.members[a].tolist(), self.tasks[a].tolist(), strict=True):
+            if q >= 0:
+                x[q] = v
+        return tuple(x)
 
 
-def allocation_arrays(instance: CoupledInstance) -> AllocationArrays:
-    """:func:`allocations` without the idle one, as arrays (kept for the last few instances' tasks
-    and speeds: the holder search and the holder bound of one solve share them)."""
-    caps = tuple(int(min(mu, instance.m)) for mu in instance.mu)
-    return _arrays(instance.m, caps, tuple(int(v) for v in instance.w))
+def completable(instance: CoupledInstance, ready: np.ndarray) -> Allocations | None:
+    """The allocations of :func:`allocations` (idle aside, in its order) on which an iteration,
+    entered where ``ready`` begins, can complete within its slots; ``None`` beyond
+    :data:`MAX_COMPLETABLE` of them or :data:`MAX_NODES` partial ones.
 
+    ``ready`` is :func:`._holders_kernel.readiness`; an allocation completes when ``W(x)`` slots
+    since a member's last DOWN have every member ready for its tasks
+    (:func:`._holders_kernel.first_completion`). The walk (:func:`._holders_kernel.completable`)
+    never lists the others, so it reaches instances whose allocations cannot all be listed (20
+    processors and m = 10 tasks have 20 million).
 
-@functools.lru_cache(maxsize=4)
-def _arrays(m: int, caps: tuple[int, ...], w: tuple[int, ...]) -> AllocationArrays:
-    p = len(caps)
-    table = _busy(m, caps)
-    members = np.full((len(table), m), -1, dtype=np.int64)
-    tasks = np.zeros_like(members)
-    work = np.zeros(len(table), dtype=np.int64)
-    masks = np.zeros(len(table), dtype=np.int64)
-    for a, x in enumerate(table):
-        enrolled = [q for q in range(p) if x[q]]
-        members[a, : len(enrolled)] = enrolled
-        tasks[a, : len(enrolled)] = [x[q] for q in enrolled]
-        work[a] = max(x[q] * w[q] for q in enrolled)
-        masks[a] = sum(1 << q for q in enrolled) if p < 63 else 0
-    for array in (members, tasks, work, masks):
-        array.flags.writeable = False
-    return AllocationArrays(table, members, tasks, work, masks)
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from volsched.instances.coupled import CoupledInstance
+    >>> rows = np.zeros((3, 6), dtype=np.int8)
+    >>> instance = CoupledInstance(availability=rows, w=[1, 1, 1], mu=[None] * 3, m=2, n_com=2,
+    ...                            T_prog=0, T_data=0, K=1)
+    >>> ready = np.full((3, 6), 2, dtype=np.int64)
+    >>> ready[2, :] = -2  # processor 2 is DOWN throughout
+    >>> found = completable(instance, ready)
+    >>> [found.allocation(a, 3) for a in range(len(found.work))]
+    [(2, 0, 0), (1, 1, 0), (0, 2, 0)]
+    """
+    from . import _holders_kernel  # numba only on first use
+
+    m = instance.m
+    bits, down = _holders_kernel.slot_bits(ready, m)
+    caps = np.array([int(min(mu, m)) for mu in instance.mu], dtype=np.int64)
+    w = np.asarray(instance.w, dtype=np.int64)
+    size = 1024
+    while True:
+        rows = Allocations(
+            np.empty((size, m), dtype=np.int64),
+            np.empty((size, m), dtype=np.int64),
+            np.empty(size, dtype=np.int64),
+            np.empty(size, dtype=np.int64),
+        )
+        n = _holders_kernel.completable(bits, down, caps, w, m, ready.shape[1], MAX_NODES, *rows)
+        if n < 0 or n > MAX_COMPLETABLE:
+            return None
+        if n <= size:
+            return Allocations(*(array[:n] for array in rows))
+        size = n
 
 
 __all__ = [
     "MAX_ALLOCATIONS",
+    "MAX_COMPLETABLE",
+    "MAX_NODES",
     "MAX_PROCESSORS",
-    "AllocationArrays",
-    "allocation_arrays",
+    "Allocations",
     "allocations",
+    "completable",
     "count_allocations",
     "listable",
 ]

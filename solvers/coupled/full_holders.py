@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..problem import Allowance
-from .allocations import MAX_PROCESSORS, allocation_arrays, listable
+from .allocations import MAX_PROCESSORS, Allocations, completable, listable
 from .replay import LETTERS
 
 if TYPE_CHECKING:
@@ -80,8 +80,9 @@ PRELOAD_ALLOCATIONS = 40
 #: Eligible spares, the fastest first, each tried alone as the one preloaded spare.
 SINGLE_SPARES = 20
 
-#: Eligible spares, the fastest first, of which every pair is tried as the two preloaded spares.
-PAIR_SPARES = 10
+#: Eligible spares, the fastest first, of which every pair is tried as the two preloaded spares (40: every
+#: pair on the paper's 20 processors).
+PAIR_SPARES = 40
 
 
 def applies(instance: CoupledInstance) -> bool:
@@ -124,16 +125,13 @@ def holder_search(
     allowance = Allowance.of(allowance)
     p, big_k = instance.p, instance.K
     avail, count, since = chain.avail, chain.count, chain.since  # the realization's tables
-    table, members, tasks, work, masks = allocation_arrays(instance)
-
-    out = np.empty(len(table), dtype=np.int64)
     order = sorted(range(p), key=lambda q: (int(instance.w[q]), q))  # spares: the fastest first
-    # a node: (start, holders, parent node, allocation, completion, preload: () or (join, spares))
-    nodes: list[tuple[int, int, int, int, int, tuple]] = [(0, 0, -1, -1, -1, ())]
+    # a node: (start, holders, parent node, allocation x, completion, preload: () or (join, spares))
+    nodes: list[tuple[int, int, int, tuple, int, tuple]] = [(0, 0, -1, (), -1, ())]
     layer = [0]
     for k in range(big_k):
         left = big_k - k - 1
-        found: dict[tuple[int, int], tuple[int, int, tuple]] = {}
+        found: dict[tuple[int, int], tuple[int, tuple, tuple]] = {}
         for node in layer:
             start, holders = nodes[node][0], nodes[node][1]
             last = chain.latest(start, left, upper)
@@ -145,7 +143,11 @@ def holder_search(
             ready = _holders_kernel.readiness(
                 avail, count, since, start, holder, instance.T_prog, instance.T_data, instance.m, last
             )
-            _holders_kernel.completions(ready, members, tasks, work, start, out)
+            rows = completable(instance, ready)
+            if rows is None:  # too many allocations to list from this state
+                continue
+            out = np.empty(len(rows.work), dtype=np.int64)
+            _holders_kernel.completions(ready, *rows[:3], start, out)
             done = np.nonzero(out >= 0)[0]
             if not len(done):
                 continue
@@ -153,14 +155,16 @@ def holder_search(
             kept = np.zeros(len(done), dtype=np.int64)
             for c in np.unique(ends):
                 kept[ends == c] = _alive(holders, since, start, int(c))
-            successors = (ends << p) | (kept | masks[done])
+            successors = (ends << p) | (kept | rows.masks[done])
             keys, first = np.unique(successors, return_index=True)
             for key, i in zip(keys.tolist(), first.tolist(), strict=True):
                 state = (key >> p, key & ((1 << p) - 1))
-                found.setdefault(state, (node, int(done[i]), ()))
-            for c, a, preload, gained in _preloads(instance, chain, start, holder, out, last, order):
-                held = gained | _alive(holders, since, start, c) | int(masks[a])
-                found.setdefault((c, held), (node, a, preload))
+                if state not in found:
+                    found[state] = (node, rows.allocation(int(done[i]), p), ())
+            for c, a, preload, gained in _preloads(instance, chain, start, holder, rows, out, last, order):
+                held = gained | _alive(holders, since, start, c) | int(rows.masks[a])
+                if (c, held) not in found:
+                    found[c, held] = (node, rows.allocation(a, p), preload)
         layer = []
         for state in _frontier(found):
             nodes.append((state[0] + 1, state[1], *found[state][:2], state[0], found[state][2]))
@@ -170,7 +174,7 @@ def holder_search(
         if not layer:
             return None
     best = min(layer, key=lambda n: (nodes[n][0], n))
-    return _schedule(instance, avail, nodes, best, table)
+    return _schedule(instance, avail, nodes, best)
 
 
 def _frontier(found: dict[tuple[int, int], tuple]) -> list[tuple[int, int]]:
@@ -195,15 +199,25 @@ def _alive(holders: int, since: np.ndarray, start: int, c: int) -> int:
 
 
 def replay_iteration(
-    instance: CoupledInstance, avail, start: int, holder, a: int, spares, last: int, letters=None, join=None
+    instance: CoupledInstance, avail, start: int, holder, x, spares, last: int, letters=None, join=None
 ) -> tuple[int, int, np.ndarray]:
-    """``(c, sigma, y)`` of :func:`._holders_kernel.preloaded` for allocation ``a`` of
-    :func:`.allocations.allocation_arrays` with the processors ``spares`` joining at ``join``
-    (default ``start``); ``avail`` is the realization as ``int8`` (:class:`.full_bound.DataChain`'s),
-    ``letters`` (``p`` rows from ``start`` on), if given, receives the transfers."""
+    """``(c, sigma, y)`` of :func:`._holders_kernel.preloaded` for the allocation ``x`` (one task
+    count per processor) with the processors ``spares`` joining at ``join`` (default ``start``);
+    ``avail`` is the realization as ``int8`` (:class:`.full_bound.DataChain`'s), ``letters`` (``p``
+    rows from ``start`` on), if given, receives the transfers."""
+    enrolled = [q for q in range(instance.p) if x[q]]
+    members = np.full(instance.m, -1, dtype=np.int64)
+    tasks = np.zeros(instance.m, dtype=np.int64)
+    members[: len(enrolled)] = enrolled
+    tasks[: len(enrolled)] = [x[q] for q in enrolled]
+    work = max(int(x[q]) * int(instance.w[q]) for q in enrolled)
+    return _replay(instance, avail, start, holder, members, tasks, work, spares, last, letters, join)
+
+
+def _replay(instance, avail, start, holder, members, tasks, work, spares, last, letters, join):
+    """:func:`replay_iteration` on an allocation's rows (:class:`.allocations.Allocations`)."""
     from . import _holders_kernel
 
-    _, members, tasks, work, _ = allocation_arrays(instance)
     y = np.zeros(instance.p, dtype=np.int64)
     letters = np.zeros((instance.p, 0), dtype=np.int8) if letters is None else letters
     c, sigma = _holders_kernel.preloaded(
@@ -211,9 +225,9 @@ def replay_iteration(
         start,
         start if join is None else join,
         holder,
-        members[a],
-        tasks[a],
-        work[a],
+        members,
+        tasks,
+        work,
         np.asarray(spares, dtype=np.int64),
         instance.T_prog,
         instance.T_data,
@@ -225,20 +239,22 @@ def replay_iteration(
     return c, sigma, y
 
 
-def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, out, last: int, order):
+def _preloads(
+    instance: CoupledInstance, chain: DataChain, start: int, holder, rows: Allocations, out, last: int, order
+):
     """Iterations that preload the program on spare workers: ``(c, a, (join, spares), gained)``.
 
-    Of the :data:`PRELOAD_ALLOCATIONS` allocations with fewer than ``m`` members that complete
-    first (``out``), each preloads, of the processors that are not members, do not keep a program
-    through its completion without preload, and have ``T_prog`` UP slots after their last DOWN
-    before it, each of the :data:`SINGLE_SPARES` fastest alone, each pair of the
-    :data:`PAIR_SPARES` fastest, and the ``k`` fastest for every ``k`` from 2 up to its
-    ``m - |members|`` free tasks (:func:`._holders_kernel.preloaded`): from ``start`` when none
-    of them holds a program, and from the last return of a spare DOWN since ``start`` (a spare
+    Of the :data:`PRELOAD_ALLOCATIONS` allocations of ``rows`` with fewer than ``m`` members that
+    complete first (``out``, their row indices in ``a``), each preloads, of the processors that are
+    not members, do not keep a program through its completion without preload, and have ``T_prog``
+    UP slots after their last DOWN before it, each of the :data:`SINGLE_SPARES` fastest alone, each
+    pair of the :data:`PAIR_SPARES` fastest, and the ``k`` fastest for every ``k`` from 2 up to its
+    ``m - |members|`` free tasks (:func:`._holders_kernel.preloaded`): from ``start`` when none of
+    them holds a program, and from the last return of a spare DOWN since ``start`` (a spare
     preloaded at once would lose its program). ``gained`` are the spares still holding the program
     at ``c + 1``.
     """
-    members = allocation_arrays(instance).members
+    members = rows.members
     m, t_prog = instance.m, instance.T_prog
     if instance.T_prog == 0 or instance.T_data == 0:  # nothing to preload, or y would compute
         return []
@@ -265,14 +281,15 @@ def _preloads(instance: CoupledInstance, chain: DataChain, start: int, holder, o
             back = max(int(since[q, end]) for q in chosen)
             joins = ([start] if not any(holder[q] for q in chosen) else []) + ([back] if back > start else [])
             for join in joins:
-                c, sigma, _ = replay_iteration(instance, avail, start, holder, a, spares, last, None, join)
+                row = (members[a], rows.tasks[a], int(rows.work[a]))
+                c, sigma, _ = _replay(instance, avail, start, holder, *row, spares, last, None, join)
                 if c >= 0:
                     gained = sum(1 << int(q) for q in spares if since[q, c + 1] <= sigma)
                     found.append((int(c), a, (join, tuple(int(q) for q in spares)), gained))
     return found
 
 
-def _schedule(instance: CoupledInstance, avail, nodes, best: int, table) -> dict:
+def _schedule(instance: CoupledInstance, avail, nodes, best: int) -> dict:
     """The schedule of the path to node ``best``: per iteration its configurations (the preload
     one, if any, then the allocation) and the transfers of :func:`._holders_kernel.preloaded`."""
     path = []
@@ -285,19 +302,19 @@ def _schedule(instance: CoupledInstance, avail, nodes, best: int, table) -> dict
     codes = np.zeros((p, end), dtype=np.int8)
     configurations, completions = [], []
     for n in path:
-        parent, a, c, preload = nodes[n][2], nodes[n][3], nodes[n][4], nodes[n][5]
+        parent, x, c, preload = nodes[n][2], nodes[n][3], nodes[n][4], nodes[n][5]
         start, holders = nodes[parent][0], nodes[parent][1]
         join, spares = preload if preload else (start, ())
         holder = np.array([(holders >> q) & 1 for q in range(p)], dtype=np.bool_)
         letters = np.zeros((p, c + 1 - start), dtype=np.int8)
-        done, sigma, y = replay_iteration(instance, avail, start, holder, a, spares, c, letters, join)
+        done, sigma, y = replay_iteration(instance, avail, start, holder, x, spares, c, letters, join)
         if done != c:  # the kernel that found the completion replays it
             raise RuntimeError(f"iteration replayed to {done}, found at {c}")
         if join > start:
-            configurations.append({"start": start, "allocation": list(table[a])})
+            configurations.append({"start": start, "allocation": list(x)})
         if spares:
             configurations.append({"start": join, "allocation": y.tolist()})
-        configurations.append({"start": sigma, "allocation": list(table[a])})
+        configurations.append({"start": sigma, "allocation": list(x)})
         completions.append(c)
         codes[:, start : c + 1] = letters
     return {

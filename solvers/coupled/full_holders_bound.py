@@ -88,15 +88,17 @@ A larger ``H`` only loosens the rule, so the relaxed iterations from the true st
 iteration by iteration, completions no later than the schedule's: the least ``t_K + 1`` over
 relaxed paths of ``K`` iterations is a lower bound on the makespan.
 
-**The search.** Layer ``k`` holds the states after ``k`` relaxed iterations. A state is
-expanded over every allocation (:data:`.allocations.MAX_ALLOCATIONS` at most) and every
-completion slot ``t`` up to the last from which the data chain of the remaining iterations
-(:class:`.full_bound.DataChain` restarted at ``t + 1``, a lower bound whatever the holders)
-can still end below ``target``. A state ``(s1, H1)`` *dominates* ``(s2, H2)`` when ``s1 <= s2``
-and the processors of ``H1`` not DOWN in ``[s1, s2)`` include ``H2``: every relaxed
-iteration from the second is one from the first (the windows only widen, ``e`` only grows,
-the holders only grow), so the second is dropped. When the last layer is empty, no schedule ends below
-``target``; otherwise its least ``s`` is the relaxed optimum.
+**The search.** Layer ``k`` holds the states after ``k`` relaxed iterations. A state is expanded
+over every allocation that can complete (its members have ``W`` ready slots since their last DOWN;
+:func:`.allocations.completable` lists them without the others, and gives up beyond
+:data:`.allocations.MAX_COMPLETABLE`, and then so does the bound) and every completion slot ``t`` up
+to the last from which the data chain of the remaining iterations (:class:`.full_bound.DataChain`
+restarted at ``t + 1``, a lower bound whatever the holders) can still end below ``target``. A state
+``(s1, H1)`` *dominates* ``(s2, H2)`` when ``s1 <= s2`` and the processors of ``H1`` not DOWN in
+``[s1, s2)`` include ``H2``: every relaxed iteration from the second is one from the first (the
+windows only widen, ``e`` only grows, the holders only grow), so the second is dropped. When the
+last layer is empty, no schedule ends below ``target``; otherwise its least ``s`` is the relaxed
+optimum.
 """
 
 from __future__ import annotations
@@ -106,7 +108,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..problem import Allowance
-from .allocations import allocation_arrays, listable
+from .allocations import completable, listable
 
 if TYPE_CHECKING:
     from volsched.instances.coupled import CoupledInstance
@@ -122,7 +124,7 @@ FIRST_BUFFER = 1 << 16
 
 
 def applies(instance: CoupledInstance) -> bool:
-    """The bound runs when the allocations can be listed (:func:`.allocations.listable`)."""
+    """The bound runs up to :data:`.allocations.MAX_PROCESSORS` processors (:func:`.allocations.listable`)."""
     return listable(instance)
 
 
@@ -138,13 +140,14 @@ def holders_bound(
     Parameters
     ----------
     instance : CoupledInstance
-        Any ``n_com``; with too many allocations or processors (:func:`applies`), ``None``.
+        Any ``n_com``; with too many processors (:func:`applies`), ``None``.
     target : int
         Usually the incumbent's makespan: a return value equal to it proves the incumbent optimal.
     chain : DataChain
         The instance's data chain, which cuts the search.
     allowance : Allowance, optional
-        Charged one unit per state expanded; a search it stops returns ``None``.
+        Charged one unit per state expanded; a search it stops returns ``None``, and so does one
+        with a state that has too many allocations to list.
     subsets : int, optional
         Branch on which ``g`` spares gain a program while ``E`` has at most this many
         ``g``-subsets; 0 never branches (``G = E``).
@@ -172,7 +175,6 @@ def holders_bound(
     allowance = Allowance.of(allowance)
     p, m, big_k = instance.p, instance.m, instance.K
     avail, count, since = chain.avail, chain.count, chain.since  # the realization's tables
-    _, members, tasks, work, masks = allocation_arrays(instance)
     lanes = min(instance.n_com, m)
     out = np.empty(FIRST_BUFFER, dtype=np.int64)
     layer: list[tuple[int, int]] = [(0, 0)]
@@ -189,7 +191,10 @@ def holders_bound(
             ready = _holders_kernel.readiness(
                 avail, count, since, start, holder, instance.T_prog, instance.T_data, m, last
             )
-            args = (ready, count, since, members, tasks, work, masks, start, holders, lanes, m)
+            rows = completable(instance, ready)
+            if rows is None:  # too many to list: no bound
+                return None
+            args = (ready, count, since, *rows, start, holders, lanes, m)
             n = _holders_kernel.successors(*args, instance.T_prog, instance.T_data, subsets, out)
             if n > len(out):
                 out = np.empty(2 * n, dtype=np.int64)

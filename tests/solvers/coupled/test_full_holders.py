@@ -122,13 +122,20 @@ def test_the_compiled_scan_is_the_definition_across_words(seed):
 @pytest.mark.parametrize("seed", range(3))
 def test_the_replayed_iteration_without_spares_completes_where_the_scan_says(seed):
     from volsched.solvers.coupled import _holders_kernel
-    from volsched.solvers.coupled.allocations import allocation_arrays
+    from volsched.solvers.coupled.allocations import allocations
 
     rng = np.random.default_rng(seed)
     for _ in range(4):
         instance = paper_realization(3, 5, int(rng.integers(1, 4)), int(rng.integers(10)), 0, slots=400)
         chain = DataChain(instance)
-        _, members, tasks, work, _ = allocation_arrays(instance)
+        table = allocations(instance)[1:]
+        members = np.full((len(table), instance.m), -1, dtype=np.int64)
+        tasks = np.zeros_like(members)
+        for a, x in enumerate(table):
+            enrolled = [q for q in range(instance.p) if x[q]]
+            members[a, : len(enrolled)] = enrolled
+            tasks[a, : len(enrolled)] = [x[q] for q in enrolled]
+        work = np.array([max(v * int(w) for v, w in zip(x, instance.w, strict=True)) for x in table])
         start, held = int(rng.integers(150)), int(rng.integers(1 << 20))
         holder = np.array([(held >> q) & 1 for q in range(20)], dtype=np.bool_)
         last = start + 150
@@ -136,9 +143,7 @@ def test_the_replayed_iteration_without_spares_completes_where_the_scan_says(see
         ready = _holders_kernel.readiness(*args, instance.m, last)
         out = np.empty(len(members), dtype=np.int64)
         _holders_kernel.completions(ready, members, tasks, work, start, out)
-        replayed = [
-            replay_iteration(instance, chain.avail, start, holder, a, (), last)[0] for a in range(len(out))
-        ]
+        replayed = [replay_iteration(instance, chain.avail, start, holder, x, (), last)[0] for x in table]
         assert replayed == out.tolist()
 
 
@@ -157,7 +162,6 @@ def test_a_spare_that_goes_down_is_preloaded_after_its_return():
     loses it there (the iteration completes at 8 without it); joining at its return, slot 3, it
     holds it from 5 on, and the member, back to its two tasks, completes at 11 (by hand)."""
     from volsched.instances.coupled import CoupledInstance
-    from volsched.solvers.coupled.allocations import allocation_arrays
 
     rows = np.zeros((3, 30), dtype=np.int8)
     rows[1, 2] = rows[2, :] = 2  # DOWN
@@ -165,12 +169,12 @@ def test_a_spare_that_goes_down_is_preloaded_after_its_return():
         availability=rows, w=[3, 1, 1], mu=[None] * 3, m=2, n_com=2, T_prog=2, T_data=1, K=1
     )
     chain = DataChain(instance)
-    a = allocation_arrays(instance).table.index((2, 0, 0))
+    x = (2, 0, 0)
     holder = np.array([True, False, False])
-    assert replay_iteration(instance, chain.avail, 0, holder, a, (), 29)[:2] == (7, 0)
-    early, sigma, _ = replay_iteration(instance, chain.avail, 0, holder, a, [1], 29)
+    assert replay_iteration(instance, chain.avail, 0, holder, x, (), 29)[:2] == (7, 0)
+    early, sigma, _ = replay_iteration(instance, chain.avail, 0, holder, x, [1], 29)
     assert (early, sigma) == (8, 2) and chain.since[1, early + 1] > sigma  # lost at once
-    late, sigma, y = replay_iteration(instance, chain.avail, 0, holder, a, [1], 29, None, 3)
+    late, sigma, y = replay_iteration(instance, chain.avail, 0, holder, x, [1], 29, None, 3)
     assert (late, sigma, y.tolist()) == (11, 5, [1, 1, 0]) and chain.since[1, late + 1] <= sigma
 
 
@@ -252,3 +256,19 @@ def test_preloads_on_allocations_that_complete_later_are_worth_trying():
         assert holder_search(instance, 54, chain) is None
     schedule = holder_search(instance, 54, chain)
     assert check_claim(instance, schedule) == 53 == holders_bound(instance, 53, chain)
+
+
+def test_pairs_beyond_the_ten_fastest_spares_are_worth_preloading():
+    # Section VII-A, m = 5, n_com = 5, w_min = 1, scenario 9, trial 4: with every pair among the
+    # ten fastest eligible spares, nothing ends below the greedy's 132; a pair further down the
+    # order gives 118, which the holder bound proves optimal.
+    from unittest import mock
+
+    from volsched.solvers.coupled.full_holders_bound import holders_bound
+
+    instance = paper_realization(5, 5, 1, 9, 4)
+    chain = DataChain(instance)
+    with mock.patch("volsched.solvers.coupled.full_holders.PAIR_SPARES", 10):
+        assert holder_search(instance, 132, chain) is None
+    schedule = holder_search(instance, 132, chain)
+    assert check_claim(instance, schedule) == 118 == holders_bound(instance, 118, chain)

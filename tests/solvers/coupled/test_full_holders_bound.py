@@ -252,9 +252,16 @@ def test_solve_gives_the_bound_its_own_cap_of_states(monkeypatch):
     assert result.stopped is None
 
 
-def test_too_many_allocations_are_not_searched():
-    instance = paper_realization(10, 20, 1, 0, 5, slots=100)
-    assert not applies(instance) and holders_bound(instance, 101, DataChain(instance)) is None
+def test_at_ten_tasks_it_lists_only_the_allocations_that_can_complete(monkeypatch):
+    # Section VII-A, m = 10 (20,030,011 allocations), n_com = 20, w_min = 1, scenario 6, trial 5:
+    # the greedy ends at 292 and the data chain at 255; the holder search's 255 is proven.
+    instance = paper_realization(10, 20, 1, 6, 5)
+    chain = DataChain(instance)
+    assert applies(instance) and holders_bound(instance, 292, chain) == 255
+    result = solve(instance, problem="full", method="greedy", budget=100_000)
+    assert result.status == SolveStatus.OPTIMAL and result.objective == 255
+    monkeypatch.setattr("volsched.solvers.coupled.allocations.MAX_COMPLETABLE", 10)
+    assert holders_bound(instance, 292, chain) is None
 
 
 @pytest.mark.parametrize("budget", [1, 3])
