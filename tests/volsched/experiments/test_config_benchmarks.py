@@ -37,8 +37,9 @@ def test_the_halves_of_a_preset_plan_its_tasks_and_no_others(name):
     assert set().union(*parts) == whole
 
 
-def test_the_full_only_file_plans_exactly_the_m5_halfs_full_tasks():
-    half = [t for s in read_config(BENCHMARKS / "casanova2013-m5.toml") for t in build_tasks(s)]
-    full = keys(read_config(BENCHMARKS / "casanova2013-m5-full.toml"))
+@pytest.mark.parametrize("m", [5, 10])
+def test_the_full_only_file_plans_exactly_the_halfs_full_tasks(m):
+    half = [t for s in read_config(BENCHMARKS / f"casanova2013-m{m}.toml") for t in build_tasks(s)]
+    full = keys(read_config(BENCHMARKS / f"casanova2013-m{m}-full.toml"))
     assert full == {t["key"] for t in half if t["kind"] == "exact" and t["problem"] == "full"}
     assert len(full) == 3000
