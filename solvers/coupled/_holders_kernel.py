@@ -376,26 +376,47 @@ def successors(
 
 
 @njit(cache=True, nogil=True)
-def preloaded(avail, start, join, holder, members, tasks, need, spares, t_prog, t_data, m, last, y, letters):
+def preloaded(
+    avail,
+    start,
+    join,
+    holder,
+    members,
+    tasks,
+    need,
+    spares,
+    t_prog,
+    t_data,
+    m,
+    last,
+    ys,
+    starts,
+    left,
+    letters,
+):
     """One iteration entered at ``start`` on allocation ``x`` (``members``, ``tasks``, ``W(x) = need``)
     that preloads the program on ``spares`` from ``join`` on, replayed slot by slot (:mod:`.full_holders`).
 
-    Before ``join`` the configuration is ``x``; from ``join`` (with spares) it is ``y`` (written
-    into ``y``, one entry per processor): one task per spare, the members' ``m - |spares|`` tasks
-    at most ``x_q`` each, each member keeping the data of its ``y_q`` tasks at most. At the first
-    slot at which every spare holds a complete program, ``sigma``, it becomes ``x`` again. Every
-    enrolled worker takes one transfer per UP slot, the program first unless ``holder``, then data
-    up to its tasks; a DOWN loses both and restarts the computation, and so does each new
-    configuration. Returns ``(c, sigma)``, ``c`` the completion slot (``-1`` if not by ``last``);
-    ``letters`` (``p`` rows, or 0 columns for none) receives the transfers from ``start`` on
-    (1 program, 2 data). An iteration that completes before the spares join is not this one:
-    ``(-1, -1)``.
+    Before ``join`` the configuration is ``x``. From ``join`` (with spares) it is ``y``: one task
+    per spare, the members' ``m - |spares|`` tasks at most ``x_q`` each, each member keeping the
+    data of its ``y_q`` tasks at most. A spare leaves as soon as it holds a complete program, and
+    its task goes back to the member furthest below its ``x_q`` (the first such), which keeps its
+    data: a new configuration. When the last spare has left, at ``sigma``, the configuration is
+    ``x`` again. Every enrolled worker takes one transfer per UP slot, the program first unless
+    ``holder``, then data up to its tasks; a DOWN loses both and restarts the computation, and so
+    does each new configuration. Writes the configurations with spares into the rows of ``ys``
+    (one entry per processor, at least ``len(spares) + 1`` rows) and their first slots into
+    ``starts``, and the slot at which spare ``j`` left into ``left[j]``. Returns
+    ``(c, sigma, count)``: the completion slot (``-1`` if not by ``last``) and how many
+    configurations with spares there were; ``letters`` (``p`` rows, or 0 columns for none)
+    receives the transfers from ``start`` on (1 program, 2 data). An iteration that completes
+    before the spares join is not this one: ``(-1, -1, 0)``.
     """
     p = avail.shape[0]
     record = letters.shape[1] > 0
     prog = np.zeros(p, dtype=np.int64)
     data = np.zeros(p, dtype=np.int64)
-    y[:] = 0
+    y = np.zeros(p, dtype=np.int64)
     size = 0
     for k in range(members.shape[0]):
         q = members[k]
@@ -409,18 +430,23 @@ def preloaded(avail, start, join, holder, members, tasks, need, spares, t_prog, 
         more = min(tasks[k] - 1, extra)
         y[q] += more
         extra -= more
+    active = np.zeros(spares.shape[0], dtype=np.bool_)
     for j in range(spares.shape[0]):
         y[spares[j]] = 1
+        active[j] = True
+        left[j] = -1
     for q in range(p):
         if holder[q]:
             prog[q] = t_prog
     preload = spares.shape[0] > 0
     phase = 0 if preload and join <= start else 1
     sigma = start if phase == 1 else -1
+    count = 0
+    entered = phase == 0  # a configuration with spares begins at this slot
     done = 0
     for u in range(start, min(last + 1, avail.shape[1])):
         if preload and u == join and u > start:  # the spares join: configuration y, a new entry
-            phase, sigma, done = 0, -1, 0
+            phase, sigma, done, entered = 0, -1, 0, True
             for k in range(size):
                 q = members[k]
                 data[q] = min(data[q], y[q] * t_data)
@@ -429,12 +455,28 @@ def preloaded(avail, start, join, holder, members, tasks, need, spares, t_prog, 
                     if avail[spares[j], v] == _DOWN:
                         prog[spares[j]] = 0
         if phase == 0:
-            ready = True
+            waiting = 0
             for j in range(spares.shape[0]):
-                if prog[spares[j]] < t_prog:
-                    ready = False
-            if ready:
-                phase, sigma, done = 1, u, 0
+                if active[j] and prog[spares[j]] >= t_prog:  # it leaves; a member takes its task
+                    active[j] = False
+                    left[j] = u
+                    y[spares[j]] = 0
+                    best, gap = -1, 0
+                    for k in range(size):
+                        if tasks[k] - y[members[k]] > gap:
+                            best, gap = k, tasks[k] - y[members[k]]
+                    y[members[best]] += 1
+                    entered = True
+                elif active[j]:
+                    waiting += 1
+            if waiting == 0:
+                phase, sigma, done, entered = 1, u, 0, False
+            elif entered:
+                ys[count, :] = y
+                starts[count] = u
+                count += 1
+                entered = False
+                done = 0
         computing = phase == 1
         if computing:
             for k in range(size):
@@ -446,11 +488,13 @@ def preloaded(avail, start, join, holder, members, tasks, need, spares, t_prog, 
             done += 1
             if done == need:
                 if preload and u < join:  # done before the spares join: no preload
-                    return -1, -1
-                return u, sigma
+                    return -1, -1, 0
+                return u, sigma, count
             continue
         for k in range(size + (spares.shape[0] if phase == 0 else 0)):
             q = members[k] if k < size else spares[k - size]
+            if k >= size and not active[k - size]:
+                continue
             cap = 0
             if k < size:
                 cap = (tasks[k] if phase == 1 else y[q]) * t_data
@@ -469,4 +513,4 @@ def preloaded(avail, start, join, holder, members, tasks, need, spares, t_prog, 
                     data[q] += 1
                     if record:
                         letters[q, u - start] = 2
-    return -1, sigma
+    return -1, sigma, count

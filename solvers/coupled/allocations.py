@@ -24,9 +24,10 @@ MAX_ALLOCATIONS = 50_000
 MAX_PROCESSORS = 40
 
 
-def listable(instance: CoupledInstance) -> bool:
-    """The holder search and bound run on the instance: at most :data:`MAX_PROCESSORS` processors
-    (the allocations they enter are those :func:`completable` lists from each state)."""
+def trackable(instance: CoupledInstance) -> bool:
+    """The holder search and bound can track the instance's holder sets: at most
+    :data:`MAX_PROCESSORS` processors (the allocations they enter from each state are those
+    :func:`completable` lists)."""
     return instance.p <= MAX_PROCESSORS
 
 
@@ -142,5 +143,5 @@ __all__ = [
     "allocations",
     "completable",
     "count_allocations",
-    "listable",
+    "trackable",
 ]

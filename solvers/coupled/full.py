@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from volsched.instances.errors import require
 
 from ..problem import STOPPED_BUDGET, STOPPED_CLOCK, Allowance, Effort, MethodOutcome, backend
-from .allocations import MAX_COMPLETABLE, listable
+from .allocations import MAX_COMPLETABLE, trackable
 from .full_bound import DataChain
 from .full_greedy import greedy_full
 from .full_holders import holder_search
@@ -185,7 +185,7 @@ def solve_full(
             capped = own.effort.stopped == STOPPED_BUDGET and own.budget == BOUND_STATES
             if capped and "holders" not in lower_bounds:
                 holders_note = f"stopped at its {BOUND_STATES:,} states: no bound"
-            elif own.effort.stopped is None and listable(instance) and "holders" not in lower_bounds:
+            elif own.effort.stopped is None and trackable(instance) and "holders" not in lower_bounds:
                 holders_note = f"a state has more than {MAX_COMPLETABLE:,} allocations to list: no bound"
             break
         lower_bounds["holders"] = max(held, lower_bounds.get("holders", held))

@@ -26,27 +26,33 @@ the replay accepts; with fewer channels the search is not run.
 holds it keeps it until it is DOWN, so an iteration on an allocation with fewer than ``m``
 members may also enrol a few *spares* to receive the program for later iterations. The
 iteration then first runs the configuration ``y``: one task per spare, the members' others at
-most ``x_q`` each (``sum y = m``, III-C); when every spare holds a complete program it switches
-to ``x``, and the spares leave with it (a complete program survives leaving; the members keep
-the data they hold, at most their new tasks', as the replay's "kept data"). The spares get no
-data, so ``y`` never computes. For the :data:`PRELOAD_ALLOCATIONS` allocations that complete
-first, the search tries, among the processors that will not hold a program through that
-completion and have ``T_prog`` UP slots after their last DOWN before it, each alone (the
-:data:`SINGLE_SPARES` fastest: the fastest is often soon DOWN, and a slower one UP for long serves
-more iterations), each pair of the :data:`PAIR_SPARES` fastest, and the ``k`` fastest for every
-``k`` from 2 up to the free tasks; the successor's ``G`` adds the spares not DOWN since the switch.
-A spare DOWN after ``s`` would lose a program preloaded at once, so the search also lets the
-spares *join late*, at the last return of one of them: the iteration runs ``x`` until then, ``y``
-(a new entry: the computation restarts, and each member keeps the data of its ``y_q`` tasks) until
-the spares hold the program, then ``x`` again. One kernel (:func:`._holders_kernel.preloaded`) replays such
-an iteration slot by slot and writes its transfers; without spares it completes exactly where the
-scan says (tested).
+most ``x_q`` each (``sum y = m``, III-C). A spare leaves as soon as it holds a complete program
+(a complete program survives leaving), and its task goes back to a member below its ``x_q``,
+which keeps the data it holds (the replay's "kept data") and receives the rest of the new task's
+at once: a new configuration; when the last spare has left, the configuration is ``x``. The
+spares get no data, so no configuration with a spare computes. For the
+:data:`PRELOAD_ALLOCATIONS` allocations that complete first, the search tries, among the
+processors that will not hold a program through that completion and have ``T_prog`` UP slots
+after their last DOWN before it, each alone (the :data:`SINGLE_SPARES` fastest: the fastest is
+often soon DOWN, and a slower one UP for long serves more iterations), each pair of the
+:data:`PAIR_SPARES` fastest, and for every ``k`` from 2 up to the free tasks the ``k`` fastest
+and the ``k`` that stay UP longest after the completion (their UP slots before their next DOWN,
+over as many slots as the iteration took); the successor's ``G`` adds the spares not DOWN since
+they left. A spare DOWN after ``s`` would lose a program preloaded at once, so the search also
+lets the spares *join late*, at the last return of one of them: the iteration runs ``x`` until
+then, ``y`` (a new entry: the computation restarts, and each member keeps the data of its
+``y_q`` tasks) until the spares have left, then ``x`` again. One kernel
+(:func:`._holders_kernel.preloaded`) replays such an iteration slot by slot and writes its
+transfers; without spares it completes exactly where the scan says (tested).
 
 The search is a beam over iterations: per layer, states with the same ``s`` whose holder sets
 are subsets of another's are dropped, and at most :data:`WIDTH` states are kept, by the data
 chain's bound from ``(s, H)`` (:class:`.full_bound.DataChain` restarted at ``s``), then by ``s``.
 A state is expanded only if some completion can beat the incumbent: its iteration must complete
-by the last ``c`` with ``c + 1`` plus the chain of the remaining iterations below it.
+by the last ``c`` with ``c + 1`` plus the chain of the remaining iterations below it. Its
+allocations are those :func:`.allocations.completable` lists: the ones whose members have ``W``
+ready slots by that ``c``, found without listing the others (20 processors and m = 10 tasks have
+20 million allocations); a state with more than :data:`.allocations.MAX_COMPLETABLE` is skipped.
 
 This is a primal method: it looks for schedules shorter than the incumbent, it does not prove
 anything. Its preloads are a few of the possible ones, and it gives up the other ways of
@@ -62,8 +68,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from volsched.instances.coupled import DOWN
+
 from ..problem import Allowance
-from .allocations import MAX_PROCESSORS, Allocations, completable, listable
+from .allocations import MAX_PROCESSORS, Allocations, completable, trackable
 from .replay import LETTERS
 
 if TYPE_CHECKING:
@@ -87,8 +95,8 @@ PAIR_SPARES = 40
 
 def applies(instance: CoupledInstance) -> bool:
     """The search runs when the master serves every enrolled worker at once (``n_com >= m``) and
-    the allocations can be listed (:func:`.allocations.listable`)."""
-    return instance.n_com >= instance.m and listable(instance)
+    its holder sets fit a bit mask (:func:`.allocations.trackable`)."""
+    return instance.n_com >= instance.m and trackable(instance)
 
 
 def holder_search(
@@ -200,11 +208,13 @@ def _alive(holders: int, since: np.ndarray, start: int, c: int) -> int:
 
 def replay_iteration(
     instance: CoupledInstance, avail, start: int, holder, x, spares, last: int, letters=None, join=None
-) -> tuple[int, int, np.ndarray]:
-    """``(c, sigma, y)`` of :func:`._holders_kernel.preloaded` for the allocation ``x`` (one task
-    count per processor) with the processors ``spares`` joining at ``join`` (default ``start``);
-    ``avail`` is the realization as ``int8`` (:class:`.full_bound.DataChain`'s), ``letters`` (``p``
-    rows from ``start`` on), if given, receives the transfers."""
+) -> tuple[int, int, list[tuple[int, np.ndarray]], np.ndarray]:
+    """``(c, sigma, configurations, left)`` of :func:`._holders_kernel.preloaded` for the
+    allocation ``x`` (one task count per processor) with the processors ``spares`` joining at
+    ``join`` (default ``start``): ``configurations`` lists ``(first slot, y)`` for each
+    configuration with spares, ``left[j]`` the slot at which spare ``j`` left; ``avail`` is the
+    realization as ``int8`` (:class:`.full_bound.DataChain`'s), ``letters`` (``p`` rows from
+    ``start`` on), if given, receives the transfers."""
     enrolled = [q for q in range(instance.p) if x[q]]
     members = np.full(instance.m, -1, dtype=np.int64)
     tasks = np.zeros(instance.m, dtype=np.int64)
@@ -218,9 +228,12 @@ def _replay(instance, avail, start, holder, members, tasks, work, spares, last, 
     """:func:`replay_iteration` on an allocation's rows (:class:`.allocations.Allocations`)."""
     from . import _holders_kernel
 
-    y = np.zeros(instance.p, dtype=np.int64)
+    spares = np.asarray(spares, dtype=np.int64)
+    ys = np.zeros((len(spares) + 1, instance.p), dtype=np.int64)
+    starts = np.zeros(len(spares) + 1, dtype=np.int64)
+    left = np.zeros(len(spares), dtype=np.int64)
     letters = np.zeros((instance.p, 0), dtype=np.int8) if letters is None else letters
-    c, sigma = _holders_kernel.preloaded(
+    c, sigma, count = _holders_kernel.preloaded(
         avail,
         start,
         start if join is None else join,
@@ -228,15 +241,17 @@ def _replay(instance, avail, start, holder, members, tasks, work, spares, last, 
         members,
         tasks,
         work,
-        np.asarray(spares, dtype=np.int64),
+        spares,
         instance.T_prog,
         instance.T_data,
         instance.m,
         last,
-        y,
+        ys,
+        starts,
+        left,
         letters,
     )
-    return c, sigma, y
+    return c, sigma, [(int(starts[k]), ys[k]) for k in range(count)], left
 
 
 def _preloads(
@@ -248,8 +263,9 @@ def _preloads(
     complete first (``out``, their row indices in ``a``), each preloads, of the processors that are
     not members, do not keep a program through its completion without preload, and have ``T_prog``
     UP slots after their last DOWN before it, each of the :data:`SINGLE_SPARES` fastest alone, each
-    pair of the :data:`PAIR_SPARES` fastest, and the ``k`` fastest for every ``k`` from 2 up to its
-    ``m - |members|`` free tasks (:func:`._holders_kernel.preloaded`): from ``start`` when none of
+    pair of the :data:`PAIR_SPARES` fastest, and the ``k`` fastest and the ``k`` that stay UP
+    longest (:func:`_life`) for every ``k`` from 2 up to its ``m - |members|`` free tasks
+    (:func:`._holders_kernel.preloaded`): from ``start`` when none of
     them holds a program, and from the last return of a spare DOWN since ``start`` (a spare
     preloaded at once would lose its program). ``gained`` are the spares still holding the program
     at ``c + 1``.
@@ -275,18 +291,29 @@ def _preloads(
         choices = [[q] for q in idle[:SINGLE_SPARES]]
         if m - len(enrolled) >= 2:
             choices += [[q, r] for i, q in enumerate(idle[:PAIR_SPARES]) for r in idle[i + 1 : PAIR_SPARES]]
-        choices += [idle[:size] for size in range(2, min(m - len(enrolled), len(idle)) + 1)]
+        lived = sorted(idle, key=lambda q: -_life(avail, count, q, end, end - start))  # stable: then fastest
+        for ranked in (idle, lived):
+            choices += [ranked[:size] for size in range(2, min(m - len(enrolled), len(idle)) + 1)]
         for chosen in dict.fromkeys(map(tuple, choices)):  # the two fastest are also a pair
             spares = np.array(chosen, dtype=np.int64)
             back = max(int(since[q, end]) for q in chosen)
             joins = ([start] if not any(holder[q] for q in chosen) else []) + ([back] if back > start else [])
             for join in joins:
                 row = (members[a], rows.tasks[a], int(rows.work[a]))
-                c, sigma, _ = _replay(instance, avail, start, holder, *row, spares, last, None, join)
+                c, _, _, left = _replay(instance, avail, start, holder, *row, spares, last, None, join)
                 if c >= 0:
-                    gained = sum(1 << int(q) for q in spares if since[q, c + 1] <= sigma)
+                    kept = zip(spares.tolist(), left.tolist(), strict=True)
+                    gained = sum(1 << q for q, at in kept if since[q, c + 1] <= at)
                     found.append((int(c), a, (join, tuple(int(q) for q in spares)), gained))
     return found
+
+
+def _life(avail, count, q: int, end: int, span: int) -> int:
+    """The UP slots of ``q`` in ``[end, end + span)`` before its first DOWN there: how long a program
+    preloaded on it serves the next iteration, about as long as this one."""
+    window = avail[q, end : end + span]
+    down = np.flatnonzero(window == DOWN)
+    return int(count[q, end + (int(down[0]) if len(down) else len(window))] - count[q, end])
 
 
 def _schedule(instance: CoupledInstance, avail, nodes, best: int) -> dict:
@@ -307,13 +334,13 @@ def _schedule(instance: CoupledInstance, avail, nodes, best: int) -> dict:
         join, spares = preload if preload else (start, ())
         holder = np.array([(holders >> q) & 1 for q in range(p)], dtype=np.bool_)
         letters = np.zeros((p, c + 1 - start), dtype=np.int8)
-        done, sigma, y = replay_iteration(instance, avail, start, holder, x, spares, c, letters, join)
+        args = (instance, avail, start, holder, x, spares, c, letters, join)
+        done, sigma, preloads, _ = replay_iteration(*args)
         if done != c:  # the kernel that found the completion replays it
             raise RuntimeError(f"iteration replayed to {done}, found at {c}")
         if join > start:
             configurations.append({"start": start, "allocation": list(x)})
-        if spares:
-            configurations.append({"start": join, "allocation": y.tolist()})
+        configurations += [{"start": first, "allocation": y.tolist()} for first, y in preloads]
         configurations.append({"start": sigma, "allocation": list(x)})
         completions.append(c)
         codes[:, start : c + 1] = letters

@@ -108,7 +108,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..problem import Allowance
-from .allocations import completable, listable
+from .allocations import completable, trackable
 
 if TYPE_CHECKING:
     from volsched.instances.coupled import CoupledInstance
@@ -124,8 +124,8 @@ FIRST_BUFFER = 1 << 16
 
 
 def applies(instance: CoupledInstance) -> bool:
-    """The bound runs up to :data:`.allocations.MAX_PROCESSORS` processors (:func:`.allocations.listable`)."""
-    return listable(instance)
+    """The bound runs when its holder sets fit a bit mask (:func:`.allocations.trackable`)."""
+    return trackable(instance)
 
 
 def holders_bound(

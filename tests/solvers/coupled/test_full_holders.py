@@ -172,10 +172,11 @@ def test_a_spare_that_goes_down_is_preloaded_after_its_return():
     x = (2, 0, 0)
     holder = np.array([True, False, False])
     assert replay_iteration(instance, chain.avail, 0, holder, x, (), 29)[:2] == (7, 0)
-    early, sigma, _ = replay_iteration(instance, chain.avail, 0, holder, x, [1], 29)
+    early, sigma, _, _ = replay_iteration(instance, chain.avail, 0, holder, x, [1], 29)
     assert (early, sigma) == (8, 2) and chain.since[1, early + 1] > sigma  # lost at once
-    late, sigma, y = replay_iteration(instance, chain.avail, 0, holder, x, [1], 29, None, 3)
-    assert (late, sigma, y.tolist()) == (11, 5, [1, 1, 0]) and chain.since[1, late + 1] <= sigma
+    late, sigma, preloads, left = replay_iteration(instance, chain.avail, 0, holder, x, [1], 29, None, 3)
+    assert (late, sigma, left.tolist()) == (11, 5, [5]) and chain.since[1, late + 1] <= sigma
+    assert [(first, y.tolist()) for first, y in preloads] == [(3, [1, 1, 0])]
 
 
 def test_a_late_preload_reaches_the_holder_bound():
@@ -214,32 +215,21 @@ def test_preloading_spare_workers_finds_the_optimum_the_search_without_it_misses
     assert preloads >= 1
 
 
-@pytest.mark.parametrize(
-    ("scenario", "trial", "narrower", "before", "optimum"),
-    [
-        # Preloading only the fastest eligible spares, the best ends at 85: the fastest (w = 2) are
-        # RECLAIMED or DOWN within a few slots, processor 5 (w = 5, UP throughout) preloaded alone
-        # gives 84. CP-SAT's time-indexed model found 84 and proved it optimal (a probe, 171 s).
-        (3, 0, "SINGLE_SPARES", 85, 84),
-        # With single spares and the k fastest only, the best ends at 71; a pair of the ten fastest
-        # other than the two fastest gives 69.
-        (1, 1, "PAIR_SPARES", 71, 69),
-    ],
-)
-def test_spares_other_than_the_fastest_are_worth_preloading(scenario, trial, narrower, before, optimum):
-    # Section VII-A, m = 5, n_com = 20, w_min = 1; the holder bound proves both optima.
+def test_spares_other_than_the_fastest_are_worth_preloading():
+    # Section VII-A, m = 5, n_com = 20, w_min = 1, scenario 3, trial 0. Preloading only the fastest
+    # eligible spare, the best ends at 85: the fastest (w = 2) are RECLAIMED or DOWN within a few
+    # slots, processor 5 (w = 5, UP throughout) preloaded alone gives 84. CP-SAT's time-indexed
+    # model found 84 and proved it optimal (a probe, 171 s); so does the holder bound.
     from unittest import mock
 
     from volsched.solvers.coupled.full_holders_bound import holders_bound
 
-    instance = paper_realization(5, 20, 1, scenario, trial)
+    instance = paper_realization(5, 20, 1, 3, 0)
     chain = DataChain(instance)
-    with mock.patch(
-        f"volsched.solvers.coupled.full_holders.{narrower}", 1 if narrower == "SINGLE_SPARES" else 0
-    ):
-        assert holder_search(instance, before, chain) is None
-    schedule = holder_search(instance, before, chain)
-    assert check_claim(instance, schedule) == optimum == holders_bound(instance, optimum, chain)
+    with mock.patch("volsched.solvers.coupled.full_holders.SINGLE_SPARES", 1):
+        assert holder_search(instance, 85, chain) is None
+    schedule = holder_search(instance, 85, chain)
+    assert check_claim(instance, schedule) == 84 == holders_bound(instance, 84, chain)
 
 
 def test_preloads_on_allocations_that_complete_later_are_worth_trying():
@@ -258,17 +248,46 @@ def test_preloads_on_allocations_that_complete_later_are_worth_trying():
     assert check_claim(instance, schedule) == 53 == holders_bound(instance, 53, chain)
 
 
-def test_pairs_beyond_the_ten_fastest_spares_are_worth_preloading():
-    # Section VII-A, m = 5, n_com = 5, w_min = 1, scenario 9, trial 4: with every pair among the
-    # ten fastest eligible spares, nothing ends below the greedy's 132; a pair further down the
-    # order gives 118, which the holder bound proves optimal.
-    from unittest import mock
+def test_each_spare_leaves_as_soon_as_it_holds_the_program():
+    """Member 0 takes all 3 tasks (w = 1, T_data = 1, T_prog = 2); spares 1 and 2 take one each
+    at first. Spare 1 holds the program at 2 and leaves, its task going back to the member, which
+    receives the second task's data at once; spare 2 (RECLAIMED to 3) holds it at 6. The member
+    then receives its last data at 6 and completes at 9; waiting for both spares before giving the
+    tasks back would complete at 10 (by hand). The replay accepts the three configurations."""
+    from volsched.instances.coupled import CoupledInstance
+    from volsched.solvers.coupled.replay import LETTERS
 
+    rows = np.zeros((3, 20), dtype=np.int8)
+    rows[2, :4] = 1  # RECLAIMED
+    instance = CoupledInstance(
+        availability=rows, w=[1, 1, 1], mu=[None] * 3, m=3, n_com=3, T_prog=2, T_data=1, K=1
+    )
+    chain = DataChain(instance)
+    holder = np.zeros(3, dtype=np.bool_)
+    letters = np.zeros((3, 20), dtype=np.int8)
+    c, sigma, preloads, left = replay_iteration(
+        instance, chain.avail, 0, holder, (3, 0, 0), [1, 2], 19, letters
+    )
+    assert (c, sigma, left.tolist()) == (9, 6, [2, 6])
+    assert [(first, y.tolist()) for first, y in preloads] == [(0, [1, 1, 1]), (2, [2, 0, 1])]
+    configurations = [{"start": first, "allocation": y.tolist()} for first, y in preloads]
+    schedule = {
+        "configurations": [*configurations, {"start": sigma, "allocation": [3, 0, 0]}],
+        "communication": ["".join(LETTERS[v] for v in row) for row in letters[:, : c + 1].tolist()],
+        "completions": [c],
+    }
+    assert check_claim(instance, schedule) == 10
+
+
+def test_on_a_paper_realization_leaving_spares_meet_the_holder_bound():
+    # Section VII-A, m = 5, n_com = 5, w_min = 3, scenario 4, trial 2, the first two iterations:
+    # preloading slow spares, each leaving once it holds the program, ends at 112, which the
+    # holder bound proves optimal (with all spares leaving together the best ended at 206).
     from volsched.solvers.coupled.full_holders_bound import holders_bound
 
-    instance = paper_realization(5, 5, 1, 9, 4)
+    instance = dataclasses.replace(paper_realization(5, 5, 3, 4, 2), K=2)
     chain = DataChain(instance)
-    with mock.patch("volsched.solvers.coupled.full_holders.PAIR_SPARES", 10):
-        assert holder_search(instance, 132, chain) is None
-    schedule = holder_search(instance, 132, chain)
-    assert check_claim(instance, schedule) == 118 == holders_bound(instance, 118, chain)
+    schedule = holder_search(instance, 206, chain)
+    assert check_claim(instance, schedule) == 112 == holders_bound(instance, 112, chain)
+    # one configuration per iteration and one per preload: one more when the spares leave apart
+    assert len(schedule["configurations"]) >= instance.K + 2
