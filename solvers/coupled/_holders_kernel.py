@@ -388,6 +388,7 @@ def preloaded(
     t_prog,
     t_data,
     m,
+    n_com,
     last,
     ys,
     starts,
@@ -404,13 +405,15 @@ def preloaded(
     data: a new configuration. When the last spare has left, at ``sigma``, the configuration is
     ``x`` again. Every enrolled worker takes one transfer per UP slot, the program first unless
     ``holder``, then data up to its tasks; a DOWN loses both and restarts the computation, and so
-    does each new configuration. Writes the configurations with spares into the rows of ``ys``
-    (one entry per processor, at least ``len(spares) + 1`` rows) and their first slots into
-    ``starts``, and the slot at which spare ``j`` left into ``left[j]``. Returns
-    ``(c, sigma, count)``: the completion slot (``-1`` if not by ``last``) and how many
-    configurations with spares there were; ``letters`` (``p`` rows, or 0 columns for none)
-    receives the transfers from ``start`` on (1 program, 2 data). An iteration that completes
-    before the spares join is not this one: ``(-1, -1, 0)``.
+    does each new configuration. When more than ``n_com`` enrolled workers could take a transfer in
+    a slot, the master serves the ``n_com`` with the most left to receive (the first such on a tie;
+    III-B: at most ``n_com`` messages per slot). Writes the configurations with spares into the rows
+    of ``ys`` (one entry per processor, at least ``len(spares) + 1`` rows) and their first slots
+    into ``starts``, and the slot at which spare ``j`` left into ``left[j]``. Returns ``(c, sigma,
+    count)``: the completion slot (``-1`` if not by ``last``) and how many configurations with
+    spares there were; ``letters`` (``p`` rows, or 0 columns for none) receives the transfers from
+    ``start`` on (1 program, 2 data). An iteration that completes before the spares join is not this
+    one: ``(-1, -1, 0)``.
     """
     p = avail.shape[0]
     record = letters.shape[1] > 0
@@ -430,6 +433,8 @@ def preloaded(
         more = min(tasks[k] - 1, extra)
         y[q] += more
         extra -= more
+    wanting = np.zeros(size + spares.shape[0], dtype=np.int64)
+    lacking = np.zeros(size + spares.shape[0], dtype=np.int64)
     active = np.zeros(spares.shape[0], dtype=np.bool_)
     for j in range(spares.shape[0]):
         y[spares[j]] = 1
@@ -491,6 +496,7 @@ def preloaded(
                     return -1, -1, 0
                 return u, sigma, count
             continue
+        waiting = 0  # the enrolled workers UP that lack something, and how much
         for k in range(size + (spares.shape[0] if phase == 0 else 0)):
             q = members[k] if k < size else spares[k - size]
             if k >= size and not active[k - size]:
@@ -504,13 +510,57 @@ def preloaded(
                 data[q] = 0
                 if k < size:
                     done = 0
-            elif state == _UP:
-                if prog[q] < t_prog:
-                    prog[q] += 1
-                    if record:
-                        letters[q, u - start] = 1
-                elif data[q] < cap:
-                    data[q] += 1
-                    if record:
-                        letters[q, u - start] = 2
+            elif state == _UP and (prog[q] < t_prog or data[q] < cap):
+                wanting[waiting] = q
+                lacking[waiting] = t_prog - prog[q] + cap - data[q]
+                waiting += 1
+        for _ in range(min(waiting, n_com)):
+            best = 0
+            for i in range(1, waiting):
+                if lacking[i] > lacking[best]:
+                    best = i
+            q = wanting[best]
+            lacking[best] = -1
+            if prog[q] < t_prog:
+                prog[q] += 1
+                if record:
+                    letters[q, u - start] = 1
+            else:
+                data[q] += 1
+                if record:
+                    letters[q, u - start] = 2
     return -1, sigma, count
+
+
+@njit(cache=True, nogil=True)
+def served(avail, start, holder, members, tasks, work, t_prog, t_data, m, n_com, last, out):
+    """``out[a]``: the completion slot of allocation ``a`` entered at ``start`` without spares as
+    :func:`preloaded` replays it (``-1`` if not by ``last``): :func:`completions` where the master
+    may have to choose whom to serve (``n_com < m``)."""
+    p = avail.shape[0]
+    spares = np.zeros(0, dtype=np.int64)
+    ys = np.zeros((1, p), dtype=np.int64)
+    starts = np.zeros(1, dtype=np.int64)
+    left = np.zeros(0, dtype=np.int64)
+    letters = np.zeros((p, 0), dtype=np.int8)
+    for a in range(members.shape[0]):
+        c, _, _ = preloaded(
+            avail,
+            start,
+            start,
+            holder,
+            members[a],
+            tasks[a],
+            work[a],
+            spares,
+            t_prog,
+            t_data,
+            m,
+            n_com,
+            last,
+            ys,
+            starts,
+            left,
+            letters,
+        )
+        out[a] = c

@@ -20,7 +20,9 @@ completes after ``W(x) = max_q x_q w_q`` such slots since the last DOWN of a mem
 (:func:`._holders_kernel.completions`). Its successor is ``(k + 1, c + 1, G)``, ``G`` the members
 and the holders of ``H`` not DOWN in ``[s, c]``. With ``n_com >= m`` the master never has to
 choose whom to serve (at most ``m`` workers are enrolled), so every such iteration is a schedule
-the replay accepts; with fewer channels the search is not run.
+the replay accepts. With fewer channels it serves, in each slot, the ``n_com`` workers with the
+most left to receive, and each allocation's iteration is replayed slot by slot
+(:func:`._holders_kernel.served`): a rule, not a choice the search explores.
 
 **Preloading spare workers.** A program reaches only an enrolled worker (III-C), and one that
 holds it keeps it until it is DOWN, so an iteration on an allocation with fewer than ``m``
@@ -94,9 +96,8 @@ PAIR_SPARES = 40
 
 
 def applies(instance: CoupledInstance) -> bool:
-    """The search runs when the master serves every enrolled worker at once (``n_com >= m``) and
-    its holder sets fit a bit mask (:func:`.allocations.trackable`)."""
-    return instance.n_com >= instance.m and trackable(instance)
+    """The search runs when its holder sets fit a bit mask (:func:`.allocations.trackable`)."""
+    return trackable(instance)
 
 
 def holder_search(
@@ -107,7 +108,7 @@ def holder_search(
     Parameters
     ----------
     instance : CoupledInstance
-        With ``n_com >= m`` (:func:`applies`); otherwise ``None``.
+        With too many processors (:func:`applies`), ``None``.
     upper : int
         The incumbent's makespan (``H + 1`` without one).
     chain : DataChain
@@ -155,7 +156,11 @@ def holder_search(
             if rows is None:  # too many allocations to list from this state
                 continue
             out = np.empty(len(rows.work), dtype=np.int64)
-            _holders_kernel.completions(ready, *rows[:3], start, out)
+            if instance.n_com >= instance.m:
+                _holders_kernel.completions(ready, *rows[:3], start, out)
+            else:
+                args = (instance.T_prog, instance.T_data, instance.m, instance.n_com, last, out)
+                _holders_kernel.served(avail, start, holder, *rows[:3], *args)
             done = np.nonzero(out >= 0)[0]
             if not len(done):
                 continue
@@ -245,6 +250,7 @@ def _replay(instance, avail, start, holder, members, tasks, work, spares, last, 
         instance.T_prog,
         instance.T_data,
         instance.m,
+        instance.n_com,
         last,
         ys,
         starts,

@@ -30,6 +30,7 @@ Each method below only adapts its module's answer to a
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from volsched.instances.coupled import CoupledInstance, generate_markov, paper_realization
@@ -288,6 +289,8 @@ def warm(problem: str, method: str) -> None:
     if problem == "full":  # the holder search and bound run only where the greedy misses the bound
         holder_search(instance, instance.horizon + 1, DataChain(instance), Allowance(2))
         holders_bound(instance, instance.horizon + 1, DataChain(instance), Allowance(2))
+        narrow = dataclasses.replace(instance, n_com=1)  # the master must choose whom to serve
+        holder_search(narrow, narrow.horizon + 1, DataChain(narrow), Allowance(2))
 
 
 PROBLEMS: dict[str, Problem] = {
