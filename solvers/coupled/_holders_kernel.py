@@ -564,3 +564,48 @@ def served(avail, start, holder, members, tasks, work, t_prog, t_data, m, n_com,
             letters,
         )
         out[a] = c
+
+
+@njit(cache=True, nogil=True)
+def preload_trials(avail, since, start, holder, members, tasks, need, spares, joins, settings, out, gained):
+    """:func:`preloaded` for each row ``i`` of ``spares`` (processors, padded with ``-1``) joining
+    at ``joins[i]``: ``out[i]`` the completion slot (``-1`` if none), ``gained[i]`` the spares not
+    DOWN since they left, as a bit mask (they hold the program after the completion).
+    ``settings`` is ``(T_prog, T_data, m, n_com, last)``."""
+    t_prog, t_data, m, n_com, last = settings
+    p = avail.shape[0]
+    ys = np.zeros((spares.shape[1] + 1, p), dtype=np.int64)
+    starts = np.zeros(spares.shape[1] + 1, dtype=np.int64)
+    left = np.zeros(spares.shape[1], dtype=np.int64)
+    letters = np.zeros((p, 0), dtype=np.int8)
+    for i in range(spares.shape[0]):
+        k = 0
+        while k < spares.shape[1] and spares[i, k] >= 0:
+            k += 1
+        chosen = spares[i, :k]
+        c, _, _ = preloaded(
+            avail,
+            start,
+            joins[i],
+            holder,
+            members,
+            tasks,
+            need,
+            chosen,
+            t_prog,
+            t_data,
+            m,
+            n_com,
+            last,
+            ys,
+            starts,
+            left[:k],
+            letters,
+        )
+        out[i] = c
+        mask = 0
+        if c >= 0:
+            for j in range(k):
+                if since[chosen[j], c + 1] <= left[j]:
+                    mask |= 1 << chosen[j]
+        gained[i] = mask

@@ -90,9 +90,8 @@ PRELOAD_ALLOCATIONS = 40
 #: Eligible spares, the fastest first, each tried alone as the one preloaded spare.
 SINGLE_SPARES = 20
 
-#: Eligible spares, the fastest first, of which every pair is tried as the two preloaded spares (40: every
-#: pair on the paper's 20 processors).
-PAIR_SPARES = 40
+#: Eligible spares, the fastest first, of which every pair is tried as the two preloaded spares.
+PAIR_SPARES = 10
 
 
 def applies(instance: CoupledInstance) -> bool:
@@ -165,17 +164,17 @@ def holder_search(
             if not len(done):
                 continue
             ends = out[done]
-            kept = np.zeros(len(done), dtype=np.int64)
-            for c in np.unique(ends):
-                kept[ends == c] = _alive(holders, since, start, int(c))
+            kept = _alive(holders, since, start, ends)
             successors = (ends << p) | (kept | rows.masks[done])
             keys, first = np.unique(successors, return_index=True)
             for key, i in zip(keys.tolist(), first.tolist(), strict=True):
                 state = (key >> p, key & ((1 << p) - 1))
                 if state not in found:
                     found[state] = (node, rows.allocation(int(done[i]), p), ())
-            for c, a, preload, gained in _preloads(instance, chain, start, holder, rows, out, last, order):
-                held = gained | _alive(holders, since, start, c) | int(rows.masks[a])
+            preloads = _preloads(instance, chain, start, holder, rows, out, last, order)
+            alive = _alive(holders, since, start, np.array([c for c, *_ in preloads], dtype=np.int64))
+            for (c, a, preload, gained), kept_too in zip(preloads, alive.tolist(), strict=True):
+                held = gained | kept_too | int(rows.masks[a])
                 if (c, held) not in found:
                     found[c, held] = (node, rows.allocation(a, p), preload)
         layer = []
@@ -205,10 +204,11 @@ def _frontier(found: dict[tuple[int, int], tuple]) -> list[tuple[int, int]]:
     return out
 
 
-def _alive(holders: int, since: np.ndarray, start: int, c: int) -> int:
-    """The processors of ``holders`` not DOWN in ``[start, c]``: they still hold the program at ``c + 1``."""
-    column = since[:, c + 1]
-    return sum(1 << q for q in range(len(column)) if (holders >> q) & 1 and column[q] <= start)
+def _alive(holders: int, since: np.ndarray, start: int, ends: np.ndarray) -> np.ndarray:
+    """Per completion ``c`` of ``ends``, the processors of ``holders`` not DOWN in ``[start, c]`` (they
+    still hold the program at ``c + 1``), as bit masks."""
+    weights = np.array([(1 << q) & holders for q in range(since.shape[0])], dtype=np.int64)
+    return weights @ (since[:, ends + 1] <= start)
 
 
 def replay_iteration(
@@ -276,6 +276,8 @@ def _preloads(
     preloaded at once would lose its program). ``gained`` are the spares still holding the program
     at ``c + 1``.
     """
+    from . import _holders_kernel
+
     members = rows.members
     m, t_prog = instance.m, instance.T_prog
     if instance.T_prog == 0 or instance.T_data == 0:  # nothing to preload, or y would compute
@@ -283,43 +285,55 @@ def _preloads(
     done = np.nonzero((out >= 0) & (members[:, m - 1] < 0))[0]
     done = done[np.argsort(out[done], kind="stable")[:PRELOAD_ALLOCATIONS]]
     avail, count, since = chain.avail, chain.count, chain.since
+    order = np.asarray(order, dtype=np.int64)
+    holding = set(np.flatnonzero(holder).tolist())
     found = []
     for a in done.tolist():
         enrolled = set(members[a][members[a] >= 0].tolist())
         end = int(out[a]) + 1
-        idle = [
-            q
-            for q in order
-            if q not in enrolled
-            and not (holder[q] and since[q, end] <= start)
-            and count[q, end] - count[q, max(start, int(since[q, end]))] >= t_prog
-        ]
+        after = since[order, end]
+        kept = holder[order] & (after <= start)
+        fits = count[order, end] - count[order, np.maximum(start, after)] >= t_prog
+        idle = [q for q in order[~kept & fits].tolist() if q not in enrolled]
         choices = [[q] for q in idle[:SINGLE_SPARES]]
         if m - len(enrolled) >= 2:
             choices += [[q, r] for i, q in enumerate(idle[:PAIR_SPARES]) for r in idle[i + 1 : PAIR_SPARES]]
-        lived = sorted(idle, key=lambda q: -_life(avail, count, q, end, end - start))  # stable: then fastest
+        life = _life(avail, count, idle, end, end - start)
+        lived = [idle[i] for i in np.argsort(-life, kind="stable")]  # then the fastest
         for ranked in (idle, lived):
             choices += [ranked[:size] for size in range(2, min(m - len(enrolled), len(idle)) + 1)]
+        returns = dict(zip(order.tolist(), after.tolist(), strict=True))
+        trials = []
         for chosen in dict.fromkeys(map(tuple, choices)):  # the two fastest are also a pair
-            spares = np.array(chosen, dtype=np.int64)
-            back = max(int(since[q, end]) for q in chosen)
-            joins = ([start] if not any(holder[q] for q in chosen) else []) + ([back] if back > start else [])
-            for join in joins:
-                row = (members[a], rows.tasks[a], int(rows.work[a]))
-                c, _, _, left = _replay(instance, avail, start, holder, *row, spares, last, None, join)
-                if c >= 0:
-                    kept = zip(spares.tolist(), left.tolist(), strict=True)
-                    gained = sum(1 << q for q, at in kept if since[q, c + 1] <= at)
-                    found.append((int(c), a, (join, tuple(int(q) for q in spares)), gained))
+            back = max(returns[q] for q in chosen)
+            if not any(q in holding for q in chosen):
+                trials.append((chosen, start))
+            if back > start:
+                trials.append((chosen, back))
+        if not trials:
+            continue
+        spares = np.full((len(trials), m), -1, dtype=np.int64)
+        for i, (chosen, _) in enumerate(trials):
+            spares[i, : len(chosen)] = chosen
+        joins = np.array([join for _, join in trials], dtype=np.int64)
+        ends, gained = np.empty(len(trials), dtype=np.int64), np.empty(len(trials), dtype=np.int64)
+        row = (members[a], rows.tasks[a], int(rows.work[a]), spares, joins)
+        settings = np.array([instance.T_prog, instance.T_data, m, instance.n_com, last], dtype=np.int64)
+        _holders_kernel.preload_trials(avail, since, start, holder, *row, settings, ends, gained)
+        for (chosen, join), c, mask in zip(trials, ends.tolist(), gained.tolist(), strict=True):
+            if c >= 0:
+                found.append((c, a, (join, chosen), mask))
     return found
 
 
-def _life(avail, count, q: int, end: int, span: int) -> int:
-    """The UP slots of ``q`` in ``[end, end + span)`` before its first DOWN there: how long a program
-    preloaded on it serves the next iteration, about as long as this one."""
-    window = avail[q, end : end + span]
-    down = np.flatnonzero(window == DOWN)
-    return int(count[q, end + (int(down[0]) if len(down) else len(window))] - count[q, end])
+def _life(avail, count, processors: list[int], end: int, span: int) -> np.ndarray:
+    """Per processor, its UP slots in ``[end, end + span)`` before its first DOWN there: how long a
+    program preloaded on it serves the next iteration, about as long as this one."""
+    window = avail[processors, end : end + span] == DOWN
+    if not window.size:
+        return np.zeros(len(processors), dtype=np.int64)
+    first = np.where(window.any(axis=1), window.argmax(axis=1), window.shape[1])
+    return count[processors, end + first] - count[processors, end]
 
 
 def _schedule(instance: CoupledInstance, avail, nodes, best: int) -> dict:
