@@ -399,7 +399,9 @@ def preloaded(
     that preloads the program on ``spares`` from ``join`` on, replayed slot by slot (:mod:`.full_holders`).
 
     Before ``join`` the configuration is ``x``. From ``join`` (with spares) it is ``y``: one task
-    per spare, the members' ``m - |spares|`` tasks at most ``x_q`` each, each member keeping the
+    per spare, the members' ``m - |spares|`` tasks at most ``x_q`` each (with more spares than free
+    tasks, members that hold a program at ``start`` lend theirs, the first first, and are not
+    enrolled until they get one back), each member keeping the
     data of its ``y_q`` tasks at most. A spare leaves as soon as it holds a complete program, and
     its task goes back to the member furthest below its ``x_q`` (the first such), which keeps its
     data: a new configuration. When the last spare has left, at ``sigma``, the configuration is
@@ -430,9 +432,15 @@ def preloaded(
     extra = m - size - spares.shape[0]
     for k in range(size):
         q = members[k]
-        more = min(tasks[k] - 1, extra)
+        more = min(tasks[k] - 1, max(extra, 0))
         y[q] += more
         extra -= more
+    for k in range(size):  # more spares than free tasks: members holding a program lend theirs
+        if extra < 0 and holder[members[k]]:
+            y[members[k]] = 0
+            extra += 1
+    if extra < 0:
+        return -1, -1, 0
     wanting = np.zeros(size + spares.shape[0], dtype=np.int64)
     lacking = np.zeros(size + spares.shape[0], dtype=np.int64)
     active = np.zeros(spares.shape[0], dtype=np.bool_)
@@ -505,6 +513,11 @@ def preloaded(
             if k < size:
                 cap = (tasks[k] if phase == 1 else y[q]) * t_data
             state = avail[q, u]
+            if k < size and phase == 0 and y[q] == 0:  # lending its tasks: not enrolled
+                if state == _DOWN:
+                    prog[q] = 0
+                    data[q] = 0
+                continue
             if state == _DOWN:
                 prog[q] = 0
                 data[q] = 0

@@ -24,26 +24,27 @@ the replay accepts. With fewer channels it serves, in each slot, the ``n_com`` w
 most left to receive, and each allocation's iteration is replayed slot by slot
 (:func:`._holders_kernel.served`): a rule, not a choice the search explores.
 
-**Preloading spare workers.** A program reaches only an enrolled worker (III-C), and one that
-holds it keeps it until it is DOWN, so an iteration on an allocation with fewer than ``m``
-members may also enrol a few *spares* to receive the program for later iterations. The
-iteration then first runs the configuration ``y``: one task per spare, the members' others at
-most ``x_q`` each (``sum y = m``, III-C). A spare leaves as soon as it holds a complete program
-(a complete program survives leaving), and its task goes back to a member below its ``x_q``,
-which keeps the data it holds (the replay's "kept data") and receives the rest of the new task's
-at once: a new configuration; when the last spare has left, the configuration is ``x``. The
-spares get no data, so no configuration with a spare computes. For the
-:data:`PRELOAD_ALLOCATIONS` allocations that complete first, the search tries, among the
-processors that will not hold a program through that completion and have ``T_prog`` UP slots
-after their last DOWN before it, each alone (the :data:`SINGLE_SPARES` fastest: the fastest is
-often soon DOWN, and a slower one UP for long serves more iterations), each pair of the
-:data:`PAIR_SPARES` fastest, and for every ``k`` from 2 up to the free tasks the ``k`` fastest
-and the ``k`` that stay UP longest after the completion (their UP slots before their next DOWN,
-over as many slots as the iteration took); the successor's ``G`` adds the spares not DOWN since
-they left. A spare DOWN after ``s`` would lose a program preloaded at once, so the search also
-lets the spares *join late*, at the last return of one of them: the iteration runs ``x`` until
-then, ``y`` (a new entry: the computation restarts, and each member keeps the data of its
-``y_q`` tasks) until the spares have left, then ``x`` again. One kernel
+**Preloading spare workers.** A program reaches only an enrolled worker (III-C), and one that holds
+it keeps it until it is DOWN, so an iteration on an allocation with fewer than ``m`` members may
+also enrol a few *spares* to receive the program for later iterations. The iteration then first runs
+the configuration ``y``: one task per spare, the members' others at most ``x_q`` each (``sum y =
+m``, III-C); with more spares than free tasks, members that hold a program lend theirs and are not
+enrolled until they get one back (a member that keeps its program needs its task only for its data,
+the task lanes of :mod:`.full_holders_bound`). A spare leaves as soon as it holds a complete program
+(a complete program survives leaving), and its task goes back to a member below its ``x_q``, which
+keeps the data it holds (the replay's "kept data") and receives the rest of the new task's at once:
+a new configuration; when the last spare has left, the configuration is ``x``. The spares get no
+data, so no configuration with a spare computes. For the :data:`PRELOAD_ALLOCATIONS` allocations
+that complete first, the search tries, among the processors that will not hold a program through
+that completion and have ``T_prog`` UP slots after their last DOWN before it, each alone (the
+:data:`SINGLE_SPARES` fastest: the fastest is often soon DOWN, and a slower one UP for long serves
+more iterations), each pair of the :data:`PAIR_SPARES` fastest, and for every ``k`` from 2 up to the
+free and lent tasks the ``k`` fastest and the ``k`` that stay UP longest after the completion (their
+UP slots before their next DOWN, over as many slots as the iteration took); the successor's ``G``
+adds the spares not DOWN since they left. A spare DOWN after ``s`` would lose a program preloaded at
+once, so the search also lets the spares *join late*, at the last return of one of them: the
+iteration runs ``x`` until then, ``y`` (a new entry: the computation restarts, and each member keeps
+the data of its ``y_q`` tasks) until the spares have left, then ``x`` again. One kernel
 (:func:`._holders_kernel.preloaded`) replays such an iteration slot by slot and writes its
 transfers; without spares it completes exactly where the scan says (tested).
 
@@ -270,7 +271,8 @@ def _preloads(
     not members, do not keep a program through its completion without preload, and have ``T_prog``
     UP slots after their last DOWN before it, each of the :data:`SINGLE_SPARES` fastest alone, each
     pair of the :data:`PAIR_SPARES` fastest, and the ``k`` fastest and the ``k`` that stay UP
-    longest (:func:`_life`) for every ``k`` from 2 up to its ``m - |members|`` free tasks
+    longest (:func:`_life`) for every ``k`` from 2 up to its ``m - |members|`` free tasks and the
+    tasks its members holding a program may lend
     (:func:`._holders_kernel.preloaded`): from ``start`` when none of
     them holds a program, and from the last return of a spare DOWN since ``start`` (a spare
     preloaded at once would lose its program). ``gained`` are the spares still holding the program
@@ -300,8 +302,9 @@ def _preloads(
             choices += [[q, r] for i, q in enumerate(idle[:PAIR_SPARES]) for r in idle[i + 1 : PAIR_SPARES]]
         life = _life(avail, count, idle, end, end - start)
         lived = [idle[i] for i in np.argsort(-life, kind="stable")]  # then the fastest
+        lenders = sum(1 for q in enrolled if q in holding)  # members that may lend their tasks
         for ranked in (idle, lived):
-            choices += [ranked[:size] for size in range(2, min(m - len(enrolled), len(idle)) + 1)]
+            choices += [ranked[:size] for size in range(2, min(m - len(enrolled) + lenders, len(idle)) + 1)]
         returns = dict(zip(order.tolist(), after.tolist(), strict=True))
         trials = []
         for chosen in dict.fromkeys(map(tuple, choices)):  # the two fastest are also a pair
