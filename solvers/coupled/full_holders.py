@@ -25,18 +25,18 @@ most left to receive, and each allocation's iteration is replayed slot by slot
 (:func:`._holders_kernel.served`): a rule, not a choice the search explores.
 
 **Preloading spare workers.** A program reaches only an enrolled worker (III-C), and one that holds
-it keeps it until it is DOWN, so an iteration on an allocation with fewer than ``m`` members may
-also enrol a few *spares* to receive the program for later iterations. The iteration then first runs
-the configuration ``y``: one task per spare, the members' others at most ``x_q`` each (``sum y =
-m``, III-C); with more spares than free tasks, members that hold a program lend theirs and are not
-enrolled until they get one back (a member that keeps its program needs its task only for its data,
-the task lanes of :mod:`.full_holders_bound`). A spare leaves as soon as it holds a complete program
-(a complete program survives leaving), and its task goes back to a member below its ``x_q``, which
-keeps the data it holds (the replay's "kept data") and receives the rest of the new task's at once:
-a new configuration; when the last spare has left, the configuration is ``x``. The spares get no
-data, so no configuration with a spare computes. For the :data:`PRELOAD_ALLOCATIONS` allocations
-that complete first, the search tries, among the processors that will not hold a program through
-that completion and have ``T_prog`` UP slots after their last DOWN before it, each alone (the
+it keeps it until it is DOWN, so an iteration may also enrol a few *spares* to receive the program
+for later iterations. The iteration then first runs the configuration ``y``: one task per spare, the
+members' others at most ``x_q`` each (``sum y = m``, III-C); with more spares than free tasks,
+members that hold a program lend theirs and are not enrolled until they get one back (a member that
+keeps its program needs its task only for its data, the task lanes of :mod:`.full_holders_bound`). A
+spare leaves as soon as it holds a complete program (a complete program survives leaving), and its
+task goes back to a member below its ``x_q``, which keeps the data it holds (the replay's "kept
+data") and receives the rest of the new task's at once: a new configuration; when the last spare has
+left, the configuration is ``x``. The spares get no data, so no configuration with a spare computes.
+For the :data:`PRELOAD_ALLOCATIONS` allocations with a free task or a member holding a program that
+complete first, the search tries, among the processors that will not hold a program through that
+completion and have ``T_prog`` UP slots after their last DOWN before it, each alone (the
 :data:`SINGLE_SPARES` fastest: the fastest is often soon DOWN, and a slower one UP for long serves
 more iterations), each pair of the :data:`PAIR_SPARES` fastest, and for every ``k`` from 2 up to the
 free and lent tasks the ``k`` fastest and the ``k`` that stay UP longest after the completion (their
@@ -266,17 +266,16 @@ def _preloads(
 ):
     """Iterations that preload the program on spare workers: ``(c, a, (join, spares), gained)``.
 
-    Of the :data:`PRELOAD_ALLOCATIONS` allocations of ``rows`` with fewer than ``m`` members that
-    complete first (``out``, their row indices in ``a``), each preloads, of the processors that are
-    not members, do not keep a program through its completion without preload, and have ``T_prog``
-    UP slots after their last DOWN before it, each of the :data:`SINGLE_SPARES` fastest alone, each
-    pair of the :data:`PAIR_SPARES` fastest, and the ``k`` fastest and the ``k`` that stay UP
-    longest (:func:`_life`) for every ``k`` from 2 up to its ``m - |members|`` free tasks and the
-    tasks its members holding a program may lend
-    (:func:`._holders_kernel.preloaded`): from ``start`` when none of
-    them holds a program, and from the last return of a spare DOWN since ``start`` (a spare
-    preloaded at once would lose its program). ``gained`` are the spares still holding the program
-    at ``c + 1``.
+    Of the :data:`PRELOAD_ALLOCATIONS` allocations of ``rows`` with fewer than ``m`` members or a
+    member holding a program that complete first (``out``, their row indices in ``a``), each
+    preloads, of the processors that are not members, do not keep a program through its completion
+    without preload, and have ``T_prog`` UP slots after their last DOWN before it, each of the
+    :data:`SINGLE_SPARES` fastest alone, each pair of the :data:`PAIR_SPARES` fastest, and the ``k``
+    fastest and the ``k`` that stay UP longest (:func:`_life`) for every ``k`` from 2 up to its ``m
+    - |members|`` free tasks and the tasks its members holding a program may lend
+    (:func:`._holders_kernel.preloaded`): from ``start`` when none of them holds a program, and from
+    the last return of a spare DOWN since ``start`` (a spare preloaded at once would lose its
+    program). ``gained`` are the spares still holding the program at ``c + 1``.
     """
     from . import _holders_kernel
 
@@ -284,7 +283,9 @@ def _preloads(
     m, t_prog = instance.m, instance.T_prog
     if instance.T_prog == 0 or instance.T_data == 0:  # nothing to preload, or y would compute
         return []
-    done = np.nonzero((out >= 0) & (members[:, m - 1] < 0))[0]
+    holding_mask = sum(1 << int(q) for q in np.flatnonzero(holder))
+    free = (members[:, m - 1] < 0) | (rows.masks & holding_mask != 0)  # a free task, or one to lend
+    done = np.nonzero((out >= 0) & free)[0]
     done = done[np.argsort(out[done], kind="stable")[:PRELOAD_ALLOCATIONS]]
     avail, count, since = chain.avail, chain.count, chain.since
     order = np.asarray(order, dtype=np.int64)

@@ -346,3 +346,16 @@ def test_on_a_paper_realization_lending_tasks_meets_the_holder_bound():
     chain = DataChain(instance)
     schedule = holder_search(instance, 464, chain)
     assert check_claim(instance, schedule) == 325 == holders_bound(instance, 325, chain)
+
+
+def test_an_allocation_without_free_tasks_preloads_on_lent_ones():
+    # Section VII-A, m = 5, n_com = 5, w_min = 2, scenario 7, trial 8: in the eighth iteration, on
+    # five members, two members holding the program lend their tasks to spares 12 and 14 (14 lost
+    # its program to a DOWN); the last iteration then ends at 175, and the holder bound proves 176
+    # optimal (preloading only on allocations with a free task, the best ended at 204).
+    from volsched.solvers.coupled.full_holders_bound import holders_bound
+
+    instance = paper_realization(5, 5, 2, 7, 8)
+    chain = DataChain(instance)
+    schedule = holder_search(instance, 204, chain)
+    assert check_claim(instance, schedule) == 176 == holders_bound(instance, 176, chain)
