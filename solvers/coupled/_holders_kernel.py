@@ -376,25 +376,7 @@ def successors(
 
 
 @njit(cache=True, nogil=True)
-def preloaded(
-    avail,
-    start,
-    join,
-    holder,
-    members,
-    tasks,
-    need,
-    spares,
-    t_prog,
-    t_data,
-    m,
-    n_com,
-    last,
-    ys,
-    starts,
-    left,
-    letters,
-):
+def preloaded(avail, start, join, holder, members, tasks, need, spares, settings, ys, starts, left, letters):
     """One iteration entered at ``start`` on allocation ``x`` (``members``, ``tasks``, ``W(x) = need``)
     that preloads the program on ``spares`` from ``join`` on, replayed slot by slot (:mod:`.full_holders`).
 
@@ -416,7 +398,9 @@ def preloaded(
     spares there were; ``letters`` (``p`` rows, or 0 columns for none) receives the transfers from
     ``start`` on (1 program, 2 data). An iteration that completes before the spares join is not this
     one: ``(-1, -1, 0)``.
+    ``settings`` is ``(T_prog, T_data, m, n_com, last)``.
     """
+    t_prog, t_data, m, n_com, last = settings
     p = avail.shape[0]
     record = letters.shape[1] > 0
     prog = np.zeros(p, dtype=np.int64)
@@ -546,10 +530,10 @@ def preloaded(
 
 
 @njit(cache=True, nogil=True)
-def served(avail, start, holder, members, tasks, work, t_prog, t_data, m, n_com, last, out):
+def served(avail, start, holder, members, tasks, work, settings, out):
     """``out[a]``: the completion slot of allocation ``a`` entered at ``start`` without spares as
     :func:`preloaded` replays it (``-1`` if not by ``last``): :func:`completions` where the master
-    may have to choose whom to serve (``n_com < m``)."""
+    may have to choose whom to serve (``n_com < m``); ``settings`` as :func:`preloaded`'s."""
     p = avail.shape[0]
     spares = np.zeros(0, dtype=np.int64)
     ys = np.zeros((1, p), dtype=np.int64)
@@ -557,25 +541,8 @@ def served(avail, start, holder, members, tasks, work, t_prog, t_data, m, n_com,
     left = np.zeros(0, dtype=np.int64)
     letters = np.zeros((p, 0), dtype=np.int8)
     for a in range(members.shape[0]):
-        c, _, _ = preloaded(
-            avail,
-            start,
-            start,
-            holder,
-            members[a],
-            tasks[a],
-            work[a],
-            spares,
-            t_prog,
-            t_data,
-            m,
-            n_com,
-            last,
-            ys,
-            starts,
-            left,
-            letters,
-        )
+        row = (members[a], tasks[a], work[a])
+        c, _, _ = preloaded(avail, start, start, holder, *row, spares, settings, ys, starts, left, letters)
         out[a] = c
 
 
@@ -584,8 +551,7 @@ def preload_trials(avail, since, start, holder, members, tasks, need, spares, jo
     """:func:`preloaded` for each row ``i`` of ``spares`` (processors, padded with ``-1``) joining
     at ``joins[i]``: ``out[i]`` the completion slot (``-1`` if none), ``gained[i]`` the spares not
     DOWN since they left, as a bit mask (they hold the program after the completion).
-    ``settings`` is ``(T_prog, T_data, m, n_com, last)``."""
-    t_prog, t_data, m, n_com, last = settings
+    ``settings`` as :func:`preloaded`'s."""
     p = avail.shape[0]
     ys = np.zeros((spares.shape[1] + 1, p), dtype=np.int64)
     starts = np.zeros(spares.shape[1] + 1, dtype=np.int64)
@@ -596,25 +562,8 @@ def preload_trials(avail, since, start, holder, members, tasks, need, spares, jo
         while k < spares.shape[1] and spares[i, k] >= 0:
             k += 1
         chosen = spares[i, :k]
-        c, _, _ = preloaded(
-            avail,
-            start,
-            joins[i],
-            holder,
-            members,
-            tasks,
-            need,
-            chosen,
-            t_prog,
-            t_data,
-            m,
-            n_com,
-            last,
-            ys,
-            starts,
-            left[:k],
-            letters,
-        )
+        row = (members, tasks, need, chosen)
+        c, _, _ = preloaded(avail, start, joins[i], holder, *row, settings, ys, starts, left[:k], letters)
         out[i] = c
         mask = 0
         if c >= 0:

@@ -159,8 +159,7 @@ def holder_search(
             if instance.n_com >= instance.m:
                 _holders_kernel.completions(ready, *rows[:3], start, out)
             else:
-                args = (instance.T_prog, instance.T_data, instance.m, instance.n_com, last, out)
-                _holders_kernel.served(avail, start, holder, *rows[:3], *args)
+                _holders_kernel.served(avail, start, holder, *rows[:3], _settings(instance, last), out)
             done = np.nonzero(out >= 0)[0]
             if not len(done):
                 continue
@@ -230,6 +229,11 @@ def replay_iteration(
     return _replay(instance, avail, start, holder, members, tasks, work, spares, last, letters, join)
 
 
+def _settings(instance: CoupledInstance, last: int) -> np.ndarray:
+    """The ``settings`` of :func:`._holders_kernel.preloaded`: ``(T_prog, T_data, m, n_com, last)``."""
+    return np.array([instance.T_prog, instance.T_data, instance.m, instance.n_com, last], dtype=np.int64)
+
+
 def _replay(instance, avail, start, holder, members, tasks, work, spares, last, letters, join):
     """:func:`replay_iteration` on an allocation's rows (:class:`.allocations.Allocations`)."""
     from . import _holders_kernel
@@ -239,25 +243,9 @@ def _replay(instance, avail, start, holder, members, tasks, work, spares, last, 
     starts = np.zeros(len(spares) + 1, dtype=np.int64)
     left = np.zeros(len(spares), dtype=np.int64)
     letters = np.zeros((instance.p, 0), dtype=np.int8) if letters is None else letters
-    c, sigma, count = _holders_kernel.preloaded(
-        avail,
-        start,
-        start if join is None else join,
-        holder,
-        members,
-        tasks,
-        work,
-        spares,
-        instance.T_prog,
-        instance.T_data,
-        instance.m,
-        instance.n_com,
-        last,
-        ys,
-        starts,
-        left,
-        letters,
-    )
+    join = start if join is None else join
+    row = (members, tasks, work, spares, _settings(instance, last))
+    c, sigma, count = _holders_kernel.preloaded(avail, start, join, holder, *row, ys, starts, left, letters)
     return c, sigma, [(int(starts[k]), ys[k]) for k in range(count)], left
 
 
@@ -321,9 +309,8 @@ def _preloads(
             spares[i, : len(chosen)] = chosen
         joins = np.array([join for _, join in trials], dtype=np.int64)
         ends, gained = np.empty(len(trials), dtype=np.int64), np.empty(len(trials), dtype=np.int64)
-        row = (members[a], rows.tasks[a], int(rows.work[a]), spares, joins)
-        settings = np.array([instance.T_prog, instance.T_data, m, instance.n_com, last], dtype=np.int64)
-        _holders_kernel.preload_trials(avail, since, start, holder, *row, settings, ends, gained)
+        row = (members[a], rows.tasks[a], int(rows.work[a]), spares, joins, _settings(instance, last))
+        _holders_kernel.preload_trials(avail, since, start, holder, *row, ends, gained)
         for (chosen, join), c, mask in zip(trials, ends.tolist(), gained.tolist(), strict=True):
             if c >= 0:
                 found.append((c, a, (join, chosen), mask))
