@@ -262,6 +262,9 @@ def test_at_ten_tasks_it_lists_only_the_allocations_that_can_complete(monkeypatc
     assert result.status == SolveStatus.OPTIMAL and result.objective == 255
     monkeypatch.setattr("volsched.solvers.coupled.allocations.MAX_COMPLETABLE", 10)
     assert holders_bound(instance, 292, chain) is None
+    result = solve(instance, problem="full", method="greedy", budget=100_000)
+    assert "holders" not in result.solution["lower_bounds"] and result.status == SolveStatus.FEASIBLE
+    assert "allocations to list: no bound" in result.info["holder_bound"]
 
 
 @pytest.mark.parametrize("budget", [1, 3])
