@@ -287,9 +287,10 @@ def warm(problem: str, method: str) -> None:
         instance = cut(paper_realization(5, 5, 1, 0, 0, slots=400), 400)
     run(instance, None, 0, None)
     if problem == "full":  # the holder search and bound run only where the greedy misses the bound
-        holder_search(instance, instance.horizon + 1, DataChain(instance), Allowance(2))
-        holders_bound(instance, instance.horizon + 1, DataChain(instance), Allowance(2))
-        narrow = dataclasses.replace(instance, n_com=1)  # the master must choose whom to serve
+        short = cut(instance, 120)  # an iteration completes, and few allocations can: a quick warm-up
+        holder_search(short, short.horizon + 1, DataChain(short), Allowance(2))
+        holders_bound(short, short.horizon + 1, DataChain(short), Allowance(2))
+        narrow = dataclasses.replace(short, n_com=1)  # the master must choose whom to serve
         holder_search(narrow, narrow.horizon + 1, DataChain(narrow), Allowance(2))
 
 
