@@ -271,13 +271,13 @@ def _preloads(
     m, t_prog = instance.m, instance.T_prog
     if instance.T_prog == 0 or instance.T_data == 0:  # nothing to preload, or y would compute
         return []
-    holding_mask = sum(1 << int(q) for q in np.flatnonzero(holder))
-    free = (members[:, m - 1] < 0) | (rows.masks & holding_mask != 0)  # a free task, or one to lend
+    holding = set(np.flatnonzero(holder).tolist())
+    free = (members[:, m - 1] < 0) | (rows.masks & sum(1 << q for q in holding) != 0)  # or one to lend
     done = np.nonzero((out >= 0) & free)[0]
     done = done[np.argsort(out[done], kind="stable")[:PRELOAD_ALLOCATIONS]]
     avail, count, since = chain.avail, chain.count, chain.since
     order = np.asarray(order, dtype=np.int64)
-    holding = set(np.flatnonzero(holder).tolist())
+    settings = _settings(instance, last)
     found = []
     for a in done.tolist():
         enrolled = set(members[a][members[a] >= 0].tolist())
@@ -309,7 +309,7 @@ def _preloads(
             spares[i, : len(chosen)] = chosen
         joins = np.array([join for _, join in trials], dtype=np.int64)
         ends, gained = np.empty(len(trials), dtype=np.int64), np.empty(len(trials), dtype=np.int64)
-        row = (members[a], rows.tasks[a], int(rows.work[a]), spares, joins, _settings(instance, last))
+        row = (members[a], rows.tasks[a], int(rows.work[a]), spares, joins, settings)
         _holders_kernel.preload_trials(avail, since, start, holder, *row, ends, gained)
         for (chosen, join), c, mask in zip(trials, ends.tolist(), gained.tolist(), strict=True):
             if c >= 0:
