@@ -63,6 +63,67 @@ def slot_bits(ready, levels):
 
 
 @njit(cache=True, nogil=True)
+def _smear(x):
+    """Every bit of ``x`` at or below its highest set bit."""
+    for k in (1, 2, 4, 8, 16, 32):
+        x |= x >> np.uint64(k)
+    return x
+
+
+@njit(cache=True, nogil=True)
+def _has_run(y, length):
+    """Whether ``y`` has ``length`` consecutive set bits (shift-and, doubling the run each step)."""
+    k = 1
+    while k < length and y:
+        step = min(k, length - k)
+        y &= y >> np.uint64(step)
+        k += step
+    return y != 0
+
+
+@njit(cache=True, nogil=True)
+def _reached(ok, cut, done, need):
+    """``(i, done)`` for one word: ``i`` the bit at which the count of ``ok`` bits since the last bit
+    of ``cut`` (which zeroes it) reaches ``need`` from ``done``, ``-1`` if none; ``done`` the count
+    after the word. Works per run between two bits of ``cut`` (a DOWN slot every few slots is the
+    rule when a dozen processors' DOWN slots add up), so a word costs ``O(1)`` unless a run inside
+    it is at least ``need`` slots long."""
+    if cut == 0:
+        count = popc(ok)
+        if done + count < need:
+            return -1, done + count
+        return _nth(ok, need - done), need
+    rest = ok & ~cut
+    low = cut & (~cut + ONE)
+    if done + popc(rest & (low - ONE)) >= need:
+        return _nth(rest, need - done), need
+    upto = _smear(cut)
+    inner = rest & upto & ~((low << ONE) - ONE)
+    if popc(inner) >= need and _has_run(~cut, need):
+        later = cut ^ low
+        while later:
+            at = later & (~later + ONE)
+            run = inner & (at - ONE)
+            if popc(run) >= need:
+                return _nth(run, need), need
+            inner &= ~((at << ONE) - ONE)
+            later ^= at
+    after = rest & ~upto
+    count = popc(after)
+    if count < need:
+        return -1, count
+    return _nth(after, need), need
+
+
+@njit(cache=True, nogil=True)
+def _nth(word, k):
+    """Index of the ``k``-th lowest set bit of ``word`` (``k >= 1``, at most ``popc(word)``)."""
+    for _ in range(k - 1):
+        word &= word - ONE
+    return lowest(word)
+
+
+@njit(cache=True, nogil=True)
 def first_completion(bits, down, members, tasks, a, need, span):
     """The first slot index at which ``need`` slots, since the last one with a member of allocation
     ``a`` DOWN, have every member ready for its tasks; ``-1`` if none within ``span`` slots."""
@@ -78,22 +139,9 @@ def first_completion(bits, down, members, tasks, a, need, span):
                 break
             ok &= bits[q, tasks[a, k] - 1, word]
             gone |= down[q, word]
-        if gone == 0:
-            count = popc(ok)
-            if done + count < need:
-                done += count
-                continue
-            for _ in range(need - done - 1):
-                ok &= ok - ONE
-            return 64 * word + lowest(ok)
-        for b in range(64):
-            at = ONE << np.uint64(b)
-            if gone & at:
-                done = 0
-            elif ok & at:
-                done += 1
-                if done >= need:
-                    return 64 * word + b
+        i, done = _reached(ok, gone, done, need)
+        if i >= 0:
+            return 64 * word + i
     return -1
 
 
@@ -105,19 +153,9 @@ def _fits(ok, gone, need, span):
     for word in range(ok.shape[0]):
         if need - done > span - 64 * word:
             return False
-        if gone[word] == 0:
-            done += popc(ok[word])
-            if done >= need:
-                return True
-            continue
-        for b in range(64):
-            at = ONE << np.uint64(b)
-            if gone[word] & at:
-                done = 0
-            elif ok[word] & at:
-                done += 1
-                if done >= need:
-                    return True
+        i, done = _reached(ok[word], gone[word], done, need)
+        if i >= 0:
+            return True
     return False
 
 

@@ -1,0 +1,73 @@
+"""The compiled scans of the holder methods against their slot-by-slot definitions, with DOWN slots
+from rare to most slots (a run per word of 64 slots, or many)."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from volsched.solvers.coupled import _holders_kernel as kernel
+
+
+def words(slots):
+    out = np.zeros((len(slots) + 63) // 64, dtype=np.uint64)
+    for i, on in enumerate(slots):
+        if on:
+            out[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
+    return out
+
+
+def first_slot(ok, gone, need, span):
+    """The first slot at which ``need`` slots of ``ok`` since the last one of ``gone`` are counted."""
+    done = 0
+    for i in range(span):
+        if gone[i]:
+            done = 0
+        elif ok[i]:
+            done += 1
+            if done >= need:
+                return i
+    return -1
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    slots=st.integers(1, 300),
+    ready=st.floats(0.05, 1.0),
+    down=st.sampled_from([0.0, 0.02, 0.3, 0.75, 0.95]),
+    need=st.integers(1, 140),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_fits_is_the_slot_rule(slots, ready, down, need, seed):
+    rng = np.random.default_rng(seed)
+    ok, gone = rng.random(slots) < ready, rng.random(slots) < down
+    assert kernel._fits(words(ok), words(gone), need, slots) == (first_slot(ok, gone, need, slots) >= 0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    p=st.integers(1, 5),
+    levels=st.integers(1, 3),
+    span=st.integers(1, 260),
+    down=st.sampled_from([0.01, 0.2, 0.6]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_completions_is_the_slot_rule(p, levels, span, down, seed):
+    rng = np.random.default_rng(seed)
+    weights = [down, 0.1] + [(0.9 - down) / (levels + 1)] * (levels + 1)
+    ready = rng.choice(np.arange(-2, levels + 1), size=(p, span), p=weights).astype(np.int64)
+    rows = 12
+    members = np.full((rows, levels), -1, dtype=np.int64)
+    tasks = np.zeros((rows, levels), dtype=np.int64)
+    work = rng.integers(1, 40, size=rows).astype(np.int64)
+    for a in range(rows):
+        chosen = rng.choice(p, size=int(rng.integers(1, min(p, levels) + 1)), replace=False)
+        members[a, : len(chosen)] = np.sort(chosen)
+        tasks[a, : len(chosen)] = rng.integers(1, levels + 1, size=len(chosen))
+    out = np.empty(rows, dtype=np.int64)
+    kernel.completions(ready, members, tasks, work, 5, out)
+    for a in range(rows):
+        pairs = [(q, t) for q, t in zip(members[a], tasks[a], strict=True) if q >= 0]
+        ok = [all(ready[q, i] >= t for q, t in pairs) for i in range(span)]
+        gone = [any(ready[q, i] == -2 for q, _ in pairs) for i in range(span)]
+        i = first_slot(ok, gone, int(work[a]), span)
+        assert out[a] == (-1 if i < 0 else 5 + i)
