@@ -136,6 +136,7 @@ class DataChain:
         self.lag0 = -(-(k_min * instance.T_prog + m * instance.T_data) // instance.n_com)
         self.lag = -(-(m * instance.T_data) // instance.n_com)
         self._earliest: dict[int, int | None] = {}
+        self._latest: dict[tuple[int, int], int] = {}
 
     def blocks(self, start: int):
         """Blocks of thermometer and DOWN masks (:meth:`.iterations.ClosedSweep.first`) from ``start``."""
@@ -225,15 +226,22 @@ class DataChain:
 
     def latest(self, start: int, left: int, target: int) -> int:
         """The last completion ``c >= start - 1`` of an iteration after which ``left`` more can still
-        end below ``target`` (``start - 1`` when none can)."""
-        lo, hi = start - 1, self.instance.horizon - 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.rest(mid + 1, left) < target:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+        end below ``target`` (``start - 1`` when none can).
+
+        ``rest(c + 1, left)`` does not decrease with ``c`` (``F`` is monotone), so the last ``c >= 0``
+        with ``rest(c + 1, left) < target`` is found once per ``(left, target)`` and shared by every
+        ``start``."""
+        key = (left, target)
+        if key not in self._latest:
+            lo, hi = -1, self.instance.horizon - 1
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if self.rest(mid + 1, left) < target:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            self._latest[key] = lo
+        return max(start - 1, self._latest[key])
 
 
 def data_chain(instance: CoupledInstance, start: int = 0, quiet: bool = True) -> list[int]:

@@ -10,7 +10,7 @@ from volsched.instances.coupled import CoupledInstance, paper_realization, parse
 from volsched.solvers import SolveStatus
 from volsched.solvers.coupled import _chain_kernel, solve
 from volsched.solvers.coupled.full import transfer_bound, trivial_bound
-from volsched.solvers.coupled.full_bound import data_chain, data_chain_bound
+from volsched.solvers.coupled.full_bound import DataChain, data_chain, data_chain_bound
 from volsched.solvers.coupled.full_greedy import greedy_full
 from volsched.solvers.coupled.iterations import min_workload, solve_iterations
 from volsched.solvers.coupled.replay import check_claim
@@ -156,6 +156,18 @@ def test_a_chain_restarted_after_its_first_completion_is_its_tail():
         whole = data_chain(instance)
         tail = data_chain(dataclasses.replace(instance, K=instance.K - 1), start=whole[0] + 1)
         assert tail == whole[1:]
+
+
+def test_latest_is_the_last_completion_after_which_the_rest_still_fits():
+    """Against the definition, every slot tried: one search per ``(left, target)`` serves every start."""
+    instance = paper_realization(5, 10, 1, 3, 2, slots=300)
+    chain = DataChain(instance)
+    first = chain.completions()
+    for left in (1, 3, 6):
+        for target in (first[-1] + 1, first[-1] + 40, first[min(left, len(first)) - 1] + 1):
+            for start in (0, 1, first[0], first[0] + 1, first[2], 150):
+                fits = [c for c in range(start - 1, instance.horizon) if chain.rest(c + 1, left) < target]
+                assert chain.latest(start, left, target) == max(fits, default=start - 1)
 
 
 @pytest.mark.parametrize("block", range(3))
