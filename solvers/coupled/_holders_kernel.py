@@ -160,6 +160,73 @@ def _fits(ok, gone, need, span):
 
 
 @njit(cache=True, nogil=True)
+def _runs(
+    parent_ok,
+    parent_gone,
+    child_ok,
+    child_gone,
+    bits,
+    down,
+    first,
+    last,
+    count,
+    need,
+    found_first,
+    found_last,
+):
+    """A partial allocation and one member more: ``child_ok``/``child_gone`` become the parent's
+    words ANDed with the member's ``bits`` and ORed with its ``down``, on the parent's word ranges
+    ``first[:count]``..``last[:count]`` only; the word ranges of the child's runs (the slots between
+    two of its ``gone`` slots) that hold ``need`` slots of its ``ok`` go to ``found_first`` and
+    ``found_last``, merged. Returns how many. A run of the child lies within one of the parent
+    (``gone`` only grows, ``ok`` only shrinks), so no other word can hold one."""
+    found = 0
+    for r in range(count):
+        done = 0
+        since = first[r]  # the word in which the current run began
+        for i in range(first[r], last[r] + 1):
+            okw = parent_ok[i] & bits[i]
+            cut = parent_gone[i] | down[i]
+            child_ok[i] = okw
+            child_gone[i] = cut
+            if cut == 0:
+                done += popc(okw)
+                continue
+            rest = okw & ~cut
+            low = cut & (~cut + ONE)
+            if done + popc(rest & (low - ONE)) >= need:
+                found = _merge(found_first, found_last, found, since, i)
+            upto = _smear(cut)
+            inner = rest & upto & ~((low << ONE) - ONE)
+            if popc(inner) >= need and _has_run(~cut, need):
+                later = cut ^ low
+                while later:
+                    at = later & (~later + ONE)
+                    if popc(inner & (at - ONE)) >= need:
+                        found = _merge(found_first, found_last, found, i, i)
+                        break
+                    inner &= ~((at << ONE) - ONE)
+                    later ^= at
+            done = popc(rest & ~upto)
+            since = i
+        if done >= need:
+            found = _merge(found_first, found_last, found, since, last[r])
+    return found
+
+
+@njit(cache=True, nogil=True)
+def _merge(first, last, count, lo, hi):
+    """Appends the word range ``lo..hi`` (not before the last one's start), merged with the last
+    one when they share a word; returns the new count."""
+    if count > 0 and lo <= last[count - 1]:
+        last[count - 1] = max(last[count - 1], hi)
+        return count
+    first[count] = lo
+    last[count] = hi
+    return count + 1
+
+
+@njit(cache=True, nogil=True)
 def completable(bits, down, caps, w, m, span, max_nodes, members, tasks, work, masks):
     """Writes the allocations (``0 <= x_q <= caps[q]``, ``sum x = m``) for which
     :func:`first_completion` finds a completion within ``span`` slots, in the order of
@@ -169,7 +236,9 @@ def completable(bits, down, caps, w, m, span, max_nodes, members, tasks, work, m
 
     A depth-first walk over the processors that drops a partial allocation as soon as its members
     have no ``W`` ready slots since their last DOWN, ``W`` its workload so far: adding members only
-    removes ready slots, adds DOWN ones and raises ``W``, so no completion of it can complete.
+    removes ready slots, adds DOWN ones and raises ``W``, so no completion of it can complete. For
+    the same reason a partial allocation reads only the words of the runs in which its parent has
+    ``W`` ready slots (:func:`_runs`); the slots past ``span`` are never ready.
     """
     p, words = bits.shape[0], bits.shape[2]
     room = np.zeros(p + 1, dtype=np.int64)  # the most tasks processors q.. can take
@@ -178,6 +247,12 @@ def completable(bits, down, caps, w, m, span, max_nodes, members, tasks, work, m
     ok = np.empty((p + 1, words), dtype=np.uint64)
     ok[0, :] = ~np.uint64(0)
     gone = np.zeros((p + 1, words), dtype=np.uint64)
+    row = np.zeros(p + 1, dtype=np.int64)  # the row of ok and gone that holds depth q's words
+    first = np.zeros((p + 1, max(words, 1)), dtype=np.int64)
+    last = np.zeros((p + 1, max(words, 1)), dtype=np.int64)
+    ranges = np.zeros(p + 1, dtype=np.int64)
+    last[0, 0] = words - 1
+    ranges[0] = 1 if words > 0 else 0
     need = np.zeros(p + 1, dtype=np.int64)
     left = np.zeros(p + 1, dtype=np.int64)
     left[0] = m
@@ -212,16 +287,32 @@ def completable(bits, down, caps, w, m, span, max_nodes, members, tasks, work, m
             return -1
         x[q] = v
         if v == 0:
-            ok[q + 1, :] = ok[q, :]
-            gone[q + 1, :] = gone[q, :]
+            row[q + 1] = row[q]
+            ranges[q + 1] = ranges[q]
+            first[q + 1, : ranges[q]] = first[q, : ranges[q]]
+            last[q + 1, : ranges[q]] = last[q, : ranges[q]]
             need[q + 1] = need[q]
         else:
-            for i in range(words):
-                ok[q + 1, i] = ok[q, i] & bits[q, v - 1, i]
-                gone[q + 1, i] = gone[q, i] | down[q, i]
             need[q + 1] = max(need[q], v * w[q])
-            if not _fits(ok[q + 1], gone[q + 1], need[q + 1], span):
+            parent = row[q]  # at most q: depth q + 1's own row is free
+            count = _runs(
+                ok[parent],
+                gone[parent],
+                ok[q + 1],
+                gone[q + 1],
+                bits[q, v - 1],
+                down[q],
+                first[q],
+                last[q],
+                ranges[q],
+                need[q + 1],
+                first[q + 1],
+                last[q + 1],
+            )
+            if count == 0:
                 continue
+            row[q + 1] = q + 1
+            ranges[q + 1] = count
         left[q + 1] = left[q] - v
         q += 1
         if q < p:

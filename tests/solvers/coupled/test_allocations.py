@@ -31,24 +31,26 @@ def listed(found, p):
     return [found.allocation(a, p) for a in range(len(found.work))]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     p=st.integers(1, 6),
     m=st.integers(1, 4),
-    span=st.integers(1, 140),
+    span=st.integers(1, 400),
     caps=st.lists(st.sampled_from([None, 1, 2, 3]), min_size=6, max_size=6),
+    down=st.sampled_from([0.03, 0.3, 0.6]),
+    slow=st.sampled_from([6, 40]),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_the_walk_lists_exactly_the_allocations_that_can_complete_in_order(p, m, span, caps, seed):
+def test_the_walk_lists_exactly_the_allocations_that_can_complete_in_order(p, m, span, caps, down, slow, seed):
     rng = np.random.default_rng(seed)
     mu = caps[:p]
     if sum(m if c is None else min(c, m) for c in mu) < m:
         mu = [None] * p
-    w = rng.integers(1, 6, size=p).tolist()
+    w = rng.integers(1, slow, size=p).tolist()
     instance = CoupledInstance(
         availability=np.zeros((p, span), dtype=np.int8), w=w, mu=mu, m=m, n_com=m, T_prog=1, T_data=1, K=1
     )
-    weights = [0.03, 0.15] + [0.82 / (m + 1)] * (m + 1)
+    weights = [down, 0.15] + [(0.85 - down) / (m + 1)] * (m + 1)
     ready = rng.choice(np.arange(-2, m + 1), size=(p, span), p=weights).astype(np.int64)
     found = completable(instance, ready)
     expected = [x for x in allocations(instance)[1:] if first_completion(ready, x, w) >= 0]
