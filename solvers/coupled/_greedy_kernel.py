@@ -148,6 +148,18 @@ def _all_up(t, end, n, rows, next_off):
 
 
 @njit(cache=True, nogil=True)
+def _all_back(t, n, rows, count):
+    """The first slot after ``t`` at which each of the ``n`` workers of ``rows`` has been UP since
+    ``t`` at least once (from ``count``, the UP slots before each slot): no slot before it has
+    every worker UP when one is not UP at ``t``."""
+    back = t + 1
+    for i in range(n):
+        q = rows[i]
+        back = max(back, np.searchsorted(count[q], count[q, t + 1] + 1) - 1)
+    return back
+
+
+@njit(cache=True, nogil=True)
 def _attempt(
     x,
     t0,
@@ -222,7 +234,7 @@ def _attempt(
             done += block - s
             s = block
         else:
-            s += 1
+            s = _all_back(s, n, rows, count)
     return -1, fail, sent
 
 
