@@ -41,7 +41,9 @@ def listed(found, p):
     slow=st.sampled_from([6, 40]),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_the_walk_lists_exactly_the_allocations_that_can_complete_in_order(p, m, span, caps, down, slow, seed):
+def test_the_walk_lists_exactly_the_allocations_that_can_complete_in_order(
+    p, m, span, caps, down, slow, seed
+):
     rng = np.random.default_rng(seed)
     mu = caps[:p]
     if sum(m if c is None else min(c, m) for c in mu) < m:
