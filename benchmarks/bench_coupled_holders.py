@@ -13,7 +13,9 @@ is verified by ``finish``. With ``--before no-preload`` the "before" is the meth
 holder search's preloads switched off (``PRELOAD_ALLOCATIONS = 0``); with a git revision, the
 ``solvers/coupled`` package as it was there (extracted with ``git archive``). Prints one row per
 realization, then per ``w_min`` and in all: proven before and after, the median and maximum gap
-``(UB - LB) / UB``, and the median and maximum seconds of the after run.
+``(UB - LB) / UB``, the median and maximum seconds of both runs and the median of their ratio per
+realization, and how many realizations have the same status and bounds in both. Both packages
+first solve :data:`WARM` (untimed), so that no compilation falls in a timed run.
 """
 
 from __future__ import annotations
@@ -35,10 +37,26 @@ def package_at_rev(rev: str):
     return package_at(rev, "solvers/coupled", "volsched.solvers.coupled_before")
 
 
+#: Realizations solved once by both packages before any timed run: between them they take every
+#: compiled path (``n_com < m`` and not, preloads, the holder bound).
+WARM = ((10, 5, 1, 3, 5), (10, 20, 1, 6, 5), (5, 10, 3, 2, 1))
+
+
 def gap(result) -> float | None:
     if result.objective is None or result.bound is None:
         return None
     return (result.objective - result.bound) / result.objective
+
+
+def _worse(before, after) -> bool:
+    """A schedule lost or a higher upper bound, or a lower lower bound, after (``None``: none)."""
+    if before.objective is None or after.objective is None:
+        lost = before.objective is not None
+    else:
+        lost = after.objective > before.objective
+    if before.bound is not None and after.bound is not None:
+        lost |= after.bound < before.bound
+    return lost
 
 
 def run(instance, budget: float, holders: bool, before="greedy"):
@@ -69,6 +87,9 @@ def main() -> None:
     parser.add_argument("--w-min", type=int, nargs="+", default=list(range(1, 11)))
     args = parser.parse_args()
     before = args.before if args.before in ("greedy", "no-preload") else package_at_rev(args.before)
+    for key in WARM:
+        run(paper_realization(*key, seed=args.seed), args.budget, False, before)
+        run(paper_realization(*key, seed=args.seed), args.budget, True)
     print(f"cores: {os.cpu_count()}, load average: {os.getloadavg()[0]:.1f}")
     print("(m, n_com, w_min, scenario, trial) | before: UB LB | after: UB LB source | work | s")
     cells: dict[int, list] = {}
@@ -76,31 +97,36 @@ def main() -> None:
         for i in range(args.per_cell):
             key = (args.m, (5, 10, 20)[i % 3], w_min, i % 10, (3 * i + w_min) % 10)
             instance = paper_realization(*key, seed=args.seed)
-            earlier, _ = run(instance, args.budget, False, before)
+            earlier, old = run(instance, args.budget, False, before)
             after, seconds = run(instance, args.budget, True)
-            worse = after.objective > earlier.objective or after.bound < earlier.bound
-            cells.setdefault(w_min, []).append((earlier, after, seconds))
+            worse = _worse(earlier, after)
+            cells.setdefault(w_min, []).append((earlier, after, seconds, old))
             print(
                 f"{key} | {earlier.objective} {earlier.bound} | {after.objective} {after.bound} "
-                f"{after.info.get('source')} | {after.work:.0f} | {seconds:.1f}{'  WORSE' if worse else ''}",
+                f"{after.info.get('source')} | {after.work:.0f} | {old:.1f} -> {seconds:.1f}"
+                f"{'  WORSE' if worse else ''}",
                 flush=True,
             )
     print()
     columns = ["w_min", "n", "proven before", "proven after", "median gap before", "median gap after"]
-    columns += ["max gap before", "max gap after", "median s", "max s"]
+    columns += ["max gap before", "max gap after", "same", "median s before", "median s after"]
+    columns += ["max s before", "max s after", "median speed-up"]
     print("| " + " | ".join(columns) + " |")
     print("|---" + "|---:" * (len(columns) - 1) + "|")
     everything = [row for w in sorted(cells) for row in cells[w]]
     for label, rows in [*((str(w), cells[w]) for w in sorted(cells)), ("all", everything)]:
-        gb = [gap(b) for b, _, _ in rows if gap(b) is not None]
-        ga = [gap(a) for _, a, _ in rows if gap(a) is not None]
-        proven_b = sum(b.status.value == "optimal" for b, _, _ in rows)
-        proven_a = sum(a.status.value == "optimal" for _, a, _ in rows)
-        secs = [s for _, _, s in rows]
+        gb = [gap(b) for b, *_ in rows if gap(b) is not None] or [float("nan")]
+        ga = [gap(a) for _, a, *_ in rows if gap(a) is not None] or [float("nan")]
+        proven_b = sum(b.status.value == "optimal" for b, *_ in rows)
+        proven_a = sum(a.status.value == "optimal" for _, a, *_ in rows)
+        same = sum((b.status, b.objective, b.bound) == (a.status, a.objective, a.bound) for b, a, *_ in rows)
+        secs, olds = [s for *_, s, _ in rows], [o for *_, o in rows]
+        speed = statistics.median(o / max(s, 1e-3) for *_, s, o in rows)
         print(
             f"| {label} | {len(rows)} | {proven_b} | {proven_a} | {statistics.median(gb):.4f} | "
-            f"{statistics.median(ga):.4f} | {max(gb):.4f} | {max(ga):.4f} | "
-            f"{statistics.median(secs):.1f} | {max(secs):.1f} |"
+            f"{statistics.median(ga):.4f} | {max(gb):.4f} | {max(ga):.4f} | {same} | "
+            f"{statistics.median(olds):.1f} | {statistics.median(secs):.1f} | {max(olds):.1f} | "
+            f"{max(secs):.1f} | {speed:.1f}x |"
         )
 
 
