@@ -65,10 +65,12 @@ def _busy(m: int, caps: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
 
 
 #: Most allocations :func:`completable` lists from one state; beyond, it gives up on that state.
-MAX_COMPLETABLE = 50_000
+#: At m = 10, w_min = 1 and ``n_com = 5`` some states have more than 50,000 (the cap before):
+#: both holder methods then gave up there, and gaps up to 0.139 remained (``benchmarks/RESULTS.md``).
+MAX_COMPLETABLE = 1_000_000
 
 #: Most partial allocations :func:`completable` walks through from one state; beyond, it gives up.
-MAX_NODES = 2_000_000
+MAX_NODES = 20_000_000
 
 
 class Allocations(NamedTuple):

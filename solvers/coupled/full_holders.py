@@ -55,7 +55,7 @@ A state is expanded only if some completion can beat the incumbent: its iteratio
 by the last ``c`` with ``c + 1`` plus the chain of the remaining iterations below it. Its
 allocations are those :func:`.allocations.completable` lists: the ones whose members have ``W``
 ready slots by that ``c``, found without listing the others (20 processors and m = 10 tasks have
-20 million allocations); a state with more than :data:`.allocations.MAX_COMPLETABLE` is skipped.
+20 million allocations); a state with more than :data:`.allocations.MAX_COMPLETABLE` (a million) is skipped.
 
 This is a primal method: it looks for schedules shorter than the incumbent, it does not prove
 anything. Its preloads are a few of the possible ones, and it gives up the other ways of

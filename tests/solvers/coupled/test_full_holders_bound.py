@@ -267,6 +267,20 @@ def test_at_ten_tasks_it_lists_only_the_allocations_that_can_complete(monkeypatc
     assert "allocations to list: no bound" in result.info["holder_bound"]
 
 
+def test_states_with_more_than_fifty_thousand_allocations_are_entered(monkeypatch):
+    # m = 10, n_com = 5, w_min = 1, scenario 8, trial 3: some states can complete more than
+    # 50,000 allocations; with that cap both holder methods gave up there, and the greedy's 101
+    # stood against the data chain's 87.
+    instance = paper_realization(10, 5, 1, 8, 3)
+    result = solve(instance, problem="full", method="greedy", budget=100_000)
+    assert "holder_bound" not in result.info
+    assert result.solution["lower_bounds"]["holders"] > result.solution["lower_bounds"]["data_chain"]
+    monkeypatch.setattr("volsched.solvers.coupled.allocations.MAX_COMPLETABLE", 50_000)
+    capped = solve(instance, problem="full", method="greedy", budget=100_000)
+    assert "allocations to list: no bound" in capped.info["holder_bound"]
+    assert result.objective < capped.objective and result.bound > capped.bound
+
+
 @pytest.mark.parametrize("budget", [1, 3])
 def test_a_search_stopped_by_its_budget_returns_nothing(budget):
     instance = paper_realization(5, 20, 1, 0, 5, slots=200)
