@@ -1,12 +1,15 @@
 """Problem ``full``: re-solve a seeded sample of a store's rows with today's code and compare.
 
 Usage: python benchmarks/bench_coupled_full_recheck.py STORE [--status optimal] [--sample 150] [--seed 0]
+       [--w-min-at-most W]
 
 Picks ``--sample`` of the store's ``full`` rows (the ``casanova2013`` preset's exact reference,
 method ``greedy``) with the given status, re-solves each with the preset's own settings (the
 ``full`` work budget of 100,000 and the 600 s safety net) and prints, per row and in all, whether
-the status and the makespan are the same. A store resumed after a change that only tightens a
-bound keeps its proven rows; this is the check that they would come out the same.
+the status and the makespan are the same, the bounds before and after, and the seconds of the
+re-solve. ``--w-min-at-most`` keeps the rows with that ``w_min`` or less. A store resumed after a
+change that only tightens a bound keeps its proven rows; this is the check that they would come
+out the same.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import argparse
 import json
 import random
 import sqlite3
+import statistics
+import time
 
 from volsched.instances.coupled import paper_realization
 from volsched.solvers.coupled import solve
@@ -26,25 +31,44 @@ def main() -> None:
     parser.add_argument("--status", default="optimal")
     parser.add_argument("--sample", type=int, default=150)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--w-min-at-most", type=int, default=None)
     args = parser.parse_args()
     db = sqlite3.connect(f"file:{args.store}?mode=ro", uri=True)
     query = (
-        "SELECT key, params, objective FROM results WHERE kind = 'exact' AND problem = 'full' AND status = ? "
-        "ORDER BY key"
+        "SELECT key, params, objective, bound FROM results WHERE kind = 'exact' AND problem = 'full' "
+        "AND status = ? ORDER BY key"
     )
     rows = db.execute(query, (args.status,)).fetchall()
+    if args.w_min_at_most is not None:
+        rows = [row for row in rows if json.loads(row[1])["w_min"] <= args.w_min_at_most]
     chosen = random.Random(args.seed).sample(rows, min(args.sample, len(rows)))
-    same = 0
-    for _key, params, objective in chosen:
+    same, seconds = 0, []
+    for _key, params, objective, bound in chosen:
         p = json.loads(params)
         instance = paper_realization(p["tasks"], p["n_com"], p["w_min"], p["scenario"], p["trial"], p["seed"])
+        begin = time.perf_counter()
         result = solve(instance, problem="full", method="greedy", budget=100_000, time_limit=600)
+        seconds.append(time.perf_counter() - begin)
         ok = result.status.value == args.status and result.objective == objective
         same += ok
         cell = (p["n_com"], p["w_min"], p["scenario"], p["trial"])
         flag = "" if ok else "DIFFERENT"
-        print(cell, args.status, objective, "->", result.status.value, result.objective, flag)
+        print(
+            cell,
+            args.status,
+            objective,
+            bound,
+            "->",
+            result.status.value,
+            result.objective,
+            result.bound,
+            f"{seconds[-1]:.1f} s",
+            flag,
+            flush=True,
+        )
     print(f"{same} of {len(chosen)} {args.status} rows re-solved with the same status and makespan")
+    if seconds:
+        print(f"seconds: median {statistics.median(seconds):.1f}, max {max(seconds):.1f}")
 
 
 if __name__ == "__main__":
