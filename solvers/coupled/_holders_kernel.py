@@ -82,37 +82,48 @@ def _has_run(y, length):
 
 
 @njit(cache=True, nogil=True)
+def _split(ok, cut, need):
+    """For one word with DOWN slots ``cut`` (not 0): ``(head, run, tail)``, the slots of ``ok`` before
+    the first slot of ``cut``, those of the first run between two of its slots that holds ``need``
+    of them (0 if none), and those after its last slot. A run inside the word is looked for only
+    when ``cut`` leaves ``need`` slots in a row (a DOWN slot every few slots is the rule when a
+    dozen processors' DOWN slots add up), so a word costs ``O(1)`` unless one does."""
+    rest = ok & ~cut
+    low = cut & (~cut + ONE)
+    upto = _smear(cut)
+    inner = rest & upto & ~((low << ONE) - ONE)
+    run = np.uint64(0)
+    if popc(inner) >= need and _has_run(~cut, need):
+        later = cut ^ low
+        while later:
+            at = later & (~later + ONE)
+            if popc(inner & (at - ONE)) >= need:
+                run = inner & (at - ONE)
+                break
+            inner &= ~((at << ONE) - ONE)
+            later ^= at
+    return rest & (low - ONE), run, rest & ~upto
+
+
+@njit(cache=True, nogil=True)
 def _reached(ok, cut, done, need):
     """``(i, done)`` for one word: ``i`` the bit at which the count of ``ok`` bits since the last bit
-    of ``cut`` (which zeroes it) reaches ``need`` from ``done``, ``-1`` if none; ``done`` the count
-    after the word. Works per run between two bits of ``cut`` (a DOWN slot every few slots is the
-    rule when a dozen processors' DOWN slots add up), so a word costs ``O(1)`` unless a run inside
-    it is at least ``need`` slots long."""
+    of ``cut`` (which zeroes it) reaches ``need >= 1`` from ``done``, ``-1`` if none; ``done`` the
+    count after the word (:func:`_split`)."""
     if cut == 0:
         count = popc(ok)
         if done + count < need:
             return -1, done + count
         return _nth(ok, need - done), need
-    rest = ok & ~cut
-    low = cut & (~cut + ONE)
-    if done + popc(rest & (low - ONE)) >= need:
-        return _nth(rest, need - done), need
-    upto = _smear(cut)
-    inner = rest & upto & ~((low << ONE) - ONE)
-    if popc(inner) >= need and _has_run(~cut, need):
-        later = cut ^ low
-        while later:
-            at = later & (~later + ONE)
-            run = inner & (at - ONE)
-            if popc(run) >= need:
-                return _nth(run, need), need
-            inner &= ~((at << ONE) - ONE)
-            later ^= at
-    after = rest & ~upto
-    count = popc(after)
+    head, run, tail = _split(ok, cut, need)
+    if done + popc(head) >= need:
+        return _nth(head, need - done), need
+    if run:
+        return _nth(run, need), need
+    count = popc(tail)
     if count < need:
         return -1, count
-    return _nth(after, need), need
+    return _nth(tail, need), need
 
 
 @njit(cache=True, nogil=True)
@@ -192,22 +203,12 @@ def _runs(
             if cut == 0:
                 done += popc(okw)
                 continue
-            rest = okw & ~cut
-            low = cut & (~cut + ONE)
-            if done + popc(rest & (low - ONE)) >= need:
+            head, run, tail = _split(okw, cut, need)
+            if done + popc(head) >= need:
                 found = _merge(found_first, found_last, found, since, i)
-            upto = _smear(cut)
-            inner = rest & upto & ~((low << ONE) - ONE)
-            if popc(inner) >= need and _has_run(~cut, need):
-                later = cut ^ low
-                while later:
-                    at = later & (~later + ONE)
-                    if popc(inner & (at - ONE)) >= need:
-                        found = _merge(found_first, found_last, found, i, i)
-                        break
-                    inner &= ~((at << ONE) - ONE)
-                    later ^= at
-            done = popc(rest & ~upto)
+            if run:
+                found = _merge(found_first, found_last, found, i, i)
+            done = popc(tail)
             since = i
         if done >= need:
             found = _merge(found_first, found_last, found, since, last[r])
