@@ -157,20 +157,6 @@ def first_completion(bits, down, members, tasks, a, need, span):
 
 
 @njit(cache=True, nogil=True)
-def _fits(ok, gone, need, span):
-    """Whether ``need`` slots of ``ok`` lie within ``span`` slots with no slot of ``gone`` after the
-    first of them (the rule of :func:`first_completion` on precomputed words)."""
-    done = 0
-    for word in range(ok.shape[0]):
-        if need - done > span - 64 * word:
-            return False
-        i, done = _reached(ok[word], gone[word], done, need)
-        if i >= 0:
-            return True
-    return False
-
-
-@njit(cache=True, nogil=True)
 def _runs(
     parent_ok,
     parent_gone,
@@ -228,9 +214,9 @@ def _merge(first, last, count, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def completable(bits, down, caps, w, m, span, max_nodes, members, tasks, work, masks):
+def completable(bits, down, caps, w, m, max_nodes, members, tasks, work, masks):
     """Writes the allocations (``0 <= x_q <= caps[q]``, ``sum x = m``) for which
-    :func:`first_completion` finds a completion within ``span`` slots, in the order of
+    :func:`first_completion` finds a completion within the slots of ``bits``, in the order of
     :func:`.allocations.allocations` (the largest ``x_0`` first), into the rows of ``members``,
     ``tasks``, ``work`` and ``masks`` (those of :class:`.allocations.Allocations`); returns how many
     (past the rows' length only counted), or ``-1`` after ``max_nodes`` partial allocations.
@@ -239,7 +225,7 @@ def completable(bits, down, caps, w, m, span, max_nodes, members, tasks, work, m
     have no ``W`` ready slots since their last DOWN, ``W`` its workload so far: adding members only
     removes ready slots, adds DOWN ones and raises ``W``, so no completion of it can complete. For
     the same reason a partial allocation reads only the words of the runs in which its parent has
-    ``W`` ready slots (:func:`_runs`); the slots past ``span`` are never ready.
+    ``W`` ready slots (:func:`_runs`).
     """
     p, words = bits.shape[0], bits.shape[2]
     room = np.zeros(p + 1, dtype=np.int64)  # the most tasks processors q.. can take

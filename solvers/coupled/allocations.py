@@ -128,7 +128,7 @@ def completable(instance: CoupledInstance, ready: np.ndarray) -> Allocations | N
             np.empty(size, dtype=np.int64),
             np.empty(size, dtype=np.int64),
         )
-        n = _holders_kernel.completable(bits, down, caps, w, m, ready.shape[1], MAX_NODES, *rows)
+        n = _holders_kernel.completable(bits, down, caps, w, m, MAX_NODES, *rows)
         if n < 0 or n > MAX_COMPLETABLE:
             return None
         if n <= size:

@@ -37,10 +37,13 @@ def first_slot(ok, gone, need, span):
     need=st.integers(1, 140),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_fits_is_the_slot_rule(slots, ready, down, need, seed):
+def test_a_completion_is_found_by_the_slot_rule(slots, ready, down, need, seed):
     rng = np.random.default_rng(seed)
     ok, gone = rng.random(slots) < ready, rng.random(slots) < down
-    assert kernel._fits(words(ok), words(gone), need, slots) == (first_slot(ok, gone, need, slots) >= 0)
+    bits, down = words(ok)[None, None, :], words(gone)[None, :]
+    one = np.zeros((1, 1), dtype=np.int64), np.ones((1, 1), dtype=np.int64)  # processor 0, one task
+    found = kernel.first_completion(bits, down, *one, 0, need, slots)
+    assert (found >= 0) == (first_slot(ok, gone, need, slots) >= 0)
 
 
 @settings(max_examples=150, deadline=None)
