@@ -8,6 +8,7 @@ what is compared) and one that lets them finish.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import time
@@ -67,11 +68,17 @@ def _cases():
                 yield pytest.param(family, problem, method, budget, id=name)
 
 
-def _spin(seconds: float, started) -> None:
-    started.set()
-    end = time.time() + seconds
-    while time.time() < end:
-        pass
+def _spin(on, spinning) -> None:
+    """Burn a core while ``on`` is set, saying so through ``spinning``; idle (polling) otherwise."""
+    while True:
+        if on.is_set():
+            spinning.set()
+            end = time.time() + 0.05
+            while time.time() < end:
+                pass
+        else:
+            spinning.clear()
+            on.wait(0.05)
 
 
 def _fingerprint(result) -> str:
@@ -85,23 +92,39 @@ def instances():
     return _instances()
 
 
+@pytest.fixture(scope="module")
+def load():
+    """Two CPU-bound processes, started once for the module (a spawn costs seconds), that burn a core
+    each inside ``with load():`` and idle outside it."""
+    ctx = multiprocessing.get_context("spawn")
+    on = ctx.Event()
+    spinning = [ctx.Event() for _ in range(2)]
+    busy = [ctx.Process(target=_spin, args=(on, flag), daemon=True) for flag in spinning]
+    for proc in busy:
+        proc.start()
+
+    @contextlib.contextmanager
+    def loaded():
+        on.set()
+        try:
+            for flag in spinning:  # the load is on before the solve starts
+                assert flag.wait(60)
+            yield
+        finally:
+            on.clear()
+
+    yield loaded
+    for proc in busy:
+        proc.terminate()
+
+
 @pytest.mark.parametrize(("family", "problem", "method", "budget"), list(_cases()))
-def test_the_same_budget_gives_the_same_result_under_load(instances, family, problem, method, budget):
+def test_the_same_budget_gives_the_same_result_under_load(instances, load, family, problem, method, budget):
     fam = FAMILIES[family]
     instance = instances[family, problem]
     quiet = fam.solve(instance, problem=problem, method=method, budget=budget, seed=3)
-    ctx = multiprocessing.get_context("spawn")
-    started = [ctx.Event() for _ in range(2)]
-    busy = [ctx.Process(target=_spin, args=(30.0, event), daemon=True) for event in started]
-    for proc in busy:
-        proc.start()
-    try:
-        for event in started:  # the load is on before the second solve starts
-            assert event.wait(60)
+    with load():
         loaded = fam.solve(instance, problem=problem, method=method, budget=budget, seed=3)
-    finally:
-        for proc in busy:
-            proc.terminate()
     assert _fingerprint(loaded) == _fingerprint(quiet)
     assert loaded.stopped in (None, STOPPED_BUDGET)
 
