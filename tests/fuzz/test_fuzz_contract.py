@@ -30,10 +30,10 @@ from hypothesis import strategies as st
 
 from volsched.families import FAMILIES
 
-# 100 fresh mutants per test and run (no example database, a new random seed each run): the suite
+# 75 fresh mutants per test and run (no example database, a new random seed each run): the suite
 # samples the contract; the campaign of benchmarks/fuzz (50,000 mutants, --runslow) covers it.
 FUZZ = settings(
-    max_examples=100,
+    max_examples=75,
     deadline=None,
     database=None,
     suppress_health_check=[

@@ -4,7 +4,9 @@ import json
 import math
 
 import pytest
+from PIL import Image
 
+from volsched import plots
 from volsched.instances.checkpoint import CheckpointInstance
 from volsched.instances.io import read_json
 
@@ -59,3 +61,16 @@ def test_demo_scores_the_slack_and_prescient_heuristics_against_proven_optima(de
         for name, policy in report["policies"].items():
             assert policy["ratio"] >= 1.0 and policy["waste"] >= 0.0, name
             assert math.isclose(policy["ratio"], policy["value"] / report["optimum"], rel_tol=1e-9)
+
+
+def test_the_demo_draws_a_figure_per_family_a_page_wide(demo):
+    """Here rather than in test_plots.py, so that pytest-xdist's file groups run the demo once."""
+    out, _ = demo
+    families = json.loads((out / "results.json").read_text())
+    pngs = sorted(p.relative_to(out).as_posix() for p in out.rglob("*.png"))
+    top = [p for p in pngs if "/" not in p]
+    assert sorted({p.split("-")[0] for p in top}) == sorted(families)
+    assert len(top) == len(families)
+    for p in pngs:
+        width, _ = Image.open(out / p).size
+        assert width <= plots.MAX_WIDTH_PX, (p, width)

@@ -222,19 +222,3 @@ def test_report_plot_writes_one_figure_per_family(tmp_path):
     assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == ["ratios-alpha.png", "ratios-beta.png"]
     for p in written:
         _fits_a_page(p)
-
-
-@pytest.fixture
-def demo(demo_run):
-    """The demo's folder (one run shared by the tests, tests/conftest.py)."""
-    return demo_run[0]
-
-
-def test_the_demo_draws_a_figure_per_family_a_page_wide(demo):
-    families = json.loads((demo / "results.json").read_text())
-    pngs = sorted(p.relative_to(demo).as_posix() for p in demo.rglob("*.png"))
-    top = [p for p in pngs if "/" not in p]
-    assert sorted({p.split("-")[0] for p in top}) == sorted(families)
-    assert len(top) == len(families)
-    for p in pngs:
-        _fits_a_page(demo / p)
