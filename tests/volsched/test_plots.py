@@ -7,7 +7,7 @@ import json
 import matplotlib
 import pytest
 from matplotlib.colors import to_hex
-from PIL import Image
+from oracles.figures import fits_a_page
 
 from volsched import plots
 from volsched.cli import main
@@ -20,11 +20,6 @@ matplotlib.use("Agg")
 
 PASSIVE = ["IP", "IE", "IY", "IAY", "RANDOM"]
 COUPLED = PASSIVE + [f"{c}-{h}" for c in "PEY" for h in PASSIVE[:4]]
-
-
-def _fits_a_page(path):
-    width, _ = Image.open(path).size
-    assert width <= plots.MAX_WIDTH_PX, (path, width)
 
 
 def _titled(fig):
@@ -114,7 +109,7 @@ def test_ratio_figure_keeps_proven_ratios_apart_and_draws_every_unproven_run(kep
     heuristics = ("a", "b", "c")
     rows = score_rows(_runs(heuristics=heuristics, proven=3, unproven=4))
     path = ratio_boxplot(rows, tmp_path / "r.png", "f")
-    _fits_a_page(path)
+    fits_a_page(path)
     (fig,) = kept()
     _titled(fig)
     proven_ax, interval_ax = fig.axes
@@ -145,7 +140,7 @@ def test_ratio_figure_keeps_proven_ratios_apart_and_draws_every_unproven_run(kep
 def test_integer_parameters_get_integer_ticks_only(kept, tmp_path):
     rows = score_rows(_runs(proven=6, unproven=0, params=lambda i: {"w_min": 1 + i % 3, "seed": i}))
     path = metric_vs_param(rows, "w_min", tmp_path / "m.png", family="f")
-    _fits_a_page(path)
+    fits_a_page(path)
     (fig,) = kept()
     _titled(fig)
     ax = fig.axes[0]
@@ -169,7 +164,7 @@ def _casanova(m=10):
 
 def test_casanova_figure2_integer_w_min_ticks_17_series_told_apart(kept, tmp_path):
     path = figure2(_casanova(), tmp_path / "f2.png")
-    _fits_a_page(path)
+    fits_a_page(path)
     (fig,) = kept()
     _titled(fig)
     assert "Figure 2" in fig.get_suptitle()
@@ -221,4 +216,4 @@ def test_report_plot_writes_one_figure_per_family(tmp_path):
     assert sorted(p.split("/")[-1] for p in written) == ["ratios-alpha.png", "ratios-beta.png"]
     assert sorted(p.name for p in (tmp_path / "figs").iterdir()) == ["ratios-alpha.png", "ratios-beta.png"]
     for p in written:
-        _fits_a_page(p)
+        fits_a_page(p)
