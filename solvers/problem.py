@@ -145,6 +145,15 @@ class Allowance:
             self.effort.stopped = self.effort.stopped or STOPPED_CLOCK
         return self.effort.stopped is not None
 
+    def charge_each(self, count: int) -> bool:
+        """``count`` calls of ``charge(1)``, up to the first that stops: the same work booked.
+
+        For a step whose outcome is already known (a cache): it costs what computing it would.
+        """
+        if self.budget is not None:
+            count = min(count, max(math.ceil(self.budget - self.effort.work), 1))
+        return self.charge(count)
+
 
 #: ``method(instance, time_limit, seed) -> MethodOutcome``; a method with a work unit
 #: (``Problem.budgets``) also takes ``budget``, its deterministic allowance in that unit

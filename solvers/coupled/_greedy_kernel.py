@@ -18,8 +18,9 @@ from numba import njit
 #: realization's end reached first; (with ``pause``) a step with candidates that complete.
 DONE, MORE, FULL, OUT, CHOICE = 0, 1, 2, 3, 4
 
-#: ``state`` slots of :func:`steps`: the current slot, entries and completions recorded.
-T0, ENTRIES, COMPLETED = 0, 1, 2
+#: ``state`` slots of :func:`steps`: the current slot, entries and completions recorded, steps
+#: taken, then from :data:`DONE_AT` on the steps taken when each iteration completed (``K`` slots).
+T0, ENTRIES, COMPLETED, STEPS, DONE_AT = 0, 1, 2, 3, 4
 
 _UP, _DOWN = 0, 2
 _PROG, _DATA = 1, 2
@@ -466,6 +467,7 @@ def _close(
             prog[q] = t_prog
     current[:] = x
     completions[n_done] = done
+    state[DONE_AT + n_done] = state[STEPS]
     state[T0], state[COMPLETED] = done + 1, n_done + 1
 
 
@@ -655,7 +657,9 @@ def steps(
 ):
     """Run at most ``budget`` greedy steps from ``state``; return :data:`DONE` .. :data:`CHOICE`.
 
-    ``state`` (:data:`T0`, :data:`ENTRIES`, :data:`COMPLETED`), ``prog`` (program progress at
+    ``state`` (:data:`T0`, :data:`ENTRIES`, :data:`COMPLETED`, :data:`STEPS`, :data:`DONE_AT`;
+    a step is one value of ``t0`` tried, counted also in the step that returns
+    :data:`CHOICE`), ``prog`` (program progress at
     ``t0``), ``current`` (the allocation in force), ``starts``/``allocations`` (the entries),
     ``completions`` and ``comm`` (int8 ``(p, H)`` transfer codes) are updated in place, so that
     a call resumes where the last one stopped. ``spans``: with the orders by span UP
@@ -697,6 +701,7 @@ def steps(
             code = FULL
             break
         taken += 1
+        state[STEPS] += 1
         if pause:
             top_t[:] = -1
             top_pt[0] = -1

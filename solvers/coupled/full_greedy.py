@@ -52,6 +52,7 @@ deadline and writes the schedule.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -99,12 +100,13 @@ def greedy_full(
     # The rollouts refine what the span pass found: where that pass runs out of slots (a prefix
     # too short, :func:`.horizon.reading`), their trials would too, at many times the cost.
     passes = [(False, 0, None)] + ([] if best is None else [(True, LOOKAHEAD, reach) for reach in REACHES])
+    memo: dict = {}
     for spans, lookahead, reach in passes:
         if best is not None and best["completions"][-1] + 1 <= target:
             break
         if lookahead and chain is None:
             chain = DataChain(instance)
-        schedule = greedy_pass(instance, spans, deadline, lookahead, reach, chain)
+        schedule = greedy_pass(instance, spans, deadline, lookahead, reach, chain, memo)
         if schedule is not None and (best is None or schedule["completions"][-1] < best["completions"][-1]):
             best = schedule
     return best
@@ -121,7 +123,7 @@ class _Run:
         self.cap = np.array([int(min(mu, m)) for mu in instance.mu], dtype=np.int64)
         self.tables = kernel.tables(self.avail)
         self.spans = spans
-        self.state = np.zeros(3, dtype=np.int64)
+        self.state = np.zeros(kernel.DONE_AT + instance.K, dtype=np.int64)
         self.prog = np.zeros(p, dtype=np.int64)
         self.current = np.zeros(p, dtype=np.int64)
         self.starts = np.zeros(64, dtype=np.int64)
@@ -302,6 +304,15 @@ class _Run:
             left -= more
         return None if left else y
 
+    def key(self) -> tuple:
+        """What the greedy's next steps and a rollout's options depend on: ``t0``, the completions
+        so far and the last one (:func:`._greedy_kernel._open` continues a configuration completed
+        at ``t0 - 1``), the programs, the allocation in force, the candidate orders and how many
+        candidates a rollout tries."""
+        t0, done = int(self.state[self.kernel.T0]), int(self.state[self.kernel.COMPLETED])
+        last = int(self.completions[done - 1]) if done else -1
+        return t0, done, last, self.prog.tobytes(), self.current.tobytes(), self.spans, len(self.top_t)
+
     def run(self, record: bool, pause: bool, limit: Allowance) -> int | None:
         """Steps until done, out of slots or (with ``pause``) a choice; ``None`` once ``limit`` stops it.
 
@@ -316,6 +327,36 @@ class _Run:
             if code == kernel.FULL:
                 self.starts = np.concatenate([self.starts, np.zeros_like(self.starts)])
                 self.allocations = np.concatenate([self.allocations, np.zeros_like(self.allocations)])
+
+
+@dataclass(frozen=True)
+class _Trial:
+    """A whole trial run (to ``K`` completions or the realization's end) as the memo keeps it.
+
+    ``at[c]``: the steps it had taken when iteration ``c`` completed (from the trial's start; 0
+    for one that the option itself completed), ``steps`` in all, ``done`` completions reached.
+    """
+
+    completions: np.ndarray
+    at: np.ndarray
+    steps: int
+    done: int
+
+    @classmethod
+    def of(cls, trial: _Run, start: int) -> _Trial:
+        kernel, state = trial.kernel, trial.state
+        steps, done = int(state[kernel.STEPS]) - start, int(state[kernel.COMPLETED])
+        return cls(trial.completions.copy(), state[kernel.DONE_AT :] - start, steps, done)
+
+    def until(self, stop: int, horizon: int) -> tuple[int, int]:
+        """The end of the same trial stopped at ``stop`` completions, and the compiled calls it makes."""
+        if self.done < stop:  # out of slots first
+            return horizon, max(1, -(-self.steps // BUDGET))
+        return int(self.completions[stop - 1]), max(1, -(-int(self.at[stop - 1]) // BUDGET))
+
+    def later(self, steps: int) -> _Trial:
+        """The trial as seen ``steps`` steps on: the plain greedy's next choice at the state reached."""
+        return _Trial(self.completions, self.at - steps, self.steps - steps, self.done)
 
 
 #: The rollout's options besides the ``r`` earliest candidates (:func:`greedy_pass`).
@@ -344,6 +385,7 @@ def greedy_pass(
     lookahead: int = 0,
     reach: int | None = None,
     chain=None,
+    memo: dict | None = None,
 ) -> dict | None:
     """One pass of the greedy, with or without the span orders; ``None`` as :func:`greedy_full`.
 
@@ -368,6 +410,14 @@ def greedy_pass(
     With ``reach`` ``h``, a trial runs only until ``h`` more iterations complete, and the
     options are compared on that completion: the induction no longer holds, and the pass may
     end later than the plain one or find no schedule.
+
+    ``memo`` (shared by the passes of :func:`greedy_full`) keeps each whole trial by its state
+    (:meth:`_Run.key`) and option, with the steps it had taken at each completion. A trial of a
+    later pass from the same state and option takes the same steps up to its own ``reach``, so
+    it is read from there, and charged the compiled calls that it would have made: the same
+    schedule and the same work, without the steps (the passes follow the same states until
+    their choices differ). The trial of the option taken at one choice is also the trial of the
+    earliest candidate at the next: the run took the same steps to get there.
     """
     from . import _greedy_kernel as kernel  # numba only on first use
 
@@ -375,12 +425,16 @@ def greedy_pass(
     if limit.charge(0):
         return None
     run = _Run(instance, kernel, spans, lookahead)
+    taken = None  # the whole trial of the option taken at the last choice, and the steps then
     while True:
         code = run.run(True, lookahead > 0, limit)
         if code is None:
             return None
         if code != kernel.CHOICE:
             break
+        here = run.key() if memo is not None else None
+        if taken is not None:  # that trial's steps so far were the run's: its next is the earliest
+            memo.setdefault((here, 0), taken[0].later(int(run.state[kernel.STEPS]) - taken[1]))
         spread = run.spread() if lookahead > 1 else None
         rise = run.rise() if lookahead > 1 else -1
         kept = lookahead > 1 and 0 <= run.top_pt[0] < run.top_t[0]
@@ -393,19 +447,33 @@ def greedy_pass(
             + ([GUIDE] if guide else [])
         )
         best, best_end = 0, None
+        stop = instance.K if reach is None else min(instance.K, int(run.state[kernel.COMPLETED]) + reach)
         for j in options if len(options) > 1 else ():
-            trial = run.trial()
-            if reach is not None:
-                trial.stop = min(instance.K, int(run.state[kernel.COMPLETED]) + reach)
-            if not _apply(trial, j, spread, rise, guide, False):
+            known = None if memo is None else memo.get((here, j))
+            if known is None:
+                trial = run.trial()
+                trial.stop = stop
+                if not _apply(trial, j, spread, rise, guide, False):
+                    if memo is not None:
+                        memo[here, j] = False
+                    continue
+                ended = trial.run(False, False, limit)
+                if ended is None:
+                    return None
+                end = trial.completions[stop - 1] if ended == kernel.DONE else instance.horizon
+                if memo is not None and stop == instance.K:
+                    memo[here, j] = _Trial.of(trial, int(run.state[kernel.STEPS]))
+            elif known is False:
                 continue
-            ended = trial.run(False, False, limit)
-            if ended is None:
-                return None
-            end = trial.completions[trial.stop - 1] if ended == kernel.DONE else instance.horizon
+            else:  # the same steps as the whole trial kept, up to ``stop``
+                end, calls = known.until(stop, instance.horizon)
+                if limit.charge_each(calls):
+                    return None
             if best_end is None or end < best_end:
                 best, best_end = j, end
         _apply(run, best, spread, rise, guide, True)
+        kept = None if memo is None else memo.get((here, best))
+        taken = (kept, int(run.state[kernel.STEPS])) if kept else None
     if code == kernel.OUT:
         return None
     n = int(run.state[kernel.ENTRIES])

@@ -19,6 +19,7 @@ from volsched.solvers.coupled.full_bound import DataChain, data_chain
 from volsched.solvers.coupled.full_greedy import ALL_SUBSETS, LOOKAHEAD, REACHES, greedy_full, greedy_pass
 from volsched.solvers.coupled.horizon import cut
 from volsched.solvers.coupled.replay import LETTERS, check_claim
+from volsched.solvers.problem import Allowance
 
 
 def random_wide(rng: np.random.Generator) -> CoupledInstance:
@@ -325,3 +326,64 @@ def test_the_guide_is_dropped_only_when_the_keep_option_offers_it(kept):
         assert guide is None
     else:
         assert guide is not None and np.array_equal(guide[0], x)
+
+
+def _rollouts_with(instance, memo, budget, chain):
+    """The rollout passes of greedy_full on one allowance, sharing ``memo`` (``None``: none)."""
+    allowance = Allowance(budget)
+    passes = [greedy_pass(instance, True, allowance, LOOKAHEAD, reach, chain, memo) for reach in REACHES]
+    return passes, allowance.effort.work, allowance.effort.stopped
+
+
+def _counting_trials(monkeypatch) -> list:
+    """Count the trial runs (runs that record nothing) of the passes."""
+    runs = [0]
+    run = full_greedy._Run.run
+
+    def counted(self, record, pause, limit):
+        runs[0] += not record
+        return run(self, record, pause, limit)
+
+    monkeypatch.setattr(full_greedy._Run, "run", counted)
+    return runs
+
+
+@pytest.mark.parametrize("steps", [1, 3])
+def test_trials_read_from_the_memo_give_the_same_schedules_and_charge_the_same_work(monkeypatch, steps):
+    """A trial that an earlier pass ran whole, from the same state and option, is read from the
+    memo and charged the compiled calls it would have made: every pass returns the same schedule,
+    the allowance books the same work, and a budget stops the passes at the same call, whether
+    the memo is shared or not. With one or three greedy steps per compiled call, a trial spans
+    many calls; the memo spares trial runs on most instances."""
+    monkeypatch.setattr(full_greedy, "BUDGET", steps)
+    runs = _counting_trials(monkeypatch)
+    spared = checked = 0
+    for seed in range(40):
+        rng = np.random.default_rng([47, seed])
+        instance = random_wide(rng) if seed % 2 else random_tiny(rng, max_p=5, max_h=24, max_k=3)
+        instance = dataclasses.replace(instance, K=instance.K + 2)
+        chain = DataChain(instance)
+        runs[0] = 0
+        shared = _rollouts_with(instance, {}, None, chain)
+        with_memo, runs[0] = runs[0], 0
+        assert _rollouts_with(instance, None, None, chain) == shared
+        spared += runs[0] > with_memo
+        work = int(shared[1])
+        for budget in sorted({1, work // 3, work // 2, work - 1, work} - {0}):
+            stopped = _rollouts_with(instance, {}, budget, chain)
+            assert stopped == _rollouts_with(instance, None, budget, chain)
+            checked += stopped[2] is not None
+    assert spared >= 20 and checked >= 60
+
+
+def test_the_memo_spares_the_trials_of_a_paper_realization(monkeypatch):
+    """(m, n_com, w_min, scenario, trial) = (5, 10, 3, 2, 1) on 4,000 slots: the same schedules and
+    work with the memo, in fewer trial runs."""
+    runs = _counting_trials(monkeypatch)
+    instance = cut(paper_realization(5, 10, 3, scenario=2, trial=1), 4000)
+    chain = DataChain(instance)
+    shared = _rollouts_with(instance, {}, None, chain)
+    with_memo, runs[0] = runs[0], 0
+    assert _rollouts_with(instance, None, None, chain) == shared
+    assert any(schedule is not None for schedule in shared[0])
+    assert with_memo < runs[0]
