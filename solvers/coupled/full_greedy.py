@@ -350,9 +350,9 @@ class _Trial:
 
     def until(self, stop: int, horizon: int) -> tuple[int, int]:
         """The end of the same trial stopped at ``stop`` completions, and the compiled calls it makes."""
-        if self.done < stop:  # out of slots first
-            return horizon, max(1, -(-self.steps // BUDGET))
-        return int(self.completions[stop - 1]), max(1, -(-int(self.at[stop - 1]) // BUDGET))
+        reached = self.done >= stop  # else out of slots first
+        end, steps = (self.completions[stop - 1], self.at[stop - 1]) if reached else (horizon, self.steps)
+        return int(end), max(1, -(-int(steps) // BUDGET))
 
     def later(self, steps: int) -> _Trial:
         """The trial as seen ``steps`` steps on: the plain greedy's next choice at the state reached."""
@@ -472,8 +472,8 @@ def greedy_pass(
             if best_end is None or end < best_end:
                 best, best_end = j, end
         _apply(run, best, spread, rise, guide, True)
-        kept = None if memo is None else memo.get((here, best))
-        taken = (kept, int(run.state[kernel.STEPS])) if kept else None
+        whole = None if memo is None else memo.get((here, best))
+        taken = (whole, int(run.state[kernel.STEPS])) if whole else None
     if code == kernel.OUT:
         return None
     n = int(run.state[kernel.ENTRIES])
