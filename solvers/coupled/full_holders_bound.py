@@ -134,6 +134,7 @@ def holders_bound(
     chain: DataChain,
     allowance: Allowance | None = None,
     subsets: int = SUBSET_LIMITS[0],
+    path: list[tuple[int, int]] | None = None,
 ) -> int | None:
     """The least makespan of a relaxed path below ``target``, or ``target`` when there is none.
 
@@ -151,6 +152,11 @@ def holders_bound(
     subsets : int, optional
         Branch on which ``g`` spares gain a program while ``E`` has at most this many
         ``g``-subsets; 0 never branches (``G = E``).
+    path : list, optional
+        When the bound is below ``target``, receives one relaxed path that reaches it: per
+        iteration, the state ``(s, H)`` after it (``s`` one past its completion, ``H`` a bit mask
+        of who may hold a program). Where an incumbent misses the bound, it shows which holders
+        and completions the relaxation counts on.
 
     Returns
     -------
@@ -178,10 +184,12 @@ def holders_bound(
     lanes = min(instance.n_com, m)
     out = np.empty(FIRST_BUFFER, dtype=np.int64)
     layer: list[tuple[int, int]] = [(0, 0)]
+    layer_states: list[list[tuple[int, int]]] = []
+    parents: list[dict[tuple[int, int], int]] = []  # per layer: each state's parent in the one before
     for k in range(big_k):
         left = big_k - k - 1
-        found = []
-        for start, holders in layer:
+        found, sources = [], []
+        for index, (start, holders) in enumerate(layer):
             last = chain.latest(start, left, target)
             if last < start:
                 continue
@@ -200,13 +208,33 @@ def holders_bound(
                 out = np.empty(2 * n, dtype=np.int64)
                 n = _holders_kernel.successors(*args, instance.T_prog, instance.T_data, subsets, out)
             found.append(np.unique(out[:n]))
+            sources.append(np.full(len(found[-1]), index, dtype=np.int64))
         if not found:
             return target
-        keys = np.unique(np.concatenate(found)).tolist()
-        layer = _frontier([(key >> p, key & ((1 << p) - 1)) for key in keys], since)
+        keys, first = np.unique(np.concatenate(found), return_index=True)
+        layer = _frontier([(key >> p, key & ((1 << p) - 1)) for key in keys.tolist()], since)
         if not layer:
             return target
-    return min(target, min(start for start, _ in layer))
+        if path is not None:  # the first state that produced each kept one
+            source = dict(zip(keys.tolist(), np.concatenate(sources)[first].tolist(), strict=True))
+            parents.append({(s, h): source[((s - 1) << p) | h] for s, h in layer})
+            layer_states.append(layer)
+    best = min(layer, key=lambda state: state[0])
+    if path is not None and best[0] < target:
+        path[:] = _trace(layer_states, parents, best)
+    return min(target, best[0])
+
+
+def _trace(
+    layers: list[list[tuple[int, int]]], parents: list[dict], last: tuple[int, int]
+) -> list[tuple[int, int]]:
+    """The states of the relaxed path that ends in state ``last`` of the final layer."""
+    held, state = [], last
+    for k in range(len(layers) - 1, -1, -1):
+        held.append(state)
+        if k:
+            state = layers[k - 1][parents[k][state]]
+    return held[::-1]
 
 
 def _frontier(successors: list[tuple[int, int]], since: np.ndarray) -> list[tuple[int, int]]:

@@ -293,3 +293,34 @@ def test_the_same_budget_gives_the_same_bound():
     instance = paper_realization(5, 10, 1, 1, 4, slots=120)
     bounds = {holders_bound(instance, 53, DataChain(instance), Allowance(60)) for _ in range(2)}
     assert len(bounds) == 1
+
+
+@pytest.mark.parametrize(
+    ("m", "key", "slots", "target"), [(5, (20, 1, 0, 5), 200, 60), (10, (5, 1, 0, 6), 2000, 173)]
+)
+def test_the_traced_path_is_a_chain_of_relaxed_transitions_that_ends_at_the_bound(m, key, slots, target):
+    # Below the holder search's schedule (m = 5) and where the greedy's misses the bound (m = 10,
+    # 173 over 141): each state of the path is a successor of the one before, from (0, {}) on,
+    # and the last one starts at the bound.
+    from volsched.solvers.coupled import _holders_kernel
+    from volsched.solvers.coupled.allocations import completable
+
+    instance = paper_realization(m, *key, slots=slots)
+    chain = DataChain(instance)
+    path: list[tuple[int, int]] = []
+    bound = holders_bound(instance, target, chain, path=path)
+    assert len(path) == instance.K and path[-1][0] == bound < target
+    assert holders_bound(instance, target, chain) == bound
+    p, m = instance.p, instance.m
+    out = np.empty(1 << 22, dtype=np.int64)
+    for (start, holders), (after, held) in zip([(0, 0), *path[:-1]], path, strict=True):
+        holder = np.array([(holders >> q) & 1 for q in range(p)], dtype=np.bool_)
+        ready = _holders_kernel.readiness(
+            chain.avail, chain.count, chain.since, start, holder, instance.T_prog, instance.T_data, m, after
+        )
+        rows = completable(instance, ready)
+        args = (ready, chain.count, chain.since, *rows, start, holders, min(instance.n_com, m), m)
+        n = _holders_kernel.successors(*args, instance.T_prog, instance.T_data, SUBSET_LIMITS[0], out)
+        assert ((after - 1) << p) | held in set(out[:n].tolist())
+    at_target: list[tuple[int, int]] = []  # no path below a target the bound reaches
+    assert holders_bound(instance, bound, chain, path=at_target) == bound and at_target == []
