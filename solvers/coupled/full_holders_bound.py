@@ -208,7 +208,8 @@ def holders_bound(
                 out = np.empty(2 * n, dtype=np.int64)
                 n = _holders_kernel.successors(*args, instance.T_prog, instance.T_data, subsets, out)
             found.append(np.unique(out[:n]))
-            sources.append(np.full(len(found[-1]), index, dtype=np.int64))
+            if path is not None:
+                sources.append(np.full(len(found[-1]), index, dtype=np.int64))
         if not found:
             return target
         keys, first = np.unique(np.concatenate(found), return_index=True)
@@ -229,12 +230,12 @@ def _trace(
     layers: list[list[tuple[int, int]]], parents: list[dict], last: tuple[int, int]
 ) -> list[tuple[int, int]]:
     """The states of the relaxed path that ends in state ``last`` of the final layer."""
-    held, state = [], last
+    states, state = [], last
     for k in range(len(layers) - 1, -1, -1):
-        held.append(state)
+        states.append(state)
         if k:
             state = layers[k - 1][parents[k][state]]
-    return held[::-1]
+    return states[::-1]
 
 
 def _frontier(successors: list[tuple[int, int]], since: np.ndarray) -> list[tuple[int, int]]:

@@ -311,7 +311,7 @@ def test_the_traced_path_is_a_chain_of_relaxed_transitions_that_ends_at_the_boun
     bound = holders_bound(instance, target, chain, path=path)
     assert len(path) == instance.K and path[-1][0] == bound < target
     assert holders_bound(instance, target, chain) == bound
-    p, m = instance.p, instance.m
+    p = instance.p
     out = np.empty(1 << 22, dtype=np.int64)
     for (start, holders), (after, held) in zip([(0, 0), *path[:-1]], path, strict=True):
         holder = np.array([(holders >> q) & 1 for q in range(p)], dtype=np.bool_)
