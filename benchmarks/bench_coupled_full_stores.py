@@ -6,8 +6,10 @@ Reads the ``full`` rows (the preset's exact reference, method ``greedy``) of bot
 realizations present in both (a sweep still running has done only some), and prints per ``w_min``
 and in all: how many, proven optimal before and after, the median and maximum gap ``(UB - LB) / UB``
 of the row's own bounds (rows without a schedule aside), and the after rows' median and maximum
-seconds. The rows are deterministic (work budgets), so a store built on another day with the same
-code gives the same values; the seconds are the machine's.
+seconds; where the after store records them (layout 5), its rows' CPU seconds (median, maximum, how
+many above 60) and work (the greedy's compiled calls and the holder bound's states, median and
+maximum). The rows are deterministic (work budgets), so a store built on another day with the same
+code gives the same values and work; the seconds are the machine's (wall-clock ones with its load).
 """
 
 from __future__ import annotations
@@ -19,16 +21,20 @@ import statistics
 
 
 def rows(path: str) -> dict[str, tuple]:
+    """``{key: (params, status, objective, bound, runtime_s, cpu_s, work)}``, the last two ``None``
+    in a store of a layout before 5."""
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    present = {r[1] for r in db.execute("PRAGMA table_info(results)")}
+    later = ", ".join(c if c in present else f"NULL AS {c}" for c in ("cpu_s", "work"))
     query = (
-        "SELECT key, params, status, objective, bound, runtime_s FROM results "
+        f"SELECT key, params, status, objective, bound, runtime_s, {later} FROM results "
         "WHERE kind = 'exact' AND problem = 'full'"
     )
     return {key: (json.loads(params), *rest) for key, params, *rest in db.execute(query)}
 
 
 def gap(row) -> float | None:
-    _, _, objective, bound, _ = row
+    objective, bound = row[2], row[3]
     return None if objective is None or bound is None else (objective - bound) / objective
 
 
@@ -44,6 +50,9 @@ def main() -> None:
         cells.setdefault(after[key][0]["w_min"], []).append(key)
     columns = ["w_min", "n", "proven before", "proven after", "median gap before", "median gap after"]
     columns += ["max gap before", "max gap after", "median s after", "max s after"]
+    measured = any(after[k][5] is not None for k in common)
+    if measured:
+        columns += ["median CPU s after", "max CPU s after", "above 60 CPU s", "median work", "max work"]
     print(f"{len(common)} realizations in both stores")
     print("| " + " | ".join(columns) + " |")
     print("|---" + "|---:" * (len(columns) - 1) + "|")
@@ -55,6 +64,11 @@ def main() -> None:
         out += [f"{max(g):.4f}" if g else "-" for g in gaps]
         seconds = [after[k][4] for k in keys]
         out += [f"{statistics.median(seconds):.1f}", f"{max(seconds):.1f}"]
+        if measured:
+            cpu = [after[k][5] for k in keys if after[k][5] is not None]
+            work = [after[k][6] for k in keys if after[k][6] is not None]
+            out += [f"{statistics.median(cpu):.1f}", f"{max(cpu):.1f}", str(sum(c > 60 for c in cpu))]
+            out += [f"{statistics.median(work):,.0f}", f"{max(work):,.0f}"]
         print("| " + " | ".join(out) + " |")
 
 

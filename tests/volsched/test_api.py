@@ -12,6 +12,8 @@ import pytest
 from oracles.cli import one_json, run
 
 import volsched
+from volsched.experiments.report import VOLATILE_STATS
+from volsched.experiments.store import VOLATILE_COLUMNS
 from volsched.instances.errors import InputError
 
 #: Result fields that measure the machine, not the answer.
@@ -161,10 +163,7 @@ def rows_of(path) -> dict:
     db = sqlite3.connect(path)
     db.row_factory = sqlite3.Row
     try:
-        return {
-            r["key"]: without(dict(r), ("runtime_s", "timestamp", "host"))
-            for r in db.execute("SELECT * FROM results")
-        }
+        return {r["key"]: without(dict(r), VOLATILE_COLUMNS) for r in db.execute("SELECT * FROM results")}
     finally:
         db.close()
 
@@ -185,7 +184,7 @@ def test_sweep_and_report_match_the_commands(capsys, tmp_path):
     printed.pop("written")
 
     def steady(obj):  # the exact methods' runtimes differ between two runs
-        return {**obj, "rows": [without(r, ("runtime_mean", "runtime_max")) for r in obj["rows"]]}
+        return {**obj, "rows": [without(r, VOLATILE_STATS) for r in obj["rows"]]}
 
     assert steady(report.to_dict()) == steady(printed)
     code, out, _ = run(capsys, "report", tmp_path / "api.db")

@@ -30,7 +30,7 @@ from volsched.cli import main
 from volsched.experiments.config import parse_config, parse_sweep, read_config
 from volsched.experiments.presets import preset
 from volsched.experiments.runner import run_order, run_sweep
-from volsched.experiments.store import Store
+from volsched.experiments.store import VOLATILE_COLUMNS, Store
 from volsched.experiments.tasks import build_tasks, run_task
 from volsched.instances.coupled import paper_realization
 from volsched.ratios import score_rows
@@ -39,7 +39,6 @@ from volsched.solvers.coupled import solve
 from volsched.solvers.problem import STOPPED_BUDGET, STOPPED_CLOCK
 
 #: Columns that legitimately differ between two runs of the same task.
-VOLATILE = ("runtime_s", "timestamp", "host")
 
 #: A checkpoint sweep with the paper's four policies (a count that later policies do not move).
 FOUR = 'family = "checkpoint"\nheuristics = ["none", "every", "young", "daly"]\n'
@@ -88,7 +87,7 @@ def table(path: Path) -> dict[str, dict]:
     out = {}
     for r in rows:
         assert r["key"] not in out, f"duplicate key {r['key']}"
-        out[r["key"]] = {k: v for k, v in r.items() if k not in VOLATILE}
+        out[r["key"]] = {k: v for k, v in r.items() if k not in VOLATILE_COLUMNS}
     return out
 
 

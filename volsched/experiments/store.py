@@ -76,7 +76,9 @@ CREATE TABLE IF NOT EXISTS results (
     error TEXT,
     versions TEXT NOT NULL,        -- JSON
     host TEXT NOT NULL,
-    timestamp TEXT NOT NULL
+    timestamp TEXT NOT NULL,
+    work REAL,                     -- exact: the work its budget counts (deterministic), spent
+    cpu_s REAL                     -- CPU seconds of the process that ran the task, over the task
 );
 CREATE INDEX IF NOT EXISTS results_instance ON results(instance_key);
 """
@@ -103,23 +105,28 @@ SCHEMA += SWEEP_SCHEMA
 #: seed: its rows cannot be re-keyed, so such a store is refused. Layout 2 also
 #: stored ratio columns, filled as rows arrived; layouts 3 and on store none.
 #: Layout 3 had no ``sweeps`` and ``sweep_tasks`` tables: its sweeps are read
-#: from the ``planned`` table's names, and its first write adds the tables
+#: from the ``planned`` table's names. Layouts 3 and 4 had no ``work`` and ``cpu_s``
+#: columns: they read as ``None``, and the first write adds what the store lacks
 #: (nothing else changes).
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
+_LAYOUT_3 = ("key", "sweep", "family", "instance_key", "instance", "params", "method", "kind",
+             "method_params", "problem", "sense", "status", "objective", "bound", "metrics", "runtime_s",
+             "error", "versions", "host", "timestamp")  # fmt: skip
 #: Older layouts that can still be read: ``{version: its results columns}``. A
 #: reader ignores the columns this layout dropped and reads the ones it added
-#: as ``None``. Only layout 3 is written (once upgraded, see :data:`UPGRADABLE`).
+#: as ``None``. Only this layout is written (once upgraded, see :data:`UPGRADABLE`).
 READABLE = {
     2: ("key", "sweep", "family", "instance_key", "instance", "params", "method", "kind",
         "method_params", "problem", "sense", "status", "objective", "bound", "metrics", "runtime_s",
         "optimum", "optimum_bound", "optimum_proven", "ratio", "ratio_lo", "ratio_hi", "error",
         "versions", "host", "timestamp"),
-    3: ("key", "sweep", "family", "instance_key", "instance", "params", "method", "kind",
-        "method_params", "problem", "sense", "status", "objective", "bound", "metrics", "runtime_s",
-        "error", "versions", "host", "timestamp"),
+    3: _LAYOUT_3,
+    4: _LAYOUT_3,
 }  # fmt: skip
-#: Layouts that the first write upgrades in place to :data:`SCHEMA_VERSION` (only tables are added).
-UPGRADABLE = (3,)
+#: Layouts that the first write upgrades in place to :data:`SCHEMA_VERSION` (tables and columns added).
+UPGRADABLE = (3, 4)
+#: The columns layout 5 added to ``results`` (``None`` in the rows of older layouts).
+ADDED_IN_5 = ("work", "cpu_s")
 #: The tables of layouts before 4 (the sweep tables came with layout 4).
 _OLD_TABLES = ("planned", "results")
 
@@ -147,9 +154,18 @@ class ResultRow(Mapping):
     metrics : dict
         The problem's declared metrics of this run.
     runtime_s : float or None
+        Wall-clock seconds of the task (the machine's load included).
     error : str or None
     versions : dict
     host, timestamp : str
+    work : float or None
+        Exact: the work its budget counts, spent (the unit is the method's, e.g. CP-SAT's
+        deterministic time or the greedy's compiled calls; the same on every machine). ``None``
+        for a heuristic run and in the rows of layouts before 5.
+    cpu_s : float or None
+        CPU seconds of the process that ran the task, over the task: every thread of it, a
+        solver's own threads included (and, under Dask workers of several threads, theirs). Less
+        than ``runtime_s`` on a loaded machine; ``None`` in the rows of layouts before 5.
     """
 
     key: str
@@ -172,6 +188,8 @@ class ResultRow(Mapping):
     versions: dict
     host: str
     timestamp: str
+    work: float | None = None
+    cpu_s: float | None = None
 
     def __getitem__(self, name: str) -> Any:
         if name not in RESULT_COLUMNS:
@@ -187,6 +205,9 @@ class ResultRow(Mapping):
 
 #: The ``results`` columns, in :class:`ResultRow` order.
 RESULT_COLUMNS = tuple(f.name for f in fields(ResultRow))
+#: The columns that depend on where and when a task ran: two runs of one task agree on every
+#: other column but ``versions`` and ``error``'s wording (:data:`OUTCOME_COLUMNS`).
+VOLATILE_COLUMNS = ("runtime_s", "cpu_s", "host", "timestamp")
 
 
 #: Every table of the layout, in :data:`SCHEMA` order.
@@ -208,10 +229,11 @@ def _has_layout(columns: dict[str, list[str]], version: int) -> bool:
     expected = _columns(_reference())
     if version == SCHEMA_VERSION:
         return columns == expected
+    sweeps = [t for t in TABLES if t not in _OLD_TABLES]
     return (
         columns["planned"] == expected["planned"]
         and columns["results"] == list(READABLE[version])
-        and not any(columns[t] for t in TABLES if t not in _OLD_TABLES)
+        and all(columns[t] == (expected[t] if version >= 4 else []) for t in sweeps)
     )
 
 
@@ -277,8 +299,9 @@ def config_hash(keys: Iterable[str]) -> str:
 #: The task columns, shared by ``planned`` and ``results``.
 TASK_COLUMNS = ("family", "instance_key", "params", "method", "kind", "method_params", "problem", "sense")
 #: The result columns a task's rows from two machines must agree on (:meth:`Store.open`); the
-#: others (runtime, host, time, versions, error text) depend on where and when it ran.
-OUTCOME_COLUMNS = ("instance", "status", "objective", "bound", "metrics")
+#: others (:data:`VOLATILE_COLUMNS`, versions, error text) depend on where and when it ran. A
+#: row of a layout before 5 has no ``work``: it agrees with any.
+OUTCOME_COLUMNS = ("instance", "status", "objective", "bound", "metrics", "work")
 
 
 def _agree(a: Any, b: Any) -> bool:
@@ -340,7 +363,8 @@ class Store:
                 raise InputError(
                     f"{self.path}: a results store of layout {version or 1}, written by {age} "
                     f"volsched; this one reads and writes layout {SCHEMA_VERSION} (heuristic "
-                    "runs keyed by their seed, metrics per row, no stored ratios, sweeps recorded) "
+                    "runs keyed by their seed, metrics per row, no stored ratios, sweeps recorded, work "
+                    "and CPU seconds per row) "
                     f"and reads layout {', '.join(map(str, READABLE))}. Start a new store; the old "
                     "one is unchanged"
                 )
@@ -465,6 +489,8 @@ class Store:
             if other_row is None:
                 continue
             for c in (*TASK_COLUMNS, *OUTCOME_COLUMNS):
+                if c in ADDED_IN_5 and None in (other_row[c], r[c]):
+                    continue
                 if not _agree(other_row[c], r[c]):
                     raise InputError(
                         f"{sources.get(r.key, '?')} and {source.path} disagree on task {r.key} "
@@ -532,21 +558,26 @@ class Store:
             )
 
     def _upgrade(self) -> None:
-        """Layout 3 to this one: the sweep tables, filled from the ``planned`` table's names."""
+        """Layout 3 or 4 to this one: the sweep tables (layout 3), filled from the ``planned``
+        table's names, and the columns of :data:`ADDED_IN_5`, ``NULL`` in the rows already there."""
         records = self.sweeps()
         members = [(label, key) for label, keys in self.sweep_keys().items() for key in keys]
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            for statement in SWEEP_SCHEMA.split(";"):
-                if statement.strip():
-                    self.db.execute(statement)
-            self._insert_sweeps(records, members)
+            if self.layout < 4:
+                for statement in SWEEP_SCHEMA.split(";"):
+                    if statement.strip():
+                        self.db.execute(statement)
+                self._insert_sweeps(records, members)
+            for column in ADDED_IN_5:
+                self.db.execute(f"ALTER TABLE results ADD COLUMN {column} REAL")
             self.db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
         self.layout = SCHEMA_VERSION
+        self._present = set(_columns(self.db)["results"])
 
     # --- sweeps ---------------------------------------------------------------
     def sweeps(self) -> list[SweepRecord]:

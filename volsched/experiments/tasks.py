@@ -159,12 +159,14 @@ def run_task(task: dict) -> dict:
         "objective": None,
         "bound": None,
         "runtime_s": None,
+        "cpu_s": None,
+        "work": None,
         "error": None,
         "metrics": {},
         "versions": _versions(),
         "host": socket.gethostname(),
     }
-    begin = time.perf_counter()
+    begin, cpu = time.perf_counter(), time.process_time()
     try:
         instance = _instance(family, task)
         row["instance"] = getattr(instance, "name", None)
@@ -181,6 +183,7 @@ def run_task(task: dict) -> dict:
                     budget=task["method_params"].get("budget"),
                 )
             row["objective"], row["bound"] = _finite(result.objective), _finite(result.bound)
+            row["work"] = _finite(result.work)
             row["metrics"] = (
                 {}
                 if result.objective is None
@@ -202,6 +205,6 @@ def run_task(task: dict) -> dict:
         row["status"], row["error"] = "timeout", "hard time limit reached; no bound available"
     except Exception as exc:
         row["status"], row["error"] = "error", f"{type(exc).__name__}: {exc}"
-    row["runtime_s"] = time.perf_counter() - begin
+    row["runtime_s"], row["cpu_s"] = time.perf_counter() - begin, time.process_time() - cpu
     row["timestamp"] = datetime.now(UTC).isoformat(timespec="seconds")
     return row

@@ -14,6 +14,7 @@ import pytest
 
 from volsched.experiments.config import parse_config
 from volsched.experiments.runner import run_sweep
+from volsched.experiments.store import VOLATILE_COLUMNS
 from volsched.hunt import hunt
 
 distributed = pytest.importorskip("dask.distributed")
@@ -31,7 +32,6 @@ slice_hours = [[0.05, 0.5]]
 """
 
 #: Columns that differ between two runs of the same task.
-VOLATILE = ("runtime_s", "timestamp", "host")
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def rows(path) -> dict[str, dict]:
         found = [dict(r) for r in db.execute("SELECT * FROM results")]
     finally:
         db.close()
-    return {r["key"]: {k: v for k, v in r.items() if k not in VOLATILE} for r in found}
+    return {r["key"]: {k: v for k, v in r.items() if k not in VOLATILE_COLUMNS} for r in found}
 
 
 def test_a_sweep_on_two_dask_workers_stores_the_serial_rows(tmp_path, cluster):

@@ -289,7 +289,9 @@ def test_a_layout_2_store_is_read_with_its_ratios_recomputed_and_never_written(c
     db.execute(
         "INSERT INTO results (key, sweep, family, instance_key, instance, params, method, kind, "
         "method_params, problem, sense, status, objective, bound, metrics, runtime_s, error, versions, "
-        "host, timestamp) SELECT * FROM new.results"
+        "host, timestamp) SELECT key, sweep, family, instance_key, instance, params, method, kind, "
+        "method_params, problem, sense, status, objective, bound, metrics, runtime_s, error, versions, "
+        "host, timestamp FROM new.results"
     )
     db.execute("UPDATE results SET ratio_lo = objective / 20.0, optimum = 20.0, optimum_proven = 0")  # stale
     db.commit()

@@ -14,6 +14,7 @@ from volsched.experiments.config import parse_config
 from volsched.experiments.report import (
     DEFAULT_TABLE_COLUMNS,
     TABLE_COLUMNS,
+    VOLATILE_STATS,
     summarize,
     to_markdown,
 )
@@ -43,7 +44,7 @@ def sweep_into(store, text: str) -> None:
 
 
 def rows_without_clocks(summary: dict) -> list[dict]:
-    return [{k: v for k, v in r.items() if k not in ("runtime_mean", "runtime_max")} for r in summary["rows"]]
+    return [{k: v for k, v in r.items() if k not in VOLATILE_STATS} for r in summary["rows"]]
 
 
 # --------------------------------------------------------------------------- sweeps kept apart
@@ -106,11 +107,17 @@ def test_sweeps_of_one_file_sharing_tasks_each_own_them(tmp_path):
     assert owned["x"] < owned["y"]
 
 
+#: What layout 5 added, taken away again: a store of layout 4.
+TO_LAYOUT_4 = (
+    "ALTER TABLE results DROP COLUMN work; ALTER TABLE results DROP COLUMN cpu_s; PRAGMA user_version=4;"
+)
+
+
 def test_a_layout_3_store_is_read_and_upgraded_on_its_first_write(tmp_path):
     store = tmp_path / "old.db"
     sweep_into(store, config("a", [0]))
     db = sqlite3.connect(store)
-    db.executescript("DROP TABLE sweep_tasks; DROP TABLE sweeps; PRAGMA user_version=3;")
+    db.executescript(TO_LAYOUT_4 + "DROP TABLE sweep_tasks; DROP TABLE sweeps; PRAGMA user_version=3;")
     db.close()
     with Store(store, create=False) as s:
         assert s.layout == 3
@@ -121,6 +128,48 @@ def test_a_layout_3_store_is_read_and_upgraded_on_its_first_write(tmp_path):
     with Store(store) as s:
         assert s.layout == SCHEMA_VERSION
         assert [r.label for r in s.sweeps()] == ["a"]
+
+
+def slack_config(seeds: list[int]) -> str:
+    """A sweep whose exact method counts its work (CP-SAT's deterministic time)."""
+    return (
+        f'name = "s"\nfamily = "slack"\nseeds = {seeds}\nheuristics = ["gaps"]\n'
+        '[grid]\npreset = "paper"\nmachines = 4\njobs = 8\nbeta = [0.5]\n'
+        '[exact]\nproblem = "slack"\nbudget = {slack = 1.0}\n'
+    )
+
+
+def test_a_layout_4_store_reads_work_and_cpu_as_none_and_gains_them_on_its_first_write(tmp_path):
+    store = tmp_path / "old.db"
+    sweep_into(store, slack_config([0]))
+    db = sqlite3.connect(store)
+    db.executescript(TO_LAYOUT_4)
+    db.close()
+    with Store(store, create=False) as s:
+        assert s.layout == 4
+        old = {r.key: r for r in s.rows()}
+        assert old and all(r.work is None and r.cpu_s is None for r in old.values())
+    with pytest.warns(SweepWarning):  # another configuration: seed 1 added
+        sweep_into(store, slack_config([0, 1]))
+    with Store(store) as s:
+        assert s.layout == SCHEMA_VERSION
+        rows = {r.key: r for r in s.rows()}
+    assert all(rows[k].work is None and rows[k].cpu_s is None for k in old)
+    new = [r for k, r in rows.items() if k not in old]
+    assert new and all(r.cpu_s is not None and r.cpu_s >= 0 for r in new)
+    assert {r.work is not None and r.work > 0 for r in new if r.kind == "exact"} == {True}
+    assert {r.work for r in new if r.kind == "heuristic"} == {None}
+
+
+def test_a_store_with_work_but_another_layout_number_is_refused(capsys, tmp_path):
+    store = tmp_path / "odd.db"
+    sweep_into(store, config("a", [0]))
+    db = sqlite3.connect(store)
+    db.executescript("PRAGMA user_version=4;")  # layout 4's number over layout 5's columns
+    db.close()
+    code, out, err = run(capsys, "report", store, "--json")
+    assert_input_error(code, err, "its tables do not have the store's columns")
+    assert out == ""
 
 
 # --------------------------------------------------------------------------- stores combined
@@ -161,6 +210,27 @@ def test_stores_that_disagree_on_a_task_are_refused_naming_it(capsys, tmp_path):
     code, out, err = run(capsys, "report", tmp_path / "a.db", tmp_path / "b.db", "--json")
     assert_input_error(code, err, f"disagree on task {key}")
     assert "objective" in err and out == ""
+
+
+def test_stores_that_disagree_on_work_are_refused_and_a_store_without_work_agrees(capsys, tmp_path):
+    sweep_into(tmp_path / "a.db", slack_config([0]))
+    for name in ("b.db", "c.db"):
+        shutil.copy(tmp_path / "a.db", tmp_path / name)
+    db = sqlite3.connect(tmp_path / "c.db")
+    db.executescript(TO_LAYOUT_4)  # the rows of an older layout have no work: they agree with any
+    db.close()
+    code, _, err = run(capsys, "report", tmp_path / "a.db", tmp_path / "c.db", "--json")
+    assert code == 0, err
+    db = sqlite3.connect(tmp_path / "b.db")
+    (key,) = db.execute(
+        "SELECT key FROM results WHERE kind = 'exact' AND work IS NOT NULL LIMIT 1"
+    ).fetchone()
+    db.execute("UPDATE results SET work = work + 1 WHERE key = ?", (key,))
+    db.commit()
+    db.close()
+    code, out, err = run(capsys, "report", tmp_path / "a.db", tmp_path / "b.db", "--json")
+    assert_input_error(code, err, f"disagree on task {key}")
+    assert "work" in err and out == ""
 
 
 # --------------------------------------------------------------------------- the %diff reference

@@ -6,12 +6,10 @@ import volsched.experiments.tasks as tasks_mod
 from volsched.experiments.config import parse_config
 from volsched.experiments.presets import preset
 from volsched.experiments.runner import run_order
+from volsched.experiments.store import VOLATILE_COLUMNS
 from volsched.experiments.tasks import build_tasks, run_task
 from volsched.families import FAMILIES
 from volsched.families.base import Family
-
-#: What a row holds that depends on the machine and the moment, not on the task.
-CLOCK = ("runtime_s", "timestamp", "host")
 
 
 def _first_instances(family: str, count: int) -> list[dict]:
@@ -25,7 +23,7 @@ def _first_instances(family: str, count: int) -> list[dict]:
 
 
 def _rows(rows):
-    return [{k: v for k, v in r.items() if k not in CLOCK} for r in rows]
+    return [{k: v for k, v in r.items() if k not in VOLATILE_COLUMNS} for r in rows]
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
