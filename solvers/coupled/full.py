@@ -10,6 +10,10 @@ from the search over iterations that tracks the program holders
 by the model of :mod:`.full_cpsat` (hinted with it) when the method is ``cpsat``.
 When the bounds still differ, the holder bound of :mod:`.full_holders_bound`
 (a relaxed search that knows who may hold the program) lifts the lower one.
+When the greedy's two plain passes end at :data:`HOLDERS_FIRST` slots or later, the two
+holder methods run between them and its rollouts, which then run only if the bounds still
+differ, and the holder methods again if the rollouts find an earlier schedule: a rollout
+replays every remaining slot in each of its trials.
 The outcome is proven when the bounds meet or CP-SAT proves it. When not even
 the communication-free relaxation fits ``K`` iterations in the horizon, no
 schedule does: the outcome is a proven infeasibility; the same holds for the
@@ -26,7 +30,7 @@ from volsched.instances.errors import require
 from ..problem import STOPPED_BUDGET, STOPPED_CLOCK, Allowance, Effort, MethodOutcome, backend
 from .allocations import MAX_COMPLETABLE, trackable
 from .full_bound import DataChain
-from .full_greedy import greedy_full
+from .full_greedy import plain_passes, rollout_passes
 from .full_holders import holder_search
 from .full_holders_bound import SUBSET_LIMITS, holders_bound
 from .iterations import min_workload, solve_iterations
@@ -41,6 +45,30 @@ MAX_CELLS = 2000
 #: that pass gives no bound and the finer ones do not run (a fixed count, so the same on every
 #: machine).
 BOUND_STATES = 5000
+
+#: From this makespan of the plain greedy passes on, the holder methods run before the greedy's
+#: rollouts, not after (a makespan in slots: the same order on every machine).
+HOLDERS_FIRST = 20_000
+
+
+class _Found:
+    """The best schedule so far (its makespan, which method found it) and the best lower bound."""
+
+    def __init__(self, lower: int, lower_bounds: dict[str, int]):
+        self.schedule: dict | None = None
+        self.upper: int | None = None
+        self.source: str | None = None
+        self.lower, self.lower_bounds = lower, lower_bounds
+        self.note: str | None = None
+
+    def offer(self, schedule: dict | None, source: str) -> None:
+        """Keep ``schedule`` if it completes earlier than the best so far."""
+        if schedule is not None and (self.upper is None or schedule["completions"][-1] + 1 < self.upper):
+            self.schedule, self.upper, self.source = schedule, schedule["completions"][-1] + 1, source
+
+    def open(self) -> bool:
+        """Whether a schedule is known and the bounds still differ."""
+        return self.upper is not None and self.upper > self.lower
 
 
 def trivial_bound(instance: CoupledInstance) -> int:
@@ -120,6 +148,30 @@ def _per_allocation_bound(caps, w, m, t_prog, t_data, n_com) -> int | None:
     return best if walk(0, m) else None
 
 
+def _holder_methods(
+    instance: CoupledInstance, found: _Found, guide: DataChain, allowance: Allowance, deadline: float | None
+) -> None:
+    """The holder search on the best schedule's makespan, then the holder bound's passes."""
+    if found.open() and not allowance.charge(0):
+        found.offer(holder_search(instance, found.upper, guide, allowance), "holders")
+    for subsets in SUBSET_LIMITS:  # a finer pass only where the coarser one did not prove
+        if not found.open() or allowance.charge(0):
+            break
+        left = None if allowance.budget is None else allowance.budget - allowance.effort.work
+        own = Allowance(BOUND_STATES if left is None else min(BOUND_STATES, left), deadline)
+        held = holders_bound(instance, found.upper, guide, own, subsets)
+        allowance.charge(own.effort.work)
+        if held is None:
+            capped = own.effort.stopped == STOPPED_BUDGET and own.budget == BOUND_STATES
+            if capped and "holders" not in found.lower_bounds:
+                found.note = f"stopped at its {BOUND_STATES:,} states: no bound"
+            elif own.effort.stopped is None and trackable(instance) and "holders" not in found.lower_bounds:
+                found.note = f"a state has more than {MAX_COMPLETABLE:,} allocations to list: no bound"
+            break
+        found.lower_bounds["holders"] = max(held, found.lower_bounds.get("holders", held))
+        found.lower, found.note = max(found.lower, held), None
+
+
 def solve_full(
     instance: CoupledInstance, time_limit: float | None, seed: int, model: bool, budget: float | None = None
 ) -> MethodOutcome:
@@ -164,32 +216,27 @@ def solve_full(
     effort, greedy_effort = Effort(), Effort()
     deadline = None if time_limit is None else begin + time_limit
     allowance = Allowance(None if model else budget, deadline, greedy_effort)
-    schedule = greedy_full(instance, allowance, lower, guide)
-    if schedule is None:  # which limit, if any, stopped the passes
-        allowance.charge(0)
-    upper = None if schedule is None else schedule["completions"][-1] + 1
-    source = None if schedule is None else "greedy"
-    if upper is not None and upper > lower and not allowance.charge(0):
-        better = holder_search(instance, upper, guide, allowance)
-        if better is not None:
-            schedule, upper, source = better, better["completions"][-1] + 1, "holders"
-    holders_note = None
-    for subsets in SUBSET_LIMITS:  # a finer pass only where the coarser one did not prove
-        if upper is None or upper <= lower or allowance.charge(0):
-            break
-        left = None if allowance.budget is None else allowance.budget - allowance.effort.work
-        own = Allowance(BOUND_STATES if left is None else min(BOUND_STATES, left), deadline)
-        held = holders_bound(instance, upper, guide, own, subsets)
-        allowance.charge(own.effort.work)
-        if held is None:
-            capped = own.effort.stopped == STOPPED_BUDGET and own.budget == BOUND_STATES
-            if capped and "holders" not in lower_bounds:
-                holders_note = f"stopped at its {BOUND_STATES:,} states: no bound"
-            elif own.effort.stopped is None and trackable(instance) and "holders" not in lower_bounds:
-                holders_note = f"a state has more than {MAX_COMPLETABLE:,} allocations to list: no bound"
-            break
-        lower_bounds["holders"] = max(held, lower_bounds.get("holders", held))
-        lower = max(lower, held)
+    found = _Found(lower, lower_bounds)
+    schedule, rolls = plain_passes(instance, allowance, lower)
+    found.offer(schedule, "greedy")
+    if rolls and found.upper is not None and found.upper >= HOLDERS_FIRST:
+        # On a long realization each rollout trial replays every slot to the last iteration, where
+        # the holder methods' cost does not grow with the slots: they go first, and the rollouts
+        # only run on what they leave open.
+        _holder_methods(instance, found, guide, allowance, deadline)
+        if found.open() and not allowance.charge(0):
+            before = found.upper
+            found.offer(rollout_passes(instance, allowance, found.lower, guide, found.schedule), "greedy")
+            if found.upper < before:
+                _holder_methods(instance, found, guide, allowance, deadline)
+    else:
+        if rolls and found.open():
+            found.offer(rollout_passes(instance, allowance, found.lower, guide, found.schedule), "greedy")
+        if found.schedule is None:  # which limit, if any, stopped the passes
+            allowance.charge(0)
+        _holder_methods(instance, found, guide, allowance, deadline)
+    schedule, upper, source, lower = found.schedule, found.upper, found.source, found.lower
+    holders_note = found.note
     if not model:  # the greedy's calls are the method's work; under the model, its deterministic time
         effort = greedy_effort
     effort.stopped = greedy_effort.stopped

@@ -85,7 +85,8 @@ def greedy_full(
 ) -> dict | None:
     """A schedule of ``K`` iterations in the format of :mod:`.replay`, or ``None`` if none was found.
 
-    The best of the seven passes of the module docstring (the earlier pass on a tie); the
+    The best of the seven passes of the module docstring (the earlier pass on a tie), that is
+    :func:`rollout_passes` after :func:`plain_passes`; the
     rollouts run only when the plain span pass found a schedule, and no pass runs once one has
     a makespan of at most ``target`` (a lower bound: no later pass could be earlier).
     ``None`` does not prove infeasibility. Once the replay accepts it, its
@@ -96,18 +97,54 @@ def greedy_full(
     rollouts' guide), else built when a rollout needs it.
     """
     deadline = Allowance.of(deadline)
+    best, rolls = plain_passes(instance, deadline, target)
+    return rollout_passes(instance, deadline, target, chain, best) if rolls else best
+
+
+def _makespan(schedule: dict) -> int:
+    return schedule["completions"][-1] + 1
+
+
+def plain_passes(
+    instance: CoupledInstance, deadline: Allowance | float | None = None, target: int = 0
+) -> tuple[dict | None, bool]:
+    """The two plain passes of :func:`greedy_full` (with the span orders, then without).
+
+    Returns the better schedule (or ``None``) and whether the rollouts may follow: only when the
+    span pass found a schedule. The second pass does not run when the first meets ``target``.
+    """
+    deadline = Allowance.of(deadline)
     best = greedy_pass(instance, True, deadline)
+    rolls = best is not None
+    if best is None or _makespan(best) > target:
+        schedule = greedy_pass(instance, False, deadline)
+        if schedule is not None and (best is None or _makespan(schedule) < _makespan(best)):
+            best = schedule
+    return best, rolls
+
+
+def rollout_passes(
+    instance: CoupledInstance,
+    deadline: Allowance | float | None = None,
+    target: int = 0,
+    chain: DataChain | None = None,
+    best: dict | None = None,
+) -> dict | None:
+    """The five rollouts of :func:`greedy_full` (one memo of trials), each until one meets ``target``.
+
+    Returns the best of ``best`` (a schedule to beat, kept on a tie) and theirs.
+    """
+    deadline = Allowance.of(deadline)
     # The rollouts refine what the span pass found: where that pass runs out of slots (a prefix
     # too short, :func:`.horizon.reading`), their trials would too, at many times the cost.
-    passes = [(False, 0, None)] + ([] if best is None else [(True, LOOKAHEAD, reach) for reach in REACHES])
     memo: dict = {}
-    for spans, lookahead, reach in passes:
-        if best is not None and best["completions"][-1] + 1 <= target:
+    for reach in REACHES:
+        if best is not None and _makespan(best) <= target:
             break
-        if lookahead and chain is None:
+        if chain is None:
             chain = DataChain(instance)
-        schedule = greedy_pass(instance, spans, deadline, lookahead, reach, chain, memo)
-        if schedule is not None and (best is None or schedule["completions"][-1] < best["completions"][-1]):
+        schedule = greedy_pass(instance, True, deadline, LOOKAHEAD, reach, chain, memo)
+        if schedule is not None and (best is None or _makespan(schedule) < _makespan(best)):
             best = schedule
     return best
 

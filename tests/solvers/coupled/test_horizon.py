@@ -118,10 +118,11 @@ def test_the_greedy_gives_up_at_its_deadline():
 
 
 def test_full_greedy_past_its_time_limit_keeps_its_bounds(monkeypatch):
-    def slow_greedy(instance, deadline, target, chain):
+    def slow_greedy(instance, deadline, target):
         time.sleep(0.02)
+        return None, False
 
-    monkeypatch.setattr(full_module, "greedy_full", slow_greedy)
+    monkeypatch.setattr(full_module, "plain_passes", slow_greedy)
     out = full_module.solve_full(cut(_short(1), 160), 0.01, 0, model=False)
     assert out.objective is None and not out.proven
     assert out.bound > 10  # the lower bounds computed before the greedy
