@@ -1,6 +1,6 @@
 """Problem ``full`` in two stores of the ``casanova2013`` preset: the same realizations, before and after.
 
-Usage: python benchmarks/bench_coupled_full_stores.py BEFORE.db AFTER.db
+Usage: python benchmarks/bench_coupled_full_stores.py BEFORE.db AFTER.db [--measured]
 
 Reads the ``full`` rows (the preset's exact reference, method ``greedy``) of both stores, keeps the
 realizations present in both (a sweep still running has done only some), and prints per ``w_min``
@@ -8,8 +8,10 @@ and in all: how many, proven optimal before and after, the median and maximum ga
 of the row's own bounds (rows without a schedule aside), and the after rows' median and maximum
 seconds; where the after store records them (layout 5), its rows' CPU seconds (median, maximum, how
 many above 60) and work (the greedy's compiled calls and the holder bound's states, median and
-maximum). The rows are deterministic (work budgets), so a store built on another day with the same
-code gives the same values and work; the seconds are the machine's (wall-clock ones with its load).
+maximum; ``--measured`` keeps only the realizations whose after row has them, such as the rows
+of a store resumed after some were deleted). The rows are deterministic (work budgets), so a
+store built on another day with the same code gives the same values and work; the seconds are
+the machine's (wall-clock ones with its load).
 """
 
 from __future__ import annotations
@@ -42,9 +44,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before")
     parser.add_argument("after")
+    parser.add_argument(
+        "--measured", action="store_true", help="only the realizations whose after row has CPU seconds"
+    )
     args = parser.parse_args()
     before, after = rows(args.before), rows(args.after)
-    common = sorted(set(before) & set(after))
+    common = sorted(k for k in set(before) & set(after) if not args.measured or after[k][5] is not None)
     cells: dict[int, list[str]] = {}
     for key in common:
         cells.setdefault(after[key][0]["w_min"], []).append(key)
@@ -67,8 +72,9 @@ def main() -> None:
         if measured:
             cpu = [after[k][5] for k in keys if after[k][5] is not None]
             work = [after[k][6] for k in keys if after[k][6] is not None]
-            out += [f"{statistics.median(cpu):.1f}", f"{max(cpu):.1f}", str(sum(c > 60 for c in cpu))]
-            out += [f"{statistics.median(work):,.0f}", f"{max(work):,.0f}"]
+            out += [f"{statistics.median(cpu):.1f}", f"{max(cpu):.1f}"] if cpu else ["-", "-"]
+            out += [str(sum(c > 60 for c in cpu))]
+            out += [f"{statistics.median(work):,.0f}", f"{max(work):,.0f}"] if work else ["-", "-"]
         print("| " + " | ".join(out) + " |")
 
 
