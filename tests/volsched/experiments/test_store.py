@@ -202,14 +202,23 @@ def test_stores_that_disagree_on_a_task_are_refused_naming_it(capsys, tmp_path):
     (key,) = db.execute("SELECT key FROM results WHERE method = 'none' LIMIT 1").fetchone()
     db.execute("UPDATE results SET objective = objective * (1 + 1e-12) WHERE kind = 'exact'")  # rounding
     db.commit()
+    db.close()
     code, _, err = run(capsys, "report", tmp_path / "a.db", tmp_path / "b.db", "--json")
     assert code == 0, err
-    db.execute("UPDATE results SET objective = objective * 1.01 WHERE key = ?", (key,))
+    off = "UPDATE results SET objective = objective * 1.01 WHERE key = ?"
+    assert_refused_after(capsys, tmp_path, off, key, "objective")
+
+
+def assert_refused_after(capsys, folder, update: str, key: str, column: str) -> None:
+    """``update`` (SQL, its ``?`` the task's key) on ``b.db`` makes it disagree with ``a.db`` on
+    ``column`` of task ``key``: the report of both is refused, naming the task and the column."""
+    db = sqlite3.connect(folder / "b.db")
+    db.execute(update, (key,))
     db.commit()
     db.close()
-    code, out, err = run(capsys, "report", tmp_path / "a.db", tmp_path / "b.db", "--json")
+    code, out, err = run(capsys, "report", folder / "a.db", folder / "b.db", "--json")
     assert_input_error(code, err, f"disagree on task {key}")
-    assert "objective" in err and out == ""
+    assert column in err and out == ""
 
 
 def test_stores_that_disagree_on_work_are_refused_and_a_store_without_work_agrees(capsys, tmp_path):
@@ -225,12 +234,8 @@ def test_stores_that_disagree_on_work_are_refused_and_a_store_without_work_agree
     (key,) = db.execute(
         "SELECT key FROM results WHERE kind = 'exact' AND work IS NOT NULL LIMIT 1"
     ).fetchone()
-    db.execute("UPDATE results SET work = work + 1 WHERE key = ?", (key,))
-    db.commit()
     db.close()
-    code, out, err = run(capsys, "report", tmp_path / "a.db", tmp_path / "b.db", "--json")
-    assert_input_error(code, err, f"disagree on task {key}")
-    assert "work" in err and out == ""
+    assert_refused_after(capsys, tmp_path, "UPDATE results SET work = work + 1 WHERE key = ?", key, "work")
 
 
 # --------------------------------------------------------------------------- the %diff reference
