@@ -115,6 +115,8 @@ def plain_passes(
     """
     deadline = Allowance.of(deadline)
     best = greedy_pass(instance, True, deadline)
+    # The rollouts refine what the span pass found: where that pass runs out of slots (a prefix
+    # too short, :func:`.horizon.reading`), their trials would too, at many times the cost.
     rolls = best is not None
     if best is None or _makespan(best) > target:
         schedule = greedy_pass(instance, False, deadline)
@@ -135,8 +137,6 @@ def rollout_passes(
     Returns the best of ``best`` (a schedule to beat, kept on a tie) and theirs.
     """
     deadline = Allowance.of(deadline)
-    # The rollouts refine what the span pass found: where that pass runs out of slots (a prefix
-    # too short, :func:`.horizon.reading`), their trials would too, at many times the cost.
     memo: dict = {}
     for reach in REACHES:
         if best is not None and _makespan(best) <= target:
