@@ -63,8 +63,9 @@ class _Found:
 
     def offer(self, schedule: dict | None, source: str) -> None:
         """Keep ``schedule`` if it completes earlier than the best so far."""
-        if schedule is not None and (self.upper is None or schedule["completions"][-1] + 1 < self.upper):
-            self.schedule, self.upper, self.source = schedule, schedule["completions"][-1] + 1, source
+        makespan = None if schedule is None else schedule["completions"][-1] + 1
+        if makespan is not None and (self.upper is None or makespan < self.upper):
+            self.schedule, self.upper, self.source = schedule, makespan, source
 
     def open(self) -> bool:
         """Whether a schedule is known and the bounds still differ."""

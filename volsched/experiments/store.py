@@ -164,8 +164,9 @@ class ResultRow(Mapping):
         for a heuristic run and in the rows of layouts before 5.
     cpu_s : float or None
         CPU seconds of the process that ran the task, over the task: every thread of it, a
-        solver's own threads included (and, under Dask workers of several threads, theirs). Less
-        than ``runtime_s`` on a loaded machine; ``None`` in the rows of layouts before 5.
+        solver's own threads included (and, under Dask workers of several threads, theirs). For a
+        one-thread method at most ``runtime_s``, and less on a loaded machine; ``None`` in the rows
+        of layouts before 5.
     """
 
     key: str
@@ -560,11 +561,11 @@ class Store:
     def _upgrade(self) -> None:
         """Layout 3 or 4 to this one: the sweep tables (layout 3), filled from the ``planned``
         table's names, and the columns of :data:`ADDED_IN_5`, ``NULL`` in the rows already there."""
-        records = self.sweeps()
-        members = [(label, key) for label, keys in self.sweep_keys().items() for key in keys]
         self.db.execute("BEGIN IMMEDIATE")
         try:
             if self.layout < 4:
+                records = self.sweeps()
+                members = [(label, key) for label, keys in self.sweep_keys().items() for key in keys]
                 for statement in SWEEP_SCHEMA.split(";"):
                     if statement.strip():
                         self.db.execute(statement)
