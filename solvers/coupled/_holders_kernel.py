@@ -492,7 +492,44 @@ def successors(
 
 
 @njit(cache=True, nogil=True)
-def preloaded(avail, start, join, holder, members, tasks, need, spares, settings, ys, starts, left, letters):
+def hope(avail, start, last, members):
+    """What an iteration of ``members`` entered at ``start`` can still compute by ``last``.
+
+    ``hope[0, v - start]`` counts the slots of ``[v, d)`` at which every member is UP, ``d`` the
+    first slot at or after ``v`` at which a member is DOWN (or ``last + 1``), and ``hope[1, v -
+    start]`` the most such slots between two DOWN slots of members after ``d``. An iteration
+    computes only where every member is UP and restarts at each DOWN of a member (III-B, III-C), so
+    one with ``done`` computing slots before ``v`` completes by ``last`` only if ``done + hope[0]``
+    or ``hope[1]`` reaches its ``W(x)``: :func:`preloaded` stops where neither does.
+    """
+    end = min(last + 1, avail.shape[1])
+    span = max(end - start, 0)
+    reach = np.zeros((2, span + 1), dtype=np.int64)
+    for i in range(span - 1, -1, -1):
+        up, down = True, False
+        for k in range(members.shape[0]):
+            q = members[k]
+            if q < 0:
+                break
+            state = avail[q, start + i]
+            if state == _DOWN:
+                down = True
+                break
+            if state != _UP:
+                up = False
+        if down:
+            reach[0, i] = 0
+            reach[1, i] = max(reach[0, i + 1], reach[1, i + 1])
+        else:
+            reach[0, i] = reach[0, i + 1] + (1 if up else 0)
+            reach[1, i] = reach[1, i + 1]
+    return reach
+
+
+@njit(cache=True, nogil=True)
+def preloaded(
+    avail, start, join, holder, members, tasks, need, spares, settings, ys, starts, left, letters, reach
+):
     """One iteration entered at ``start`` on allocation ``x`` (``members``, ``tasks``, ``W(x) = need``)
     that preloads the program on ``spares`` from ``join`` on, replayed slot by slot (:mod:`.full_holders`).
 
@@ -514,7 +551,9 @@ def preloaded(avail, start, join, holder, members, tasks, need, spares, settings
     spares there were; ``letters`` (``p`` rows, or 0 columns for none) receives the transfers from
     ``start`` on (1 program, 2 data). An iteration that completes before the spares join is not this
     one: ``(-1, -1, 0)``.
-    ``settings`` is ``(T_prog, T_data, m, n_com, last)``.
+    ``settings`` is ``(T_prog, T_data, m, n_com, last)``. ``reach`` is :func:`hope` for the members,
+    or 0 columns: with it, a replay that can no longer complete by ``last`` stops there and returns
+    ``c = -1`` (its ``sigma`` and ``count`` are then those of the slot it stopped at).
     """
     t_prog, t_data, m, n_com, last = settings
     p = avail.shape[0]
@@ -557,7 +596,10 @@ def preloaded(avail, start, join, holder, members, tasks, need, spares, settings
     count = 0
     entered = phase == 0  # a configuration with spares begins at this slot
     done = 0
+    prune = reach.shape[1] > 0
     for u in range(start, min(last + 1, avail.shape[1])):
+        if prune and done + reach[0, u - start] < need and reach[1, u - start] < need:
+            return -1, sigma, count
         if preload and u == join and u > start:  # the spares join: configuration y, a new entry
             phase, sigma, done, entered = 0, -1, 0, True
             for k in range(size):
@@ -656,34 +698,155 @@ def served(avail, start, holder, members, tasks, work, settings, out):
     starts = np.zeros(1, dtype=np.int64)
     left = np.zeros(0, dtype=np.int64)
     letters = np.zeros((p, 0), dtype=np.int8)
+    everything = np.zeros((2, 0), dtype=np.int64)  # most complete: a bound per allocation costs more
     for a in range(members.shape[0]):
-        row = (members[a], tasks[a], work[a])
-        c, _, _ = preloaded(avail, start, start, holder, *row, spares, settings, ys, starts, left, letters)
+        row = (members[a], tasks[a], work[a], spares, settings, ys, starts, left, letters, everything)
+        c, _, _ = preloaded(avail, start, start, holder, *row)
         out[a] = c
 
 
 @njit(cache=True, nogil=True)
-def preload_trials(avail, since, start, holder, members, tasks, need, spares, joins, settings, out, gained):
-    """:func:`preloaded` for each row ``i`` of ``spares`` (processors, padded with ``-1``) joining
-    at ``joins[i]``: ``out[i]`` the completion slot (``-1`` if none), ``gained[i]`` the spares not
-    DOWN since they left, as a bit mask (they hold the program after the completion).
-    ``settings`` as :func:`preloaded`'s."""
-    p = avail.shape[0]
-    ys = np.zeros((spares.shape[1] + 1, p), dtype=np.int64)
-    starts = np.zeros(spares.shape[1] + 1, dtype=np.int64)
-    left = np.zeros(spares.shape[1], dtype=np.int64)
+def preloads(
+    avail,
+    count,
+    since,
+    start,
+    holder,
+    members,
+    tasks,
+    work,
+    chosen,
+    out,
+    order,
+    limits,
+    settings,
+    found,
+    spares,
+):
+    """The preloading iterations of :func:`.full_holders._preloads` from state ``(start, holder)``.
+
+    For each allocation ``a`` of ``chosen`` (rows of ``members``, ``tasks``, ``work``; ``out[a]``
+    its completion without spares) and each choice of spares it tries, in its order (``limits`` is
+    ``(SINGLE_SPARES, PAIR_SPARES)``, ``order`` the processors the fastest first), each trial
+    (a join slot) that completes adds a row: ``found[n] = (c, a, join, gained)`` and ``spares[n]``
+    the spares, padded with ``-1``; ``gained`` the spares not DOWN since they left, as a bit mask.
+    Returns ``n``. ``found`` needs ``2 * (SINGLE_SPARES + PAIR_SPARES ** 2 + 2 p)`` rows per
+    allocation of ``chosen``; ``settings`` as :func:`preloaded`'s.
+    """
+    t_prog, m, last = settings[0], settings[2], settings[4]
+    p, horizon = avail.shape
+    width = members.shape[1]
+    ys = np.zeros((m + 1, p), dtype=np.int64)
+    starts = np.zeros(m + 1, dtype=np.int64)
+    left = np.zeros(m, dtype=np.int64)
     letters = np.zeros((p, 0), dtype=np.int8)
-    for i in range(spares.shape[0]):
-        k = 0
-        while k < spares.shape[1] and spares[i, k] >= 0:
-            k += 1
-        chosen = spares[i, :k]
-        row = (members, tasks, need, chosen)
-        c, _, _ = preloaded(avail, start, joins[i], holder, *row, settings, ys, starts, left[:k], letters)
-        out[i] = c
-        mask = 0
-        if c >= 0:
-            for j in range(k):
-                if since[chosen[j], c + 1] <= left[j]:
-                    mask |= 1 << chosen[j]
-        gained[i] = mask
+    idle = np.empty(p, dtype=np.int64)
+    lived = np.empty(p, dtype=np.int64)
+    life = np.empty(p, dtype=np.int64)
+    most = limits[0] + limits[1] * limits[1] + 2 * p
+    choices = np.full((most, m), -1, dtype=np.int64)
+    sizes = np.zeros(most, dtype=np.int64)
+    n = 0
+    for a in chosen:
+        end = out[a] + 1
+        enrolled, size, lenders = 0, 0, 0
+        for k in range(width):
+            q = members[a, k]
+            if q < 0:
+                break
+            enrolled |= 1 << q
+            size += 1
+            if holder[q]:
+                lenders += 1
+        idled = 0  # not enrolled, not keeping a program through end, T_prog UP slots since its return
+        for q in order:
+            after = since[q, end]
+            if (enrolled >> q) & 1 or (holder[q] and after <= start):
+                continue
+            if count[q, end] - count[q, max(start, after)] >= t_prog:
+                idle[idled] = q
+                idled += 1
+        if idled == 0:
+            continue
+        stop = min(end + (end - start), horizon)  # UP slots before the first DOWN in [end, stop)
+        for i in range(idled):
+            q = idle[i]
+            first = stop
+            for u in range(end, stop):
+                if avail[q, u] == _DOWN:
+                    first = u
+                    break
+            life[i] = count[q, max(first, end)] - count[q, end]
+        for i in range(idled):  # by life, longest first, then in idle's order (a stable sort)
+            j = i
+            while j > 0 and life[lived[j - 1]] < life[i]:
+                lived[j] = lived[j - 1]
+                j -= 1
+            lived[j] = i
+        for i in range(idled):
+            lived[i] = idle[lived[i]]
+        total = 0
+        for i in range(min(limits[0], idled)):
+            choices[total, 0] = idle[i]
+            sizes[total] = 1
+            total += 1
+        if m - size >= 2:
+            for i in range(min(limits[1], idled)):
+                for j in range(i + 1, min(limits[1], idled)):
+                    choices[total, 0], choices[total, 1] = idle[i], idle[j]
+                    sizes[total] = 2
+                    total += 1
+        for ranked in (idle, lived):
+            for length in range(2, min(m - size + lenders, idled) + 1):
+                seen = False  # the same spares in the same order as an earlier choice
+                for other in range(total):
+                    if sizes[other] == length:
+                        same = True
+                        for j in range(length):
+                            if choices[other, j] != ranked[j]:
+                                same = False
+                                break
+                        if same:
+                            seen = True
+                            break
+                if not seen:
+                    choices[total, :length] = ranked[:length]
+                    choices[total, length:] = -1
+                    sizes[total] = length
+                    total += 1
+        reach = hope(avail, start, last, members[a])
+        for i in range(total):
+            length = sizes[i]
+            back, held = since[choices[i, 0], end], False  # the last return of a spare
+            for j in range(length):
+                back = max(back, since[choices[i, j], end])
+                held = held or holder[choices[i, j]]
+            for late in range(2):  # at once unless a spare holds a program, and after its last return
+                join = back if late else start
+                if (late and back <= start) or (not late and held):
+                    continue
+                picked = choices[i, :length]
+                row = (
+                    members[a],
+                    tasks[a],
+                    work[a],
+                    picked,
+                    settings,
+                    ys,
+                    starts,
+                    left[:length],
+                    letters,
+                    reach,
+                )
+                c, _, _ = preloaded(avail, start, join, holder, *row)
+                if c < 0:
+                    continue
+                mask = 0
+                for j in range(length):
+                    if since[picked[j], c + 1] <= left[j]:
+                        mask |= 1 << picked[j]
+                found[n, 0], found[n, 1], found[n, 2], found[n, 3] = c, a, join, mask
+                spares[n, :] = -1
+                spares[n, :length] = picked
+                n += 1
+    return n

@@ -71,8 +71,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from volsched.instances.coupled import DOWN
-
 from ..problem import Allowance
 from .allocations import MAX_PROCESSORS, Allocations, completable, trackable
 from .replay import LETTERS
@@ -171,12 +169,13 @@ def holder_search(
                 state = (key >> p, key & ((1 << p) - 1))
                 if state not in found:
                     found[state] = (node, rows.allocation(int(done[i]), p), ())
-            preloads = _preloads(instance, chain, start, holder, rows, out, last, order)
-            alive = _alive(holders, since, start, np.array([c for c, *_ in preloads], dtype=np.int64))
-            for (c, a, preload, gained), kept_too in zip(preloads, alive.tolist(), strict=True):
-                held = gained | kept_too | int(rows.masks[a])
-                if (c, held) not in found:
-                    found[c, held] = (node, rows.allocation(a, p), preload)
+            tried, spares = _preloads(instance, chain, start, holder, rows, out, last, order)
+            ends, picks = tried[:, 0], tried[:, 1]
+            held = tried[:, 3] | _alive(holders, since, start, ends) | rows.masks[picks]
+            for i, state in enumerate(zip(ends.tolist(), held.tolist(), strict=True)):
+                if state not in found:
+                    preload = (int(tried[i, 2]), tuple(q for q in spares[i].tolist() if q >= 0))
+                    found[state] = (node, rows.allocation(int(picks[i]), p), preload)
         layer = []
         for state in _frontier(found):
             nodes.append((state[0] + 1, state[1], *found[state][:2], state[0], found[state][2]))
@@ -245,21 +244,27 @@ def _replay(instance, avail, start, holder, members, tasks, work, spares, last, 
     letters = np.zeros((instance.p, 0), dtype=np.int8) if letters is None else letters
     join = start if join is None else join
     row = (members, tasks, work, spares, _settings(instance, last))
-    c, sigma, count = _holders_kernel.preloaded(avail, start, join, holder, *row, ys, starts, left, letters)
+    everything = np.zeros((2, 0), dtype=np.int64)  # no early stop: the replay runs to the end
+    c, sigma, count = _holders_kernel.preloaded(
+        avail, start, join, holder, *row, ys, starts, left, letters, everything
+    )
     return c, sigma, [(int(starts[k]), ys[k]) for k in range(count)], left
 
 
 def _preloads(
     instance: CoupledInstance, chain: DataChain, start: int, holder, rows: Allocations, out, last: int, order
 ):
-    """Iterations that preload the program on spare workers: ``(c, a, (join, spares), gained)``.
+    """Iterations that preload the program on spare workers (:func:`._holders_kernel.preloads`):
+    ``(tried, spares)``, a row ``(c, a, join, gained)`` of ``tried`` per iteration, its spares
+    (padded with ``-1``) in the same row of ``spares``.
 
     Of the :data:`PRELOAD_ALLOCATIONS` allocations of ``rows`` with fewer than ``m`` members or a
     member holding a program that complete first (``out``, their row indices in ``a``), each
     preloads, of the processors that are not members, do not keep a program through its completion
     without preload, and have ``T_prog`` UP slots after their last DOWN before it, each of the
     :data:`SINGLE_SPARES` fastest alone, each pair of the :data:`PAIR_SPARES` fastest, and the ``k``
-    fastest and the ``k`` that stay UP longest (:func:`_life`) for every ``k`` from 2 up to its ``m
+    fastest and the ``k`` with the most UP slots before their next DOWN (over as many slots as
+    the iteration took, from its completion on) for every ``k`` from 2 up to its ``m
     - |members|`` free tasks and the tasks its members holding a program may lend
     (:func:`._holders_kernel.preloaded`): from ``start`` when none of them holds a program, and from
     the last return of a spare DOWN since ``start`` (a spare preloaded at once would lose its
@@ -267,64 +272,20 @@ def _preloads(
     """
     from . import _holders_kernel
 
-    members = rows.members
-    m, t_prog = instance.m, instance.T_prog
     if instance.T_prog == 0 or instance.T_data == 0:  # nothing to preload, or y would compute
-        return []
-    holding = set(np.flatnonzero(holder).tolist())
-    free = (members[:, m - 1] < 0) | (rows.masks & sum(1 << q for q in holding) != 0)  # or one to lend
+        return np.zeros((0, 4), dtype=np.int64), np.zeros((0, instance.m), dtype=np.int64)
+    holding = int(sum(1 << q for q in np.flatnonzero(holder).tolist()))
+    free = (rows.members[:, instance.m - 1] < 0) | (rows.masks & holding != 0)  # or one to lend
     done = np.nonzero((out >= 0) & free)[0]
     done = done[np.argsort(out[done], kind="stable")[:PRELOAD_ALLOCATIONS]]
-    avail, count, since = chain.avail, chain.count, chain.since
+    most = 2 * (SINGLE_SPARES + PAIR_SPARES**2 + 2 * instance.p) * len(done)
+    found = np.empty((most, 4), dtype=np.int64)
+    spares = np.empty((most, instance.m), dtype=np.int64)
+    limits = np.array([SINGLE_SPARES, PAIR_SPARES], dtype=np.int64)
+    tables = (chain.avail, chain.count, chain.since, start, holder, *rows[:3], done, out)
     order = np.asarray(order, dtype=np.int64)
-    settings = _settings(instance, last)
-    found = []
-    for a in done.tolist():
-        enrolled = set(members[a][members[a] >= 0].tolist())
-        end = int(out[a]) + 1
-        after = since[order, end]
-        kept = holder[order] & (after <= start)
-        fits = count[order, end] - count[order, np.maximum(start, after)] >= t_prog
-        idle = [q for q in order[~kept & fits].tolist() if q not in enrolled]
-        choices = [[q] for q in idle[:SINGLE_SPARES]]
-        if m - len(enrolled) >= 2:
-            choices += [[q, r] for i, q in enumerate(idle[:PAIR_SPARES]) for r in idle[i + 1 : PAIR_SPARES]]
-        life = _life(avail, count, idle, end, end - start)
-        lived = [idle[i] for i in np.argsort(-life, kind="stable")]  # then the fastest
-        lenders = sum(1 for q in enrolled if q in holding)  # members that may lend their tasks
-        for ranked in (idle, lived):
-            choices += [ranked[:size] for size in range(2, min(m - len(enrolled) + lenders, len(idle)) + 1)]
-        returns = dict(zip(order.tolist(), after.tolist(), strict=True))
-        trials = []
-        for chosen in dict.fromkeys(map(tuple, choices)):  # the two fastest are also a pair
-            back = max(returns[q] for q in chosen)
-            if not any(q in holding for q in chosen):
-                trials.append((chosen, start))
-            if back > start:
-                trials.append((chosen, back))
-        if not trials:
-            continue
-        spares = np.full((len(trials), m), -1, dtype=np.int64)
-        for i, (chosen, _) in enumerate(trials):
-            spares[i, : len(chosen)] = chosen
-        joins = np.array([join for _, join in trials], dtype=np.int64)
-        ends, gained = np.empty(len(trials), dtype=np.int64), np.empty(len(trials), dtype=np.int64)
-        row = (members[a], rows.tasks[a], int(rows.work[a]), spares, joins, settings)
-        _holders_kernel.preload_trials(avail, since, start, holder, *row, ends, gained)
-        for (chosen, join), c, mask in zip(trials, ends.tolist(), gained.tolist(), strict=True):
-            if c >= 0:
-                found.append((c, a, (join, chosen), mask))
-    return found
-
-
-def _life(avail, count, processors: list[int], end: int, span: int) -> np.ndarray:
-    """Per processor, its UP slots in ``[end, end + span)`` before its first DOWN there: how long a
-    program preloaded on it serves the next iteration, about as long as this one."""
-    window = avail[processors, end : end + span] == DOWN
-    if not window.size:
-        return np.zeros(len(processors), dtype=np.int64)
-    first = np.where(window.any(axis=1), window.argmax(axis=1), window.shape[1])
-    return count[processors, end + first] - count[processors, end]
+    n = _holders_kernel.preloads(*tables, order, limits, _settings(instance, last), found, spares)
+    return found[:n], spares[:n]
 
 
 def _schedule(instance: CoupledInstance, avail, nodes, best: int) -> dict:

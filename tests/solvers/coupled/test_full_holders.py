@@ -5,10 +5,11 @@ import dataclasses
 import numpy as np
 import pytest
 from oracles.coupled.full import brute_full, random_tiny
+from oracles.coupled.holders import preloads as written_out
 
 from volsched.instances.coupled import paper_realization
 from volsched.solvers import SolveStatus
-from volsched.solvers.coupled import solve
+from volsched.solvers.coupled import full_holders, solve
 from volsched.solvers.coupled.full_bound import DataChain
 from volsched.solvers.coupled.full_holders import applies, holder_search, replay_iteration
 from volsched.solvers.coupled.replay import check_claim
@@ -359,3 +360,27 @@ def test_an_allocation_without_free_tasks_preloads_on_lent_ones():
     chain = DataChain(instance)
     schedule = holder_search(instance, 204, chain)
     assert check_claim(instance, schedule) == 176 == holders_bound(instance, 176, chain)
+
+
+@pytest.mark.parametrize("m, key", [(5, (10, 1, 4, 5)), (5, (5, 2, 3, 1)), (10, (5, 1, 3, 5))])
+def test_the_compiled_preloads_are_the_rules_written_out(monkeypatch, m, key):
+    # states the search meets on paper realizations (holder sets grow along it; at m = 10 with
+    # n_com = 5 the master chooses whom to serve), every fourth compared, up to 10
+    compiled, compared, calls = full_holders._preloads, [], []
+
+    def both(instance, chain, start, holder, rows, out, last, order):
+        tried, spares = compiled(instance, chain, start, holder, rows, out, last, order)
+        calls.append(start)
+        if len(calls) % 4 == 1 and len(compared) < 10:
+            got = [
+                (c, a, join, tuple(q for q in chosen if q >= 0), gained)
+                for (c, a, join, gained), chosen in zip(tried.tolist(), spares.tolist(), strict=True)
+            ]
+            assert got == written_out(instance, chain, start, holder, rows, out, last, order)
+            compared.append((len(got), int(holder.sum())))
+        return tried, spares
+
+    monkeypatch.setattr(full_holders, "_preloads", both)
+    solve(paper_realization(m, *key), problem="full", method="greedy")
+    assert len(compared) == 10
+    assert sum(rows for rows, _ in compared) > 100 and any(held for _, held in compared)
