@@ -22,7 +22,7 @@ from volsched.instances.coupled import paper_realization
 from volsched.solvers.coupled import _holders_kernel, solve
 from volsched.solvers.coupled.allocations import completable
 from volsched.solvers.coupled.full_bound import DataChain
-from volsched.solvers.coupled.full_holders import _settings
+from volsched.solvers.coupled.full_holders import iteration_ends
 from volsched.solvers.coupled.full_holders_bound import holders_bound
 
 
@@ -36,8 +36,7 @@ def exact_step(instance, chain: DataChain, start: int, holders: int, last: int) 
     rows = completable(instance, ready)
     if rows is None:
         return None
-    out = np.empty(len(rows.work), dtype=np.int64)
-    _holders_kernel.served(chain.avail, start, holder, *rows[:3], _settings(instance, last), out)
+    out = iteration_ends(instance, chain.avail, ready, start, holder, rows, last)
     done = out[out >= 0]
     return int(done.min()) if len(done) else None
 

@@ -153,11 +153,7 @@ def holder_search(
             rows = completable(instance, ready)
             if rows is None:  # too many allocations to list from this state
                 continue
-            out = np.empty(len(rows.work), dtype=np.int64)
-            if instance.n_com >= instance.m:
-                _holders_kernel.completions(ready, *rows[:3], start, out)
-            else:
-                _holders_kernel.served(avail, start, holder, *rows[:3], _settings(instance, last), out)
+            out = iteration_ends(instance, avail, ready, start, holder, rows, last)
             done = np.nonzero(out >= 0)[0]
             if not len(done):
                 continue
@@ -186,6 +182,30 @@ def holder_search(
             return None
     best = min(layer, key=lambda n: (nodes[n][0], n))
     return _schedule(instance, avail, nodes, best)
+
+
+def iteration_ends(instance: CoupledInstance, avail, ready, start: int, holder, rows: Allocations, last: int):
+    """Per allocation of ``rows``, the slot at which its iteration entered at ``start`` without
+    spares completes (``-1`` if not by ``last``), as :func:`._holders_kernel.preloaded` replays it.
+
+    ``ready`` is :func:`._holders_kernel.readiness` from ``(start, holder)`` up to ``last``. An
+    allocation with at most ``n_com`` members never has more workers waiting for a transfer than
+    the master has channels (III-B), so each receives one per UP slot and completes where the scan
+    of ``ready`` says (:func:`._holders_kernel.completions`); only the others are replayed slot by
+    slot (:func:`._holders_kernel.served`).
+    """
+    from . import _holders_kernel
+
+    out = np.empty(len(rows.work), dtype=np.int64)
+    _holders_kernel.completions(ready, *rows[:3], start, out)
+    if instance.n_com < instance.m:
+        crowded = np.flatnonzero(rows.members[:, instance.n_com] >= 0)  # more members than channels
+        if len(crowded):
+            ends = np.empty(len(crowded), dtype=np.int64)
+            table = (rows.members[crowded], rows.tasks[crowded], rows.work[crowded])
+            _holders_kernel.served(avail, start, holder, *table, _settings(instance, last), ends)
+            out[crowded] = ends
+    return out
 
 
 def _frontier(found: dict[tuple[int, int], tuple]) -> list[tuple[int, int]]:
@@ -331,5 +351,6 @@ __all__ = [
     "WIDTH",
     "applies",
     "holder_search",
+    "iteration_ends",
     "replay_iteration",
 ]

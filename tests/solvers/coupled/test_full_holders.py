@@ -161,6 +161,37 @@ def test_the_replayed_iteration_without_spares_completes_where_the_scan_says(see
         assert replayed == out.tolist()
 
 
+@pytest.mark.parametrize("scenario, trial", [(1, 0), (9, 5)])
+def test_with_fewer_channels_than_tasks_iterations_end_where_the_replay_says(scenario, trial):
+    from volsched.solvers.coupled import _holders_kernel
+    from volsched.solvers.coupled.allocations import completable
+    from volsched.solvers.coupled.full_holders import _settings, iteration_ends
+
+    rng = np.random.default_rng(scenario)
+    instance = paper_realization(10, 5, 1, scenario, trial, slots=400)  # 5 channels, m = 10 tasks
+    chain = DataChain(instance)
+    scanned = crowded_late = 0
+    for _ in range(4):
+        start = int(rng.integers(200))
+        held = int(rng.integers(1 << 20)) if rng.random() < 0.5 else 0
+        holder = np.array([(held >> q) & 1 for q in range(20)], dtype=np.bool_)
+        last = start + int(rng.integers(40, 200))
+        args = (chain.avail, chain.count, chain.since, start, holder, instance.T_prog, instance.T_data)
+        ready = _holders_kernel.readiness(*args, instance.m, last)
+        rows = completable(instance, ready)
+        replayed = np.empty(len(rows.work), dtype=np.int64)
+        _holders_kernel.served(chain.avail, start, holder, *rows[:3], _settings(instance, last), replayed)
+        ends = iteration_ends(instance, chain.avail, ready, start, holder, rows, last)
+        assert ends.tolist() == replayed.tolist()
+        scan = np.empty(len(rows.work), dtype=np.int64)
+        _holders_kernel.completions(ready, *rows[:3], start, scan)
+        crowded = rows.members[:, instance.n_com] >= 0
+        scanned += int((~crowded & (replayed >= 0)).sum())
+        crowded_late += int((crowded & (scan != replayed)).sum())
+    # both kinds of allocation, and allocations the master must serve in turn that the scan gets wrong
+    assert scanned > 100 and crowded_late > 100
+
+
 @pytest.mark.parametrize("scenario", [3, 5])
 def test_schedules_with_preloads_are_accepted_by_the_replay(scenario):
     # m = 3, n_com = 5, w_min = 1, trial 0, the first 150 slots: the best schedule preloads once
