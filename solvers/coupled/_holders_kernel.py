@@ -1,7 +1,8 @@
 """Compiled (numba) scans over every allocation from a state ``(s, H)``: one iteration's completions.
 
-:func:`completions` serves the holder search of :mod:`.full_holders` (its definitions),
-:func:`successors` the holder bound of :mod:`.full_holders_bound` (its definitions); ``count``
+:func:`completions`, :func:`preloaded` (one iteration replayed slot by slot), :func:`served` and
+:func:`preloads` (its trials with spares) serve the holder search of :mod:`.full_holders` (its
+definitions), :func:`successors` the holder bound of :mod:`.full_holders_bound` (its definitions); ``count``
 and ``since`` are the tables of :func:`._chain_kernel.tables` (UP slots of ``q`` in ``[0, u)``,
 and ``L_q(u)``).
 """
@@ -536,7 +537,8 @@ def preloaded(
     Before ``join`` the configuration is ``x``. From ``join`` (with spares) it is ``y``: one task
     per spare, the members' ``m - |spares|`` tasks at most ``x_q`` each (with more spares than free
     tasks, members that hold a program at ``start`` lend theirs, the first first, and are not
-    enrolled until they get one back), each member keeping the
+    enrolled until they get one back; one whose program was lost by ``join`` leaves without one,
+    for a partial program is lost on leaving, III-C), each member keeping the
     data of its ``y_q`` tasks at most. A spare leaves as soon as it holds a complete program, and
     its task goes back to the member furthest below its ``x_q`` (the first such), which keeps its
     data: a new configuration. When the last spare has left, at ``sigma``, the configuration is
@@ -605,6 +607,8 @@ def preloaded(
             for k in range(size):
                 q = members[k]
                 data[q] = min(data[q], y[q] * t_data)
+                if y[q] == 0 and prog[q] < t_prog:  # a lender leaves: a partial program is lost (III-C)
+                    prog[q] = 0
             for j in range(spares.shape[0]):  # a holder not enrolled loses its program on DOWN too
                 for v in range(start, join):
                     if avail[spares[j], v] == _DOWN:

@@ -415,3 +415,16 @@ def test_the_compiled_preloads_are_the_rules_written_out(monkeypatch, m, key):
     solve(paper_realization(m, *key), problem="full", method="greedy")
     assert len(compared) == 10
     assert sum(rows for rows, _ in compared) > 100 and any(held for _, held in compared)
+
+
+def test_a_lender_whose_program_was_lost_before_the_spares_join_leaves_without_it():
+    # Section VII-A, m = 5, n_com = 5, w_min = 3, scenario 5, trial 4: an iteration entered at 219
+    # lets processor 0 (which held a program) lend its task to spares joining at 247; processor 0
+    # is DOWN at 239-241 and receives 5 of the program's 15 slots before 247. It leaves the
+    # configuration there, so those 5 slots are lost (III-C): a replay that kept them claimed a
+    # completion the verifier rejects.
+    instance = paper_realization(5, 5, 3, 5, 4)
+    result = solve(instance, problem="full", method="greedy")
+    assert result.status == SolveStatus.OPTIMAL and result.objective == result.bound
+    schedule = holder_search(instance, 1106, DataChain(instance))  # from the greedy's makespan
+    assert check_claim(instance, schedule) == schedule["completions"][-1] + 1
