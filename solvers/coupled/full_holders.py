@@ -193,6 +193,22 @@ def iteration_ends(instance: CoupledInstance, avail, ready, start: int, holder, 
     the master has channels (III-B), so each receives one per UP slot and completes where the scan
     of ``ready`` says (:func:`._holders_kernel.completions`); only the others are replayed slot by
     slot (:func:`._holders_kernel.served`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from volsched.instances.coupled import paper_realization
+    >>> from volsched.solvers.coupled import _holders_kernel
+    >>> from volsched.solvers.coupled.allocations import completable
+    >>> from volsched.solvers.coupled.full_bound import DataChain
+    >>> instance = paper_realization(10, 5, 1, 3, 5, slots=200)  # m = 10 tasks, n_com = 5
+    >>> chain, nobody = DataChain(instance), np.zeros(instance.p, dtype=np.bool_)
+    >>> tables = (chain.avail, chain.count, chain.since, 0, nobody, instance.T_prog, instance.T_data)
+    >>> ready = _holders_kernel.readiness(*tables, instance.m, 60)
+    >>> rows = completable(instance, ready)
+    >>> ends = iteration_ends(instance, chain.avail, ready, 0, nobody, rows, 60)
+    >>> len(ends), int((ends >= 0).sum()), int(ends[ends >= 0].min())  # the first iteration ends at 11
+    (27693, 23241, 11)
     """
     from . import _holders_kernel
 
