@@ -428,3 +428,65 @@ def test_a_lender_whose_program_was_lost_before_the_spares_join_leaves_without_i
     assert result.status == SolveStatus.OPTIMAL and result.objective == result.bound
     schedule = holder_search(instance, 1106, DataChain(instance))  # from the greedy's makespan
     assert check_claim(instance, schedule) == schedule["completions"][-1] + 1
+
+
+def _two_iterations(rng):
+    """A random 2-iteration schedule as the search builds one, or ``None``: the first iteration
+    on a random allocation from nobody holding a program, the second from its members holding one,
+    on another allocation with spares that hold none joining at a random slot (members lend their
+    tasks when the spares outnumber the free ones)."""
+    from volsched.instances.coupled import CoupledInstance
+    from volsched.solvers.coupled.full_holders import _schedule
+
+    p, m, h = int(rng.integers(4, 7)), int(rng.integers(2, 5)), 80
+    down = float(rng.choice([0.05, 0.15, 0.3]))
+    avail = rng.choice(np.arange(3), size=(p, h), p=[0.85 - down, 0.15, down]).astype(np.int8)
+    costs = {"T_prog": int(rng.integers(1, 4)), "T_data": int(rng.integers(1, 3))}
+    w = rng.integers(1, 4, size=p).tolist()
+    instance = CoupledInstance(avail, w, [None] * p, m=m, n_com=int(rng.integers(1, m + 2)), K=2, **costs)
+    chain = DataChain(instance)
+
+    def allocation():
+        size = int(rng.integers(1, min(m, p) + 1))
+        cuts = np.sort(rng.choice(np.arange(1, m), size=size - 1, replace=False)) if size > 1 else []
+        counts = np.diff([0, *cuts, m])
+        x = [0] * p
+        for q, v in zip(rng.permutation(p)[:size].tolist(), counts.tolist(), strict=True):
+            x[q] = v
+        return tuple(x)
+
+    first = allocation()
+    c1 = replay_iteration(instance, chain.avail, 0, np.zeros(p, dtype=np.bool_), first, (), h - 1)[0]
+    if c1 < 0 or c1 > h - 20:
+        return None
+    holder = np.array([v > 0 for v in first], dtype=np.bool_)  # the members hold it at the completion
+    second = allocation()
+    free = [q for q in range(p) if not second[q] and not holder[q]]
+    if not free:
+        return None
+    spares = tuple(int(q) for q in rng.permutation(free)[: int(rng.integers(1, min(3, len(free)) + 1))])
+    join = c1 + 1 + int(rng.integers(0, 12))
+    c2 = replay_iteration(instance, chain.avail, c1 + 1, holder, second, spares, h - 1, None, join)[0]
+    if c2 < 0:
+        return None
+    held = sum(1 << q for q in range(p) if holder[q])
+    nodes = [(0, 0, -1, (), -1, ()), (c1 + 1, held, 0, first, c1, ())]
+    nodes.append((c2 + 1, 0, 1, second, c2, (join, spares)))
+    lends = any(holder[q] and second[q] for q in range(p)) and len(spares) > m - sum(v > 0 for v in second)
+    return instance, _schedule(instance, chain.avail, nodes, 2), c2, lends
+
+
+def test_an_iteration_with_lenders_and_late_spares_is_the_one_the_verifier_replays():
+    # the replay of the search (with holders, lenders, spares joining late, DOWN slots between)
+    # against the independent verifier, on the schedules the search would build from its states
+    rng = np.random.default_rng(0)
+    built = lent = 0
+    for _ in range(3000):
+        drawn = _two_iterations(rng)
+        if drawn is None:
+            continue
+        instance, schedule, c2, lends = drawn
+        assert check_claim(instance, schedule) == c2 + 1
+        built += 1
+        lent += lends
+    assert built > 400 and lent > 50
