@@ -50,20 +50,21 @@ def _simulator(family, name: str):
     return with_fields(sim, {"cap": TINY_CAP}, family.name) if family.name == "coupled" else sim
 
 
-def compile_all(quiet: bool = False) -> dict:
-    """Compile (or load from the cache) every kernel of every method and heuristic.
+def step_name(family: str, method: str, problem: str | None = None) -> str:
+    """The name of :func:`compile_all`'s step for an exact ``method`` of ``problem``, or a heuristic."""
+    return f"{family} {method}" if problem is None else f"{family} {problem} {method}"
 
-    Returns ``{"elapsed_s", "steps"}``: the seconds and the number of methods and heuristics run.
-    """
-    begin = time.perf_counter()
-    steps: list[tuple[str, Callable[[], Any]]] = []
+
+def steps() -> list[tuple[str, Callable[[], Any]]]:
+    """:func:`compile_all`'s steps: each exact method and each heuristic, by :func:`step_name`."""
+    out: list[tuple[str, Callable[[], Any]]] = []
     tiny = _tiny()
     for family in FAMILIES.values():
         for problem in family.problems.values():
             for method in problem.methods:
-                steps.append(
+                out.append(
                     (
-                        f"{family.name} {problem.name} {method}",
+                        step_name(family.name, method, problem.name),
                         lambda f=family, p=problem, m=method: warm_up(f.name, p, m),
                     )
                 )
@@ -83,10 +84,24 @@ def compile_all(quiet: bool = False) -> dict:
                 with contextlib.suppress(MissingData):
                     f.simulate(get(), n, 0, _simulator(f, n))
 
-            steps.append((f"{family.name} {name}", run))
-    for _, step in tqdm(steps, desc="compiling kernels", disable=quiet, unit="step"):
+            out.append((step_name(family.name, name), run))
+    return out
+
+
+def compile_all(quiet: bool = False, only: set[str] | None = None) -> dict:
+    """Compile (or load from the cache) every kernel of every method and heuristic.
+
+    ``only``, if given, keeps the steps of those names (:func:`step_name`): what a sweep's
+    tasks will call. Returns ``{"elapsed_s", "steps"}``: the seconds and the number of
+    methods and heuristics run.
+    """
+    begin = time.perf_counter()
+    todo = steps()
+    if only is not None:
+        todo = [s for s in todo if s[0] in only]
+    for _, step in tqdm(todo, desc="compiling kernels", disable=quiet, unit="step"):
         step()
-    return {"elapsed_s": time.perf_counter() - begin, "steps": len(steps)}
+    return {"elapsed_s": time.perf_counter() - begin, "steps": len(todo)}
 
 
-__all__ = ["TINY_CAP", "compile_all"]
+__all__ = ["TINY_CAP", "compile_all", "step_name", "steps"]

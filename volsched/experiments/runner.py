@@ -15,12 +15,12 @@ import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, parallel_config
 from tqdm import tqdm
 
 from volsched.instances.errors import InputError, require
 
-from ..compile import compile_all
+from ..compile import compile_all, step_name
 from .store import Store
 from .tasks import build_tasks, run_task
 
@@ -62,12 +62,43 @@ def _main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()  # signal handlers are set only there
 
 
-#: loky replaces a worker whose memory grew by more than 300 MB since it started (its leak check),
-#: and warns on stderr; compiling the numba kernels on a cold cache does that once per worker. The
-#: worker is replaced between two tasks (none is lost), so the warning is noise in a sweep's output.
+#: loky warns on stderr when it replaces a worker (its leak check, :func:`_start_worker`). The worker
+#: is replaced between two tasks (none is lost), so the warning is noise in a sweep's output.
 warnings.filterwarnings(
     "ignore", message="A worker stopped while some jobs were given to the executor", category=UserWarning
 )
+
+
+def _compile_quietly(only: set[str] | None = None) -> dict:
+    return compile_all(quiet=True, only=only)
+
+
+#: How much a local worker may grow after its first task before loky replaces it (loky's default is
+#: 300 MB; :func:`_start_worker`).
+WORKER_GROWTH_BYTES = 8 * 2**30
+
+
+def warm_steps(todo: list[dict]) -> set[str]:
+    """The :func:`volsched.compile.compile_all` steps that ``todo``'s tasks call."""
+    return {step_name(t["family"], t["method"], t["problem"] if t["kind"] == "exact" else None) for t in todo}
+
+
+def _start_worker(only: set[str]) -> None:
+    """A local worker's start: the kernels its tasks call are loaded, and loky's leak check relaxed.
+
+    loky measures a worker's memory after its first task and replaces the worker once it has
+    grown by 300 MB. A sweep's worker grows by more without leaking (``benchmarks/RESULTS.md``):
+    one task repeated stays flat, but a mix of heuristics and realizations leaves the allocator's
+    arenas larger, up to a plateau, so each worker was replaced every 10 to 20 s and the next one
+    imported and loaded everything again. The limit is loky's module constant, which its worker
+    loop reads at every check; a joblib without it keeps its default
+    (``tests/volsched/test_experiments.py`` checks that the constant is still there).
+    """
+    from joblib.externals.loky import process_executor
+
+    if hasattr(process_executor, "_MAX_MEMORY_LEAK_SIZE"):
+        process_executor._MAX_MEMORY_LEAK_SIZE = WORKER_GROWTH_BYTES  # noqa: SLF001 (see above)
+    _compile_quietly(only)
 
 
 def _local(todo: list[dict], workers: int) -> Iterator[dict]:
@@ -79,9 +110,10 @@ def _local(todo: list[dict], workers: int) -> Iterator[dict]:
     # driver stops the sweep and the pool (exit 130, the store resumes).
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
     try:
-        results = Parallel(n_jobs=workers, return_as="generator_unordered", batch_size="auto")(
-            delayed(run_task)(t) for t in todo
-        )
+        with parallel_config(backend="loky", initializer=_start_worker, initargs=(warm_steps(todo),)):
+            results = Parallel(n_jobs=workers, return_as="generator_unordered", batch_size="auto")(
+                delayed(run_task)(t) for t in todo
+            )
     finally:
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
@@ -98,10 +130,6 @@ def _dask_client(address: str):
         return Client(address, timeout=DASK_CONNECT_TIMEOUT_S)
     except OSError as exc:
         raise InputError(f"--dask-scheduler: cannot reach {address} ({exc})") from None
-
-
-def _compile_quietly() -> dict:
-    return compile_all(quiet=True)
 
 
 def _dask(todo: list[dict], client) -> Iterator[dict]:
