@@ -33,7 +33,8 @@ def install(rev: str, where: Path) -> Path:
     subprocess.run(["git", "-C", str(where / "src"), "checkout", "-q", rev], check=True)
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(where / "venv")], check=True)
     pip = [str(where / "venv" / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps"]
-    subprocess.run([*pip, str(where / "src")], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    subprocess.run([*pip, str(where / "src")], check=True, **quiet)
     return where / "venv" / "bin" / "volsched"
 
 
