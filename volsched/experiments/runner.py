@@ -69,8 +69,8 @@ warnings.filterwarnings(
 )
 
 
-def _compile_quietly(only: set[str] | None = None) -> dict:
-    return compile_all(quiet=True, only=only)
+def _compile_quietly() -> dict:
+    return compile_all(quiet=True)
 
 
 #: How much a local worker may grow after its first task before loky replaces it (loky's default is
@@ -92,13 +92,13 @@ def _start_worker(only: set[str]) -> None:
     arenas larger, up to a plateau, so each worker was replaced every 10 to 20 s and the next one
     imported and loaded everything again. The limit is loky's module constant, which its worker
     loop reads at every check; a joblib without it keeps its default
-    (``tests/volsched/test_experiments.py`` checks that the constant is still there).
+    (``tests/volsched/experiments/test_runner.py`` checks that the loop still reads it).
     """
     from joblib.externals.loky import process_executor
 
     if hasattr(process_executor, "_MAX_MEMORY_LEAK_SIZE"):
         process_executor._MAX_MEMORY_LEAK_SIZE = WORKER_GROWTH_BYTES  # noqa: SLF001 (see above)
-    _compile_quietly(only)
+    compile_all(quiet=True, only=only)
 
 
 def _local(todo: list[dict], workers: int) -> Iterator[dict]:
