@@ -152,15 +152,19 @@ def _per_allocation_bound(caps, w, m, t_prog, t_data, n_com) -> int | None:
 def _holder_methods(
     instance: CoupledInstance, found: _Found, guide: DataChain, allowance: Allowance, deadline: float | None
 ) -> None:
-    """The holder search on the best schedule's makespan, then the holder bound's passes."""
+    """The holder search on the best schedule's makespan, then the holder bound's passes, then, where
+    a gap is left, the schedules that follow the bound's path (:mod:`.full_windows`)."""
+    layers: list = []
     if found.open() and not allowance.charge(0):
-        found.offer(holder_search(instance, found.upper, guide, allowance), "holders")
+        found.offer(holder_search(instance, found.upper, guide, allowance, layers), "holders")
+    path: list[tuple[int, int]] = []
     for subsets in SUBSET_LIMITS:  # a finer pass only where the coarser one did not prove
         if not found.open() or allowance.charge(0):
             break
         left = None if allowance.budget is None else allowance.budget - allowance.effort.work
         own = Allowance(BOUND_STATES if left is None else min(BOUND_STATES, left), deadline)
-        held = holders_bound(instance, found.upper, guide, own, subsets)
+        own_path: list[tuple[int, int]] = []
+        held = holders_bound(instance, found.upper, guide, own, subsets, path=own_path)
         allowance.charge(own.effort.work)
         if held is None:
             capped = own.effort.stopped == STOPPED_BUDGET and own.budget == BOUND_STATES
@@ -169,8 +173,12 @@ def _holder_methods(
             elif own.effort.stopped is None and trackable(instance) and "holders" not in found.lower_bounds:
                 found.note = f"a state has more than {MAX_COMPLETABLE:,} allocations to list: no bound"
             break
+        path = own_path
         found.lower_bounds["holders"] = max(held, found.lower_bounds.get("holders", held))
         found.lower, found.note = max(found.lower, held), None
+    if found.open() and path and not allowance.charge(0):
+        follow_path = backend(f"{__package__}.full_windows", "follow_path", "ortools")  # as full_cpsat
+        found.offer(follow_path(instance, path, found.upper, layers, allowance), "windows")
 
 
 def solve_full(

@@ -45,6 +45,8 @@ from .full import MAX_CELLS, trivial_bound
 from .replay import DATA, LETTERS, PROG
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from ..problem import Effort
 
 
@@ -76,6 +78,8 @@ def solve_full_cpsat(
     hint: dict | None = None,
     budget: float | None = None,
     effort: Effort | None = None,
+    holders: Collection[int] = (),
+    gather: Collection[int] | None = None,
 ):
     """Minimum makespan of ``K`` iterations under the full model of Section III.
 
@@ -94,6 +98,16 @@ def solve_full_cpsat(
         CP-SAT deterministic time (:mod:`..cpsat`).
     effort : Effort, optional
         Receives what the search spent and why it stopped.
+    holders : collection of int, optional
+        Processors that hold a complete program at slot 0 (default none, as in the paper's
+        start): a window of a longer run that begins just after an iteration completed
+        (:mod:`.full_windows`).
+    gather : collection of int, optional
+        Instead of the makespan, maximise how many of these processors hold a complete program
+        at the end of the horizon, with ``K`` iterations completed within it and nothing entered
+        or sent after the ``K``-th completion. The schedule then also lists ``holders``, the
+        processors holding a complete program just after that completion, and the bound is
+        ``None`` (``proven`` is only ever true for a window where no ``K`` iterations fit).
 
     Returns
     -------
@@ -165,7 +179,9 @@ def solve_full_cpsat(
             model.add(g[q][t] + send_p[q][t] <= t_prog)
             model.add(d[q][t] + send_d[q][t] <= t_data * x[q][t])
             # Program: kept while RECLAIMED, lost when DOWN; a partial one lost on leaving.
-            if t == 0 or down[q, t - 1]:
+            if t == 0:
+                model.add(g[q][t] == (t_prog if q in holders else 0))
+            elif down[q, t - 1]:
                 model.add(g[q][t] == 0)
             else:
                 gp = g[q][t - 1] + send_p[q][t - 1]
@@ -190,9 +206,13 @@ def solve_full_cpsat(
             model.add(g[q][t] >= t_prog).only_enforce_if(pc[q][t])
             if t_prog > 0:
                 model.add(g[q][t] <= t_prog - 1).only_enforce_if(~pc[q][t])
+            elif gather is not None:  # without a makespan to minimise, nothing else forces it
+                model.add(pc[q][t] == 1)
             model.add(d[q][t] >= t_data * x[q][t]).only_enforce_if(dc[q][t])
             if t_data > 0:
                 model.add(d[q][t] <= t_data * x[q][t] - 1).only_enforce_if(~dc[q][t])
+            elif gather is not None:
+                model.add(dc[q][t] == 1)
             # bad: enrolled but not ready to compute.
             model.add_implication(bad[q][t], e[q][t])
             if up[q, t]:
@@ -225,10 +245,28 @@ def solve_full_cpsat(
         # K iterations by the end of t.
         model.add(cum[t] == (cum[t - 1] if t > 0 else 0) + done[t])
         model.add(cum[t] >= big_k).only_enforce_if(fin[t])
+        if gather is not None:  # no objective makes fin exact here
+            model.add(cum[t] <= big_k - 1).only_enforce_if(~fin[t])
         if t > 0:
             model.add_implication(fin[t - 1], fin[t])
+            if gather is not None:
+                model.add_implication(fin[t - 1], ~r[t])
+                for q in Q:
+                    model.add_implication(fin[t - 1], ~send_p[q][t])
+                    model.add_implication(fin[t - 1], ~send_d[q][t])
     model.add(fin[horizon - 1] == 1)
-    model.minimize(1 + horizon - sum(fin))
+    if gather is None:
+        model.minimize(1 + horizon - sum(fin))
+    else:
+        end = horizon - 1
+        kept = []
+        for q in gather:
+            if down[q, end]:
+                continue
+            h = nb(f"h{q}")
+            model.add(g[q][end] + send_p[q][end] >= t_prog).only_enforce_if(h)
+            kept.append(h)
+        model.maximize(sum(kept))
 
     if hint is not None:
         _hint_decisions(model, hint, x, r, send_p, send_d, p, horizon)
@@ -238,7 +276,10 @@ def solve_full_cpsat(
         return None, None, horizon + 1, True
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None, None, trivial_bound(instance), False
-    makespan = int(round(solver.objective_value))
+    if gather is None:
+        makespan = int(round(solver.objective_value))
+    else:
+        makespan = 1 + horizon - sum(solver.value(v) for v in fin)
     bound = max(int(math.ceil(solver.best_objective_bound - 1e-6)), trivial_bound(instance))
     schedule = {
         "configurations": [
@@ -259,6 +300,11 @@ def solve_full_cpsat(
         ],
         "completions": [t for t in T if solver.boolean_value(done[t])][:big_k],
     }
+    if gather is not None:
+        last = makespan - 1
+        gp = [solver.value(g[q][last]) + solver.value(send_p[q][last]) for q in Q]
+        schedule["holders"] = [q for q in Q if t_prog == 0 or (not down[q, last] and gp[q] >= t_prog)]
+        return schedule, makespan, None, False
     return schedule, makespan, min(bound, makespan), status == cp_model.OPTIMAL
 
 

@@ -67,6 +67,7 @@ the same budget gives the same answer on any machine.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -99,7 +100,11 @@ def applies(instance: CoupledInstance) -> bool:
 
 
 def holder_search(
-    instance: CoupledInstance, upper: int, chain: DataChain, allowance: Allowance | None = None
+    instance: CoupledInstance,
+    upper: int,
+    chain: DataChain,
+    allowance: Allowance | None = None,
+    layers: list | None = None,
 ) -> dict | None:
     """A schedule of makespan below ``upper`` in the format of :mod:`.replay`, or ``None``.
 
@@ -113,6 +118,10 @@ def holder_search(
         The instance's data chain: the beam's order and its cut.
     allowance : Allowance, optional
         Charged one unit per state expanded; a search it stops returns ``None``.
+    layers : list, optional
+        Receives, per iteration, the states the beam kept after it: ``(s, H, prefix)``, ``H`` a
+        bit mask of the processors holding a program at ``s`` and ``prefix()`` the schedule of the
+        path to it (where :mod:`.full_windows` starts).
 
     Examples
     --------
@@ -178,6 +187,9 @@ def holder_search(
             layer.append(len(nodes) - 1)
         layer.sort(key=lambda n: (chain.rest(nodes[n][0], left), nodes[n][0], -nodes[n][1].bit_count(), n))
         layer = layer[:WIDTH]
+        if layers is not None:
+            prefixes = [partial(_schedule, instance, avail, nodes, n) for n in layer]
+            layers.append([(nodes[n][0], nodes[n][1], f) for n, f in zip(layer, prefixes, strict=True)])
         if not layer:
             return None
     best = min(layer, key=lambda n: (nodes[n][0], n))

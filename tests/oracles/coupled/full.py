@@ -71,14 +71,16 @@ def _enter(x, y, g, d, t_prog, t_data):
     return g2, d2
 
 
-def brute_full(instance: CoupledInstance) -> int | None:
-    """Minimum makespan of ``K`` iterations (``None`` when none fits in the horizon)."""
+def brute_full(instance: CoupledInstance, holders=()) -> int | None:
+    """Minimum makespan of ``K`` iterations (``None`` when none fits in the horizon); the processors
+    of ``holders`` hold a complete program at slot 0 (a window just after a completed iteration)."""
     p, horizon, big_k = instance.p, instance.horizon, instance.K
     w, t_prog, t_data, n_com = [int(v) for v in instance.w], instance.T_prog, instance.T_data, instance.n_com
     avail = instance.availability
     allocs = allocations(instance)
     zeros = tuple([0] * p)
-    states = {(0, zeros, zeros, zeros, 0)}  # done, g, x, d, c
+    start = tuple(t_prog if q in holders else 0 for q in range(p))
+    states = {(0, start, zeros, zeros, 0)}  # done, g, x, d, c
     for t in range(horizon):
         col = avail[:, t]
         nxt = set()
@@ -160,3 +162,23 @@ def random_tiny(
             T_data=int(rng.integers(0, 2)) if comm else 0,
             K=int(rng.integers(1, max_k + 1)),
         )
+
+
+def program_holders(instance: CoupledInstance, schedule: dict, end: int) -> list[int]:
+    """The processors holding a complete program at the start of slot ``end`` under ``schedule``,
+    from nothing at slot 0: a program grows by its ``'P'`` slots, is lost on DOWN, and a partial
+    one is lost when its worker leaves the configuration (Sections III-B, III-C)."""
+    p, t_prog = instance.p, instance.T_prog
+    starts = {int(c["start"]): list(c["allocation"]) for c in schedule["configurations"]}
+    x, g = [0] * p, [0] * p
+    for t in range(end):
+        y = starts.get(t, x)
+        g = [0 if x[q] and not y[q] and g[q] < t_prog else g[q] for q in range(p)]
+        x = y
+        for q in range(p):
+            row = schedule["communication"][q]
+            if t < len(row) and row[t] == "P":
+                g[q] += 1
+            if instance.availability[q, t] == DOWN:
+                g[q] = 0
+    return [q for q in range(p) if g[q] >= t_prog]

@@ -1,0 +1,191 @@
+"""Problem ``full``: schedules that follow the holder bound's path, one exact iteration at a time.
+
+Casanova, Dufossé, Robert, Vivien (HCW 2013), Section III, as replayed by :mod:`.replay`.
+
+The holder bound (:mod:`.full_holders_bound`) ends on a relaxed path: per iteration, the slot
+``s_k`` one past its completion and the set ``H_k`` of processors that may hold a program there.
+Where the holder search (:mod:`.full_holders`) misses the bound, it is often one slot or one
+holder off that path early on, and the loss compounds: a window where every fast processor is
+UP closes before the late iteration can use it. The search's iterations enter one allocation and
+a few preloads; the path may need several spares preloaded across iterations, or allocations
+switched within one.
+
+**Following the path.** From a real state ``(s, T)`` (the slot after ``k`` completed iterations,
+``T`` exactly the processors holding a complete program), the exact time-indexed model of
+:mod:`.full_cpsat` is solved on the window ``[s, s_{k+1})`` of the realization, with ``T``
+holding programs at its first slot and one iteration to complete within it: the rules of Section
+III, slot by slot, with nothing entered or sent after the completion. Among such iterations it
+looks for one that leaves the most processors of ``H_{k+1} ∪ H_{k+2}`` holding a program (the
+path's next holders), within a fixed CP-SAT deterministic time. The model's holders just after
+the completion are the next state's ``T``, and the next window begins there with a new entry (an
+idle one when the model enrols nobody at its first slot). A window where no iteration fits, or
+one larger than :data:`.full.MAX_CELLS` processor-slots, ends the attempt.
+
+The attempt starts from the beam states of the holder search that are at least as far along the
+path as the bound (``s <= s_k`` and ``T ⊇ H_k``; their schedules so far are the prefix), the
+latest first, then from the start ``(0, ∅)``. A schedule that follows the path to its end has the
+bound's makespan, which proves it optimal; a window that completes earlier than the path's only
+helps. Like every schedule, it goes through the replay (:func:`volsched.solvers.finish`).
+
+This is a primal method: it looks for a schedule, it proves nothing by itself. Work is one unit
+per window, charged to the caller's :class:`~volsched.solvers.problem.Allowance`, and each window
+gets :data:`WINDOW_BUDGET` of CP-SAT deterministic time on one worker, all of them together
+:data:`FOLLOW_BUDGET`: the same answer on every machine.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from ..problem import STOPPED_CLOCK, Allowance, Effort
+from .full import MAX_CELLS
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from volsched.instances.coupled import CoupledInstance
+
+#: CP-SAT deterministic time per window, and for all the windows of one :func:`follow_path`.
+WINDOW_BUDGET = 10.0
+FOLLOW_BUDGET = 12.0
+
+#: Start states tried at most, the start ``(0, ∅)`` included.
+STARTS = 3
+
+
+def follow_path(
+    instance: CoupledInstance,
+    path: Sequence[tuple[int, int]],
+    upper: int,
+    layers: Sequence[Sequence[tuple[int, int, Callable[[], dict]]]] = (),
+    allowance: Allowance | None = None,
+) -> dict | None:
+    """A schedule of makespan below ``upper`` that follows ``path``, or ``None``.
+
+    Parameters
+    ----------
+    instance : CoupledInstance
+    path : sequence of (int, int)
+        The holder bound's path (:func:`.full_holders_bound.holders_bound`): per iteration,
+        ``(s, H)`` after it, ``H`` a bit mask.
+    upper : int
+        The incumbent's makespan.
+    layers : sequence of sequences of (s, holders, prefix)
+        The holder search's beam (:func:`.full_holders.holder_search`): ``layers[k]`` the states
+        after ``k + 1`` iterations, ``holders`` a bit mask of exactly the processors holding a
+        program at ``s``, ``prefix()`` the schedule of those iterations. The attempts start from
+        :func:`dominating`'s states (at most :data:`STARTS` with the start), then ``(0, ∅)``.
+    allowance : Allowance, optional
+        Charged one unit per window; its deadline also cuts each window's CP-SAT search.
+
+    Examples
+    --------
+    >>> from volsched.instances.coupled import paper_realization
+    >>> from volsched.solvers.coupled.full_bound import DataChain
+    >>> from volsched.solvers.coupled.full_holders_bound import holders_bound
+    >>> from volsched.solvers.coupled.replay import replay
+    >>> instance = paper_realization(10, 5, 1, 0, 6)  # the holder search ends at 173
+    >>> path = []
+    >>> holders_bound(instance, 173, DataChain(instance), path=path)
+    141
+    >>> schedule = follow_path(instance, path, 173)
+    >>> replay(instance, schedule)[-1] + 1  # the bound's makespan: optimal
+    141
+    """
+    if len(path) != instance.K:
+        return None
+    allowance = Allowance.of(allowance)
+    spent = Effort()
+    tries = [*dominating(path, layers)[: STARTS - 1], (0, 0, 0, None)]
+    for k, s, holders, prefix in tries:
+        schedule = _follow(instance, path, upper, k, s, holders, prefix, allowance, spent)
+        if schedule is not None:
+            return schedule
+        if allowance.effort.stopped is not None or spent.work >= FOLLOW_BUDGET:
+            break
+    return None
+
+
+def dominating(path: Sequence[tuple[int, int]], layers: Sequence[Sequence[tuple]]) -> list:
+    """The start states ``(k, s, H, prefix)`` of :func:`follow_path` among the holder search's beam
+    (``layers[k - 1]``: the states ``(s, H, prefix)`` kept after ``k`` iterations): per iteration,
+    the earliest state with ``s <= s_k`` and ``H ⊇ H_k``, the latest iterations first."""
+    out = []
+    for k in range(min(len(layers), len(path) - 1) - 1, -1, -1):
+        s_k, h_k = path[k]
+        fit = [(s, h, prefix) for s, h, prefix in layers[k] if s <= s_k and h & h_k == h_k]
+        if fit:
+            s, h, prefix = min(fit, key=lambda state: (state[0], -state[1].bit_count()))
+            out.append((k + 1, s, h, prefix))
+    return out
+
+
+def _follow(instance, path, upper, k0, s, holders, prefix, allowance, spent) -> dict | None:
+    """The windows from the state ``(s, holders)`` after ``k0`` iterations to the last one."""
+    from .full_cpsat import solve_full_cpsat  # ortools only on first use
+
+    p = instance.p
+    head = {"configurations": [], "communication": [""] * p, "completions": []}
+    if prefix is not None:
+        head = prefix()
+    configurations = list(head["configurations"])
+    rows = [list(row) for row in head["communication"]]
+    completions = list(head["completions"])
+    for k in range(k0, instance.K):
+        target = path[k][0]
+        length = target - s
+        if length < 1 or p * length > MAX_CELLS:
+            return None
+        if allowance.charge(1) or spent.work >= FOLLOW_BUDGET:
+            return None
+        gather = (path[k][1] | (path[k + 1][1] if k + 1 < instance.K else 0)) & ((1 << p) - 1)
+        window = _window(instance, s, length)
+        effort = Effort()
+        left = None if allowance.deadline is None else max(1e-3, allowance.deadline - time.perf_counter())
+        found, makespan, _, _ = solve_full_cpsat(
+            window,
+            time_limit=left,
+            budget=min(WINDOW_BUDGET, FOLLOW_BUDGET - spent.work),
+            effort=effort,
+            holders={q for q in range(p) if holders >> q & 1},
+            gather=[q for q in range(p) if gather >> q & 1],
+        )
+        spent.add(effort.work)
+        if effort.stopped == STOPPED_CLOCK:
+            allowance.effort.stopped = allowance.effort.stopped or STOPPED_CLOCK
+        if found is None:
+            return None
+        entries = [c for c in found["configurations"] if c["start"] < makespan]
+        if not entries or entries[0]["start"] != 0:
+            configurations.append({"start": s, "allocation": [0] * p})
+        configurations += [{"start": s + c["start"], "allocation": list(c["allocation"])} for c in entries]
+        for q in range(p):
+            row = found["communication"][q][:makespan]
+            rows[q] += [*("." * (s - len(rows[q]))), *row]
+        completions.append(s + found["completions"][0])
+        s, holders = s + makespan, sum(1 << q for q in found["holders"])
+    if s >= upper:
+        return None
+    communication = ["".join(row).rstrip(".") for row in rows]
+    return {"configurations": configurations, "communication": communication, "completions": completions}
+
+
+def _window(instance: CoupledInstance, start: int, length: int) -> CoupledInstance:
+    """The instance restricted to the slots ``[start, start + length)`` and one iteration."""
+    from volsched.instances.coupled import CoupledInstance
+
+    states = instance.realization(start + length)[:, start : start + length].copy()
+    return CoupledInstance(
+        availability=states,
+        w=instance.w,
+        mu=instance.mu,
+        m=instance.m,
+        n_com=instance.n_com,
+        T_prog=instance.T_prog,
+        T_data=instance.T_data,
+        K=1,
+    )
+
+
+__all__ = ["FOLLOW_BUDGET", "STARTS", "WINDOW_BUDGET", "dominating", "follow_path"]

@@ -1,0 +1,70 @@
+"""Problem ``full``: the windows that follow the holder bound's path, against brute force and the replay."""
+
+import numpy as np
+import pytest
+from oracles.coupled.full import brute_full, program_holders, random_tiny
+
+from volsched.instances.coupled import paper_realization
+from volsched.solvers.coupled.full_bound import DataChain
+from volsched.solvers.coupled.full_cpsat import solve_full_cpsat
+from volsched.solvers.coupled.full_holders import holder_search
+from volsched.solvers.coupled.full_holders_bound import holders_bound
+from volsched.solvers.coupled.full_windows import dominating, follow_path
+from volsched.solvers.coupled.replay import replay
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_model_from_program_holders_is_the_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(10):
+        instance = random_tiny(rng, max_p=3, max_h=8, max_k=2)
+        holders = {q for q in range(instance.p) if rng.random() < 0.5}
+        _, makespan, bound, proven = solve_full_cpsat(instance, holders=holders, workers=1)
+        expected = brute_full(instance, holders)
+        assert proven
+        assert makespan == expected
+        if expected is None:
+            assert bound == instance.horizon + 1
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_gathering_window_completes_in_it_sends_nothing_after_and_names_its_holders(seed):
+    rng = np.random.default_rng(100 + seed)
+    checked = 0
+    while checked < 8:
+        instance = random_tiny(rng, max_p=3, max_h=9, max_k=1)
+        gather = [q for q in range(instance.p) if rng.random() < 0.6]
+        schedule, makespan, bound, proven = solve_full_cpsat(instance, workers=1, gather=gather)
+        if brute_full(instance) is None:
+            assert schedule is None and proven and bound == instance.horizon + 1
+            continue
+        assert schedule is not None and not proven and bound is None
+        completion = replay(instance, schedule)[0]
+        assert completion == schedule["completions"][0] == makespan - 1
+        assert all(len(row) <= completion + 1 for row in schedule["communication"])
+        assert all(c["start"] <= completion for c in schedule["configurations"])
+        assert schedule["holders"] == program_holders(instance, schedule, completion + 1)
+        checked += 1
+
+
+def test_following_the_bound_path_proves_a_realization_the_holder_search_misses():
+    # m = 10: the search's iterations reach slot 173; the holder bound's path, 141, needs seven
+    # slow processors that stay UP to hold programs by slot 46, preloaded over several iterations.
+    instance = paper_realization(10, 5, 1, 0, 6, slots=200)
+    chain = DataChain(instance)
+    assert holder_search(instance, 173, chain) is None
+    path = []
+    bound = holders_bound(instance, 173, chain, path=path)
+    schedule = follow_path(instance, path, 173)
+    assert replay(instance, schedule)[-1] + 1 == bound == 141
+    assert follow_path(instance, path, 141) is None  # only schedules below the incumbent
+
+
+def test_it_starts_from_the_search_states_at_least_as_far_along_the_path_latest_first():
+    path = [(10, 0b011), (20, 0b110), (30, 0b100)]
+    layers = [
+        [(9, 0b111, "a"), (10, 0b001, "b")],
+        [(21, 0b111, "c"), (19, 0b110, "d"), (18, 0b1110, "e")],
+    ]
+    starts = dominating(path, layers)
+    assert [(k, s, h, prefix) for k, s, h, prefix in starts] == [(2, 18, 0b1110, "e"), (1, 9, 0b111, "a")]
