@@ -36,6 +36,7 @@ gets :data:`WINDOW_BUDGET` of CP-SAT deterministic time on one worker, all of th
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..problem import STOPPED_CLOCK, Allowance, Effort
@@ -173,19 +174,8 @@ def _follow(instance, path, upper, k0, s, holders, prefix, allowance, spent) -> 
 
 def _window(instance: CoupledInstance, start: int, length: int) -> CoupledInstance:
     """The instance restricted to the slots ``[start, start + length)`` and one iteration."""
-    from volsched.instances.coupled import CoupledInstance
-
     states = instance.realization(start + length)[:, start : start + length].copy()
-    return CoupledInstance(
-        availability=states,
-        w=instance.w,
-        mu=instance.mu,
-        m=instance.m,
-        n_com=instance.n_com,
-        T_prog=instance.T_prog,
-        T_data=instance.T_data,
-        K=1,
-    )
+    return replace(instance, availability=states, K=1, transitions=None, continuation_seed=None)
 
 
 __all__ = ["FOLLOW_BUDGET", "STARTS", "WINDOW_BUDGET", "dominating", "follow_path"]
