@@ -170,7 +170,8 @@ BUDGET_UNITS = {
     "nodes": "branch-and-bound nodes",
     "cbc-nodes": "CBC branch-and-bound nodes",
     "greedy-calls": "compiled greedy calls (each runs at most 2,000 steps of a greedy pass), "
-    "then states of the holder search and of the holder bound (coupled full)",
+    "then states of the holder search and of the holder bound, and windows that follow the "
+    "holder bound's path (coupled full)",
     "states": "slot-level states of the exact search over iteration completions (coupled full)",
 }
 

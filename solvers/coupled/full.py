@@ -9,7 +9,8 @@ from the search over iterations that tracks the program holders
 (:mod:`.full_holders`) when the greedy's does not meet the lower bound, improved
 by the model of :mod:`.full_cpsat` (hinted with it) when the method is ``cpsat``.
 When the bounds still differ, the holder bound of :mod:`.full_holders_bound`
-(a relaxed search that knows who may hold the program) lifts the lower one.
+(a relaxed search that knows who may hold the program) lifts the lower one, and schedules that
+follow its relaxed path one exact iteration at a time (:mod:`.full_windows`) may meet it.
 When the greedy's two plain passes end at :data:`HOLDERS_FIRST` slots or later, the two
 holder methods run between them and its rollouts, which then run only if the bounds still
 differ, and the holder methods again if the rollouts find an earlier schedule: a rollout
