@@ -5,6 +5,8 @@ import pytest
 from oracles.coupled.full import brute_full, program_holders, random_tiny
 
 from volsched.instances.coupled import paper_realization
+from volsched.solvers import SolveStatus
+from volsched.solvers.coupled import solve
 from volsched.solvers.coupled.full_bound import DataChain
 from volsched.solvers.coupled.full_cpsat import solve_full_cpsat
 from volsched.solvers.coupled.full_holders import holder_search
@@ -68,3 +70,11 @@ def test_it_starts_from_the_search_states_at_least_as_far_along_the_path_latest_
     ]
     starts = dominating(path, layers)
     assert [(k, s, h, prefix) for k, s, h, prefix in starts] == [(2, 18, 0b1110, "e"), (1, 9, 0b111, "a")]
+
+
+def test_solve_proves_the_optimum_by_following_the_path_where_the_other_methods_leave_a_gap():
+    instance = paper_realization(10, 5, 1, 0, 6, slots=200)
+    result = solve(instance, problem="full", method="greedy", budget=100_000)
+    assert result.status == SolveStatus.OPTIMAL
+    assert (result.objective, result.bound) == (141, 141)
+    assert result.info["source"] == "windows"
