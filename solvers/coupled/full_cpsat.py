@@ -280,7 +280,6 @@ def solve_full_cpsat(
         makespan = int(round(solver.objective_value))
     else:
         makespan = 1 + horizon - sum(solver.value(v) for v in fin)
-    bound = max(int(math.ceil(solver.best_objective_bound - 1e-6)), trivial_bound(instance))
     schedule = {
         "configurations": [
             {"start": t, "allocation": [int(solver.value(x[q][t])) for q in Q]}
@@ -300,11 +299,12 @@ def solve_full_cpsat(
         ],
         "completions": [t for t in T if solver.boolean_value(done[t])][:big_k],
     }
-    if gather is not None:
+    if gather is not None:  # the objective counts holders: no bound on the makespan
         last = makespan - 1
         gp = [solver.value(g[q][last]) + solver.value(send_p[q][last]) for q in Q]
         schedule["holders"] = [q for q in Q if t_prog == 0 or (not down[q, last] and gp[q] >= t_prog)]
         return schedule, makespan, None, False
+    bound = max(int(math.ceil(solver.best_objective_bound - 1e-6)), trivial_bound(instance))
     return schedule, makespan, min(bound, makespan), status == cp_model.OPTIMAL
 
 

@@ -136,7 +136,7 @@ def _follow(instance, path, upper, k0, s, holders, prefix, allowance, spent) -> 
     for k in range(k0, instance.K):
         target = path[k][0]
         length = target - s
-        if length < 1 or p * length > MAX_CELLS:
+        if p * length > MAX_CELLS:  # the path's completions are increasing: length >= 1
             return None
         if allowance.charge(1) or spent.work >= FOLLOW_BUDGET:
             return None
@@ -157,13 +157,12 @@ def _follow(instance, path, upper, k0, s, holders, prefix, allowance, spent) -> 
             allowance.effort.stopped = allowance.effort.stopped or STOPPED_CLOCK
         if found is None:
             return None
-        entries = [c for c in found["configurations"] if c["start"] < makespan]
+        entries = found["configurations"]  # the model lists the slots up to its completion only
         if not entries or entries[0]["start"] != 0:
             configurations.append({"start": s, "allocation": [0] * p})
         configurations += [{"start": s + c["start"], "allocation": list(c["allocation"])} for c in entries]
         for q in range(p):
-            row = found["communication"][q][:makespan]
-            rows[q] += [*("." * (s - len(rows[q]))), *row]
+            rows[q] += [*("." * (s - len(rows[q]))), *found["communication"][q]]
         completions.append(s + found["completions"][0])
         s, holders = s + makespan, sum(1 << q for q in found["holders"])
     if s >= upper:
