@@ -151,10 +151,16 @@ def _per_allocation_bound(caps, w, m, t_prog, t_data, n_com) -> int | None:
 
 
 def _holder_methods(
-    instance: CoupledInstance, found: _Found, guide: DataChain, allowance: Allowance, deadline: float | None
+    instance: CoupledInstance,
+    found: _Found,
+    guide: DataChain,
+    allowance: Allowance,
+    deadline: float | None,
+    windows: list,
 ) -> None:
     """The holder search on the best schedule's makespan, then the holder bound's passes, then, where
-    a gap is left, the schedules that follow the bound's path (:mod:`.full_windows`)."""
+    a gap is left, the schedules that follow the bound's path (:mod:`.full_windows`; ``windows``
+    holds the solve's :class:`.full_windows.Windows` once they ran)."""
     layers: list = []
     if found.open() and not allowance.charge(0):
         found.offer(holder_search(instance, found.upper, guide, allowance, layers), "holders")
@@ -179,7 +185,9 @@ def _holder_methods(
         found.lower, found.note = max(found.lower, held), None
     if found.open() and path and not allowance.charge(0):
         follow_path = backend(f"{__package__}.full_windows", "follow_path", "ortools")  # as full_cpsat
-        found.offer(follow_path(instance, path, found.upper, layers, allowance), "windows")
+        if not windows:
+            windows.append(backend(f"{__package__}.full_windows", "Windows", "ortools")())
+        found.offer(follow_path(instance, path, found.upper, layers, allowance, windows[0]), "windows")
 
 
 def solve_full(
@@ -227,24 +235,25 @@ def solve_full(
     deadline = None if time_limit is None else begin + time_limit
     allowance = Allowance(None if model else budget, deadline, greedy_effort)
     found = _Found(lower, lower_bounds)
+    windows: list = []  # the holder methods' windows, shared by their runs in this solve
     schedule, rolls = plain_passes(instance, allowance, lower)
     found.offer(schedule, "greedy")
     if rolls and found.upper is not None and found.upper >= HOLDERS_FIRST:
         # On a long realization each rollout trial replays every slot to the last iteration, where
         # the holder methods' cost does not grow with the slots: they go first, and the rollouts
         # only run on what they leave open.
-        _holder_methods(instance, found, guide, allowance, deadline)
+        _holder_methods(instance, found, guide, allowance, deadline, windows)
         if found.open() and not allowance.charge(0):
             before = found.upper
             found.offer(rollout_passes(instance, allowance, found.lower, guide, found.schedule), "greedy")
             if found.upper < before:
-                _holder_methods(instance, found, guide, allowance, deadline)
+                _holder_methods(instance, found, guide, allowance, deadline, windows)
     else:
         if rolls and found.open():
             found.offer(rollout_passes(instance, allowance, found.lower, guide, found.schedule), "greedy")
         if found.schedule is None:  # which limit, if any, stopped the passes
             allowance.charge(0)
-        _holder_methods(instance, found, guide, allowance, deadline)
+        _holder_methods(instance, found, guide, allowance, deadline, windows)
     schedule, upper, source, lower = found.schedule, found.upper, found.source, found.lower
     holders_note = found.note
     if not model:  # the greedy's calls are the method's work; under the model, its deterministic time

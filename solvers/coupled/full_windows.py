@@ -28,9 +28,14 @@ bound's makespan, which proves it optimal; a window that completes earlier than 
 helps. Like every schedule, it goes through the replay (:func:`volsched.solvers.finish`).
 
 This is a primal method: it looks for a schedule, it proves nothing by itself. Work is one unit
-per window, charged to the caller's :class:`~volsched.solvers.problem.Allowance`, and each window
-gets :data:`WINDOW_BUDGET` of CP-SAT deterministic time on one worker, all of them together
-:data:`FOLLOW_BUDGET`: the same answer on every machine.
+per window solved, charged to the caller's :class:`~volsched.solvers.problem.Allowance`, and each window
+gets :data:`WINDOW_BUDGET` of CP-SAT deterministic time on one worker, all the windows of one solve
+together :data:`FOLLOW_BUDGET` (a :class:`Windows` lives as long as the solve: where the solve
+follows a path again after a better incumbent, the windows it already solved are not solved
+again): the same answer on every machine. On these models a unit of deterministic time is 7-15
+CPU seconds of one core (the paper realizations' windows of 200-2,000 cells, most of it the LP);
+a window that finds an iteration mostly does so within one or two units, but some proofs need a
+window of 3.4 units, and a window where no iteration fits spends its whole budget.
 """
 
 from __future__ import annotations
@@ -47,12 +52,21 @@ if TYPE_CHECKING:
 
     from volsched.instances.coupled import CoupledInstance
 
-#: CP-SAT deterministic time per window, and for all the windows of one :func:`follow_path`.
+#: CP-SAT deterministic time per window, and for all the windows of one solve (:class:`Windows`).
 WINDOW_BUDGET = 10.0
 FOLLOW_BUDGET = 12.0
 
 #: Start states tried at most, the start ``(0, ∅)`` included.
 STARTS = 3
+
+
+class Windows:
+    """The windows one solve has solved, by ``(start, holders, length, gather)``, and the CP-SAT
+    deterministic time they spent, which :data:`FOLLOW_BUDGET` caps."""
+
+    def __init__(self) -> None:
+        self.solved: dict[tuple[int, int, int, int], tuple[dict | None, int | None]] = {}
+        self.spent = Effort()
 
 
 def follow_path(
@@ -61,6 +75,7 @@ def follow_path(
     upper: int,
     layers: Sequence[Sequence[tuple[int, int, Callable[[], dict]]]] = (),
     allowance: Allowance | None = None,
+    windows: Windows | None = None,
 ) -> dict | None:
     """A schedule of makespan below ``upper`` that follows ``path``, or ``None``.
 
@@ -78,7 +93,9 @@ def follow_path(
         program at ``s``, ``prefix()`` the schedule of those iterations. The attempts start from
         :func:`dominating`'s states (at most :data:`STARTS` with the start), then ``(0, ∅)``.
     allowance : Allowance, optional
-        Charged one unit per window; its deadline also cuts each window's CP-SAT search.
+        Charged one unit per window solved; its deadline also cuts each window's CP-SAT search.
+    windows : Windows, optional
+        The solve's windows so far (default: none); receives this call's.
 
     Examples
     --------
@@ -97,13 +114,13 @@ def follow_path(
     if len(path) != instance.K:
         return None
     allowance = Allowance.of(allowance)
-    spent = Effort()
+    windows = Windows() if windows is None else windows
     tries = [*dominating(path, layers)[: STARTS - 1], (0, 0, 0, None)]
     for k, s, holders, prefix in tries:
-        schedule = _follow(instance, path, upper, k, s, holders, prefix, allowance, spent)
+        schedule = _follow(instance, path, upper, k, s, holders, prefix, allowance, windows)
         if schedule is not None:
             return schedule
-        if allowance.effort.stopped is not None or spent.work >= FOLLOW_BUDGET:
+        if allowance.effort.stopped is not None or windows.spent.work >= FOLLOW_BUDGET:
             break
     return None
 
@@ -122,7 +139,7 @@ def dominating(path: Sequence[tuple[int, int]], layers: Sequence[Sequence[tuple]
     return out
 
 
-def _follow(instance, path, upper, k0, s, holders, prefix, allowance, spent) -> dict | None:
+def _follow(instance, path, upper, k0, s, holders, prefix, allowance, windows) -> dict | None:
     """The windows from the state ``(s, holders)`` after ``k0`` iterations to the last one."""
     from .full_cpsat import solve_full_cpsat  # ortools only on first use
 
@@ -138,23 +155,26 @@ def _follow(instance, path, upper, k0, s, holders, prefix, allowance, spent) -> 
         length = target - s
         if p * length > MAX_CELLS:  # the path's completions are increasing: length >= 1
             return None
-        if allowance.charge(1) or spent.work >= FOLLOW_BUDGET:
-            return None
         gather = (path[k][1] | (path[k + 1][1] if k + 1 < instance.K else 0)) & ((1 << p) - 1)
-        window = _window(instance, s, length)
-        effort = Effort()
-        left = None if allowance.deadline is None else max(1e-3, allowance.deadline - time.perf_counter())
-        found, makespan, _, _ = solve_full_cpsat(
-            window,
-            time_limit=left,
-            budget=min(WINDOW_BUDGET, FOLLOW_BUDGET - spent.work),
-            effort=effort,
-            holders={q for q in range(p) if holders >> q & 1},
-            gather=[q for q in range(p) if gather >> q & 1],
-        )
-        spent.add(effort.work)
-        if effort.stopped == STOPPED_CLOCK:
-            allowance.effort.stopped = allowance.effort.stopped or STOPPED_CLOCK
+        key = (s, holders, length, gather)
+        if key not in windows.solved:
+            if allowance.charge(1) or windows.spent.work >= FOLLOW_BUDGET:
+                return None
+            effort = Effort()
+            left = None if allowance.deadline is None else max(1e-3, allowance.deadline - time.perf_counter())
+            found, makespan, _, _ = solve_full_cpsat(
+                _window(instance, s, length),
+                time_limit=left,
+                budget=min(WINDOW_BUDGET, FOLLOW_BUDGET - windows.spent.work),
+                effort=effort,
+                holders={q for q in range(p) if holders >> q & 1},
+                gather=[q for q in range(p) if gather >> q & 1],
+            )
+            windows.spent.add(effort.work)
+            if effort.stopped == STOPPED_CLOCK:
+                allowance.effort.stopped = allowance.effort.stopped or STOPPED_CLOCK
+            windows.solved[key] = found, makespan
+        found, makespan = windows.solved[key]
         if found is None:
             return None
         entries = found["configurations"]  # the model lists the slots up to its completion only
@@ -177,4 +197,4 @@ def _window(instance: CoupledInstance, start: int, length: int) -> CoupledInstan
     return replace(instance, availability=states, K=1, transitions=None, continuation_seed=None)
 
 
-__all__ = ["FOLLOW_BUDGET", "STARTS", "WINDOW_BUDGET", "dominating", "follow_path"]
+__all__ = ["FOLLOW_BUDGET", "STARTS", "WINDOW_BUDGET", "Windows", "dominating", "follow_path"]

@@ -11,7 +11,7 @@ from volsched.solvers.coupled.full_bound import DataChain
 from volsched.solvers.coupled.full_cpsat import solve_full_cpsat
 from volsched.solvers.coupled.full_holders import holder_search
 from volsched.solvers.coupled.full_holders_bound import holders_bound
-from volsched.solvers.coupled.full_windows import dominating, follow_path
+from volsched.solvers.coupled.full_windows import FOLLOW_BUDGET, Windows, dominating, follow_path
 from volsched.solvers.coupled.replay import replay
 
 
@@ -60,6 +60,22 @@ def test_following_the_bound_path_proves_a_realization_the_holder_search_misses(
     schedule = follow_path(instance, path, 173)
     assert replay(instance, schedule)[-1] + 1 == bound == 141
     assert follow_path(instance, path, 141) is None  # only schedules below the incumbent
+
+
+def test_a_solve_solves_each_window_once_and_its_windows_share_one_budget():
+    instance = paper_realization(10, 5, 1, 0, 6, slots=200)
+    path = []
+    holders_bound(instance, 173, DataChain(instance), path=path)
+    windows = Windows()
+    first = follow_path(instance, path, 173, windows=windows)
+    solved, spent = dict(windows.solved), windows.spent.work
+    assert first is not None and 0 < spent <= FOLLOW_BUDGET
+    again = follow_path(instance, path, 173, windows=windows)  # a second pass after a new incumbent
+    assert again == first
+    assert windows.solved == solved and windows.spent.work == spent
+    windows.spent.add(FOLLOW_BUDGET - spent)  # nothing left: only windows already solved are reused
+    assert follow_path(instance, path, 173, windows=windows) == first
+    assert follow_path(instance, path, 173, windows=Windows()) == first
 
 
 def test_it_starts_from_the_search_states_at_least_as_far_along_the_path_latest_first():
