@@ -73,6 +73,16 @@ class _Found:
         return self.upper is not None and self.upper > self.lower
 
 
+class Windows:
+    """The windows of :mod:`.full_windows` one solve has solved, by ``(start, holders, length,
+    gather)``, and the CP-SAT deterministic time they spent (``FOLLOW_BUDGET`` caps it): the holder
+    methods run again after a better incumbent, and follow the same windows."""
+
+    def __init__(self) -> None:
+        self.solved: dict[tuple[int, int, int, int], tuple[dict | None, int | None]] = {}
+        self.spent = Effort()
+
+
 def trivial_bound(instance: CoupledInstance) -> int:
     """``T_prog + K (T_data + W_min)``, a lower bound on the makespan.
 
@@ -156,11 +166,11 @@ def _holder_methods(
     guide: DataChain,
     allowance: Allowance,
     deadline: float | None,
-    windows: list,
+    windows: Windows,
 ) -> None:
     """The holder search on the best schedule's makespan, then the holder bound's passes, then, where
-    a gap is left, the schedules that follow the bound's path (:mod:`.full_windows`; ``windows``
-    holds the solve's :class:`.full_windows.Windows` once they ran)."""
+    a gap is left, the schedules that follow the bound's path (:mod:`.full_windows`, in the solve's
+    ``windows``)."""
     layers: list = []
     if found.open() and not allowance.charge(0):
         found.offer(holder_search(instance, found.upper, guide, allowance, layers), "holders")
@@ -185,9 +195,7 @@ def _holder_methods(
         found.lower, found.note = max(found.lower, held), None
     if found.open() and path and not allowance.charge(0):
         follow_path = backend(f"{__package__}.full_windows", "follow_path", "ortools")  # as full_cpsat
-        if not windows:
-            windows.append(backend(f"{__package__}.full_windows", "Windows", "ortools")())
-        found.offer(follow_path(instance, path, found.upper, layers, allowance, windows[0]), "windows")
+        found.offer(follow_path(instance, path, found.upper, layers, allowance, windows), "windows")
 
 
 def solve_full(
@@ -235,7 +243,7 @@ def solve_full(
     deadline = None if time_limit is None else begin + time_limit
     allowance = Allowance(None if model else budget, deadline, greedy_effort)
     found = _Found(lower, lower_bounds)
-    windows: list = []  # the holder methods' windows, shared by their runs in this solve
+    windows = Windows()  # shared by the holder methods' runs in this solve
     schedule, rolls = plain_passes(instance, allowance, lower)
     found.offer(schedule, "greedy")
     if rolls and found.upper is not None and found.upper >= HOLDERS_FIRST:

@@ -30,7 +30,7 @@ helps. Like every schedule, it goes through the replay (:func:`volsched.solvers.
 This is a primal method: it looks for a schedule, it proves nothing by itself. Work is one unit
 per window solved, charged to the caller's :class:`~volsched.solvers.problem.Allowance`, and each window
 gets :data:`WINDOW_BUDGET` of CP-SAT deterministic time on one worker, all the windows of one solve
-together :data:`FOLLOW_BUDGET` (a :class:`Windows` lives as long as the solve: where the solve
+together :data:`FOLLOW_BUDGET` (a :class:`.full.Windows` lives as long as the solve: where the solve
 follows a path again after a better incumbent, the windows it already solved are not solved
 again): the same answer on every machine. On these models a unit of deterministic time is 7-15
 CPU seconds of one core (the paper realizations' windows of 200-2,000 cells, most of it the LP);
@@ -45,28 +45,19 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..problem import STOPPED_CLOCK, Allowance, Effort
-from .full import MAX_CELLS
+from .full import MAX_CELLS, Windows
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from volsched.instances.coupled import CoupledInstance
 
-#: CP-SAT deterministic time per window, and for all the windows of one solve (:class:`Windows`).
+#: CP-SAT deterministic time per window, and for all the windows of one solve (:class:`.full.Windows`).
 WINDOW_BUDGET = 10.0
 FOLLOW_BUDGET = 12.0
 
 #: Start states tried at most, the start ``(0, ∅)`` included.
 STARTS = 3
-
-
-class Windows:
-    """The windows one solve has solved, by ``(start, holders, length, gather)``, and the CP-SAT
-    deterministic time they spent, which :data:`FOLLOW_BUDGET` caps."""
-
-    def __init__(self) -> None:
-        self.solved: dict[tuple[int, int, int, int], tuple[dict | None, int | None]] = {}
-        self.spent = Effort()
 
 
 def follow_path(
@@ -197,4 +188,4 @@ def _window(instance: CoupledInstance, start: int, length: int) -> CoupledInstan
     return replace(instance, availability=states, K=1, transitions=None, continuation_seed=None)
 
 
-__all__ = ["FOLLOW_BUDGET", "STARTS", "WINDOW_BUDGET", "Windows", "dominating", "follow_path"]
+__all__ = ["FOLLOW_BUDGET", "STARTS", "WINDOW_BUDGET", "dominating", "follow_path"]

@@ -7,11 +7,12 @@ from oracles.coupled.full import brute_full, program_holders, random_tiny
 from volsched.instances.coupled import paper_realization
 from volsched.solvers import SolveStatus
 from volsched.solvers.coupled import solve
+from volsched.solvers.coupled.full import Windows
 from volsched.solvers.coupled.full_bound import DataChain
 from volsched.solvers.coupled.full_cpsat import solve_full_cpsat
 from volsched.solvers.coupled.full_holders import holder_search
 from volsched.solvers.coupled.full_holders_bound import holders_bound
-from volsched.solvers.coupled.full_windows import FOLLOW_BUDGET, Windows, dominating, follow_path
+from volsched.solvers.coupled.full_windows import FOLLOW_BUDGET, dominating, follow_path
 from volsched.solvers.coupled.replay import replay
 
 
