@@ -80,6 +80,8 @@ def solve_full_cpsat(
     effort: Effort | None = None,
     holders: Collection[int] = (),
     gather: Collection[int] | None = None,
+    exclude: Collection[Collection[int]] = (),
+    **parameters,
 ):
     """Minimum makespan of ``K`` iterations under the full model of Section III.
 
@@ -108,6 +110,13 @@ def solve_full_cpsat(
         or sent after the ``K``-th completion. The schedule then also lists ``holders``, the
         processors holding a complete program just after that completion, and the bound is
         ``None`` (``proven`` is only ever true for a window where no ``K`` iterations fit).
+    exclude : collection of collections of int, optional
+        With ``gather``: sets of processors that the schedule's ``kept`` (the processors holding a
+        complete program at the end of the horizon, also returned) must not lie within: a window
+        solved again after the state it led to was a dead end (:mod:`.full_windows`), where fewer
+        holders would be no better.
+    **parameters
+        Further CP-SAT parameters by name (:func:`..cpsat.run_cpsat`).
 
     Returns
     -------
@@ -259,19 +268,22 @@ def solve_full_cpsat(
         model.minimize(1 + horizon - sum(fin))
     else:
         end = horizon - 1
-        kept = []
-        for q in gather:
-            if down[q, end]:
+        held = {}
+        for q in Q:
+            if down[q, end] or (q not in gather and not exclude):
                 continue
-            h = nb(f"h{q}")
+            held[q] = h = nb(f"h{q}")
             model.add(g[q][end] + send_p[q][end] >= t_prog).only_enforce_if(h)
-            kept.append(h)
-        model.maximize(sum(kept))
+            if exclude:  # exact only where a set is excluded: the objective needs one side
+                model.add(g[q][end] + send_p[q][end] <= t_prog - 1).only_enforce_if(~h)
+        for other in exclude:
+            model.add_bool_or([h for q, h in held.items() if q not in other])
+        model.maximize(sum(held[q] for q in gather if q in held))
 
     if hint is not None:
         _hint_decisions(model, hint, x, r, send_p, send_d, p, horizon)
 
-    solver, status = run_cpsat(model, time_limit, seed, workers, started, budget, effort)
+    solver, status = run_cpsat(model, time_limit, seed, workers, started, budget, effort, **parameters)
     if status == cp_model.INFEASIBLE:
         return None, None, horizon + 1, True
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -303,6 +315,8 @@ def solve_full_cpsat(
         last = makespan - 1
         gp = [solver.value(g[q][last]) + solver.value(send_p[q][last]) for q in Q]
         schedule["holders"] = [q for q in Q if t_prog == 0 or (not down[q, last] and gp[q] >= t_prog)]
+        ends = [solver.value(g[q][end]) + solver.value(send_p[q][end]) for q in Q]
+        schedule["kept"] = [q for q in Q if t_prog == 0 or (not down[q, end] and ends[q] >= t_prog)]
         return schedule, makespan, None, False
     bound = max(int(math.ceil(solver.best_objective_bound - 1e-6)), trivial_bound(instance))
     return schedule, makespan, min(bound, makespan), status == cp_model.OPTIMAL

@@ -19,7 +19,11 @@ looks for one that leaves the most processors of ``H_{k+1} ∪ H_{k+2}`` holding
 path's next holders), within a fixed CP-SAT deterministic time. The model's holders just after
 the completion are the next state's ``T``, and the next window begins there with a new entry (an
 idle one when the model enrols nobody at its first slot). A window where no iteration fits, or
-one larger than :data:`.full.MAX_CELLS` processor-slots, ends the attempt.
+one larger than :data:`.full.MAX_CELLS` processor-slots, is a dead end: the walk goes back one
+window and solves it again, now with a program kept outside the holder set that led there (a state
+with fewer holders, no earlier, is no better), at most :data:`BACKTRACKS` times per start; then
+the attempt ends. Equal counts of the path's holders can leave different processors holding, and
+only some of them reach the path's end.
 
 The attempt starts from the beam states of the holder search that are at least as far along the
 path as the bound (``s <= s_k`` and ``T ⊇ H_k``; their schedules so far are the prefix), the
@@ -32,10 +36,11 @@ per window solved, charged to the caller's :class:`~volsched.solvers.problem.All
 gets :data:`WINDOW_BUDGET` of CP-SAT deterministic time on one worker, all the windows of one solve
 together :data:`FOLLOW_BUDGET` (a :class:`.full.Windows` lives as long as the solve: where the solve
 follows a path again after a better incumbent, the windows it already solved are not solved
-again): the same answer on every machine. On these models a unit of deterministic time is 7-15
-CPU seconds of one core (the paper realizations' windows of 200-2,000 cells, most of it the LP);
-a window that finds an iteration mostly does so within one or two units, but some proofs need a
-window of 3.4 units, and a window where no iteration fits spends its whole budget.
+again): the same answer on every machine. The model runs without CP-SAT's LP relaxation
+(:data:`PARAMETERS`): on the paper realizations' windows of 200-2,000 cells the LP's cuts took
+most of the time (a unit of deterministic time was 7-15 CPU seconds of one core, 2-6 without),
+and without them the first iteration that fits, which is mostly the one kept, comes sooner; a
+window where no iteration fits and none is proven to spends its whole budget.
 """
 
 from __future__ import annotations
@@ -58,6 +63,13 @@ FOLLOW_BUDGET = 12.0
 
 #: Start states tried at most, the start ``(0, ∅)`` included.
 STARTS = 3
+
+#: Windows solved again, per start, after a window where no iteration fits (:func:`_follow`).
+BACKTRACKS = 8
+
+#: CP-SAT parameters of the window model: without the LP relaxation (``linearization_level`` 0),
+#: whose cuts took most of the search's time on these models and rarely closed them.
+PARAMETERS = {"linearization_level": 0}
 
 
 def follow_path(
@@ -111,7 +123,7 @@ def follow_path(
         schedule = _follow(instance, path, upper, k, s, holders, prefix, allowance, windows)
         if schedule is not None:
             return schedule
-        if allowance.effort.stopped is not None or windows.spent.work >= FOLLOW_BUDGET:
+        if _spent(allowance, windows):
             break
     return None
 
@@ -131,55 +143,89 @@ def dominating(path: Sequence[tuple[int, int]], layers: Sequence[Sequence[tuple]
 
 
 def _follow(instance, path, upper, k0, s, holders, prefix, allowance, windows) -> dict | None:
-    """The windows from the state ``(s, holders)`` after ``k0`` iterations to the last one."""
-    from .full_cpsat import solve_full_cpsat  # ortools only on first use
+    """The windows from the state ``(s, holders)`` after ``k0`` iterations to the last one.
 
+    A window where no iteration fits is a dead end of the state it starts from: the walk goes
+    back one window and solves it again with a program kept by someone outside the set that led
+    there (fewer holders at a start no earlier would be no better), at most :data:`BACKTRACKS`
+    times per start.
+    """
     p = instance.p
     head = {"configurations": [], "communication": [""] * p, "completions": []}
     if prefix is not None:
         head = prefix()
+    steps: list[tuple[int, int, dict]] = []  # per window solved: its start, its holders, its iteration
+    excluded: dict[int, tuple[int, ...]] = {}  # per iteration: the kept sets that led to dead ends
+    backtracks = 0
+    k = k0
+    while k < instance.K:
+        found = _solve(instance, path, k, s, holders, excluded.get(k, ()), allowance, windows)
+        if found is None:
+            if not steps or backtracks >= BACKTRACKS or _spent(allowance, windows):
+                return None
+            backtracks += 1
+            excluded = {j: sets for j, sets in excluded.items() if j < k}
+            k -= 1
+            s, holders, last = steps.pop()
+            excluded[k] = (*excluded.get(k, ()), sum(1 << q for q in last["kept"]))
+            continue
+        steps.append((s, holders, found))
+        s, holders = s + found["makespan"], sum(1 << q for q in found["holders"])
+        k += 1
+    if s >= upper:
+        return None
     configurations = list(head["configurations"])
     rows = [list(row) for row in head["communication"]]
     completions = list(head["completions"])
-    for k in range(k0, instance.K):
-        target = path[k][0]
-        length = target - s
-        if p * length > MAX_CELLS:  # the path's completions are increasing: length >= 1
-            return None
-        gather = (path[k][1] | (path[k + 1][1] if k + 1 < instance.K else 0)) & ((1 << p) - 1)
-        key = (s, holders, length, gather)
-        if key not in windows.solved:
-            if allowance.charge(1) or windows.spent.work >= FOLLOW_BUDGET:
-                return None
-            effort = Effort()
-            left = None if allowance.deadline is None else max(1e-3, allowance.deadline - time.perf_counter())
-            found, makespan, _, _ = solve_full_cpsat(
-                _window(instance, s, length),
-                time_limit=left,
-                budget=min(WINDOW_BUDGET, FOLLOW_BUDGET - windows.spent.work),
-                effort=effort,
-                holders={q for q in range(p) if holders >> q & 1},
-                gather=[q for q in range(p) if gather >> q & 1],
-            )
-            windows.spent.add(effort.work)
-            if effort.stopped == STOPPED_CLOCK:
-                allowance.effort.stopped = allowance.effort.stopped or STOPPED_CLOCK
-            windows.solved[key] = found, makespan
-        found, makespan = windows.solved[key]
-        if found is None:
-            return None
+    for start, _, found in steps:
         entries = found["configurations"]  # the model lists the slots up to its completion only
         if not entries or entries[0]["start"] != 0:
-            configurations.append({"start": s, "allocation": [0] * p})
-        configurations += [{"start": s + c["start"], "allocation": list(c["allocation"])} for c in entries]
+            configurations.append({"start": start, "allocation": [0] * p})
+        configurations += [
+            {"start": start + c["start"], "allocation": list(c["allocation"])} for c in entries
+        ]
         for q in range(p):
-            rows[q] += [*("." * (s - len(rows[q]))), *found["communication"][q]]
-        completions.append(s + found["completions"][0])
-        s, holders = s + makespan, sum(1 << q for q in found["holders"])
-    if s >= upper:
-        return None
+            rows[q] += [*("." * (start - len(rows[q]))), *found["communication"][q]]
+        completions.append(start + found["completions"][0])
     communication = ["".join(row).rstrip(".") for row in rows]
     return {"configurations": configurations, "communication": communication, "completions": completions}
+
+
+def _spent(allowance: Allowance, windows: Windows) -> bool:
+    """Whether the solve's allowance stopped or its windows used up :data:`FOLLOW_BUDGET`."""
+    return allowance.effort.stopped is not None or windows.spent.work >= FOLLOW_BUDGET
+
+
+def _solve(instance, path, k, s, holders, excluded, allowance, windows) -> dict | None:
+    """Iteration ``k``'s window from ``(s, holders)``: its schedule (with ``makespan``), or ``None``."""
+    from .full_cpsat import solve_full_cpsat  # ortools only on first use
+
+    p = instance.p
+    length = path[k][0] - s
+    if length < 1 or p * length > MAX_CELLS:
+        return None
+    gather = (path[k][1] | (path[k + 1][1] if k + 1 < instance.K else 0)) & ((1 << p) - 1)
+    key = (s, holders, length, gather, excluded)
+    if key not in windows.solved:
+        if allowance.charge(1) or windows.spent.work >= FOLLOW_BUDGET:
+            return None
+        effort = Effort()
+        left = None if allowance.deadline is None else max(1e-3, allowance.deadline - time.perf_counter())
+        found, makespan, _, _ = solve_full_cpsat(
+            _window(instance, s, length),
+            time_limit=left,
+            budget=min(WINDOW_BUDGET, FOLLOW_BUDGET - windows.spent.work),
+            effort=effort,
+            holders={q for q in range(p) if holders >> q & 1},
+            gather=[q for q in range(p) if gather >> q & 1],
+            exclude=[[q for q in range(p) if kept >> q & 1] for kept in excluded],
+            **PARAMETERS,
+        )
+        windows.spent.add(effort.work)
+        if effort.stopped == STOPPED_CLOCK:
+            allowance.effort.stopped = allowance.effort.stopped or STOPPED_CLOCK
+        windows.solved[key] = None if found is None else {**found, "makespan": makespan}
+    return windows.solved[key]
 
 
 def _window(instance: CoupledInstance, start: int, length: int) -> CoupledInstance:
@@ -188,4 +234,4 @@ def _window(instance: CoupledInstance, start: int, length: int) -> CoupledInstan
     return replace(instance, availability=states, K=1, transitions=None, continuation_seed=None)
 
 
-__all__ = ["FOLLOW_BUDGET", "STARTS", "WINDOW_BUDGET", "dominating", "follow_path"]
+__all__ = ["BACKTRACKS", "FOLLOW_BUDGET", "STARTS", "WINDOW_BUDGET", "dominating", "follow_path"]

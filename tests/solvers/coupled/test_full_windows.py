@@ -1,5 +1,7 @@
 """Problem ``full``: the windows that follow the holder bound's path, against brute force and the replay."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 from oracles.coupled.full import brute_full, program_holders, random_tiny
@@ -47,7 +49,32 @@ def test_a_gathering_window_completes_in_it_sends_nothing_after_and_names_its_ho
         assert all(len(row) <= completion + 1 for row in schedule["communication"])
         assert all(c["start"] <= completion for c in schedule["configurations"])
         assert schedule["holders"] == program_holders(instance, schedule, completion + 1)
+        assert schedule["kept"] == program_holders(instance, schedule, instance.horizon)
         checked += 1
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_window_solved_again_keeps_a_program_outside_every_excluded_set_until_none_can(seed):
+    rng = np.random.default_rng(200 + seed)
+    walked = 0
+    while walked < 4:
+        instance = random_tiny(rng, max_p=3, max_h=9, max_k=1)
+        if brute_full(instance) is None:
+            continue
+        gather = list(range(instance.p))
+        excluded, counts = [], []
+        while True:
+            schedule, _, _, _ = solve_full_cpsat(instance, workers=1, gather=gather, exclude=excluded)
+            if schedule is None:
+                break
+            kept = program_holders(instance, schedule, instance.horizon)
+            assert schedule["kept"] == kept
+            assert not any(set(kept) <= set(other) for other in excluded)
+            excluded.append(kept)
+            counts.append(len(set(kept) & set(gather)))
+        assert counts == sorted(counts, reverse=True)  # each solve is optimal among the sets left
+        assert len(excluded) <= 2**instance.p
+        walked += 1
 
 
 def test_following_the_bound_path_proves_a_realization_the_holder_search_misses():
@@ -77,6 +104,33 @@ def test_a_solve_solves_each_window_once_and_its_windows_share_one_budget():
     windows.spent.add(FOLLOW_BUDGET - spent)  # nothing left: only windows already solved are reused
     assert follow_path(instance, path, 173, windows=windows) == first
     assert follow_path(instance, path, 173, windows=Windows()) == first
+
+
+def test_a_dead_end_sends_the_walk_back_one_window_without_the_set_that_led_there(monkeypatch):
+    # Iteration 1's window from holders {0} fits nothing; from {1} it fits. The walk solves
+    # iteration 0 again with a program kept outside {0}, and goes on from {1}.
+    import volsched.solvers.coupled.full_cpsat as full_cpsat
+
+    calls = []
+
+    def window(instance, *, holders, exclude, **_):
+        calls.append((instance.horizon, sorted(holders), [sorted(e) for e in exclude]))
+        if not holders:  # iteration 0: keeps {0} first, {1} once {0} is excluded
+            kept = [1] if [0] in exclude else [0]
+        elif holders == {0}:
+            return None, None, instance.horizon + 1, True
+        else:
+            kept = [1]
+        p = instance.p
+        found = {"configurations": [{"start": 0, "allocation": [1] * p}], "communication": [""] * p}
+        return {**found, "completions": [4], "holders": kept, "kept": kept}, 5, None, False
+
+    monkeypatch.setattr(full_cpsat, "solve_full_cpsat", window)
+    instance = paper_realization(5, 5, 1, 0, 0, slots=200)
+    instance = dataclasses.replace(instance, K=2)
+    schedule = follow_path(instance, [(5, 0b11), (10, 0b11)], 100)
+    assert calls == [(5, [], []), (5, [0], []), (5, [], [[0]]), (5, [1], [])]
+    assert schedule["completions"] == [4, 9]
 
 
 def test_it_starts_from_the_search_states_at_least_as_far_along_the_path_latest_first():
