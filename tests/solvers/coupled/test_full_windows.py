@@ -1,6 +1,7 @@
 """Problem ``full``: the windows that follow the holder bound's path, against brute force and the replay."""
 
 import dataclasses
+import itertools
 
 import numpy as np
 import pytest
@@ -32,15 +33,23 @@ def test_the_model_from_program_holders_is_the_brute_force(seed):
             assert bound == instance.horizon + 1
 
 
+def _one_iteration(rng):
+    """Tiny one-iteration instances, each with whether an iteration fits (brute force)."""
+    while True:
+        instance = random_tiny(rng, max_p=3, max_h=9, max_k=1)
+        yield instance, brute_full(instance) is not None
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_a_gathering_window_completes_in_it_sends_nothing_after_and_names_its_holders(seed):
     rng = np.random.default_rng(100 + seed)
     checked = 0
-    while checked < 8:
-        instance = random_tiny(rng, max_p=3, max_h=9, max_k=1)
+    for instance, fits in _one_iteration(rng):
+        if checked == 8:
+            break
         gather = [q for q in range(instance.p) if rng.random() < 0.6]
         schedule, makespan, bound, proven = solve_full_cpsat(instance, workers=1, gather=gather)
-        if brute_full(instance) is None:
+        if not fits:
             assert schedule is None and proven and bound == instance.horizon + 1
             continue
         assert schedule is not None and not proven and bound is None
@@ -56,11 +65,8 @@ def test_a_gathering_window_completes_in_it_sends_nothing_after_and_names_its_ho
 @pytest.mark.parametrize("seed", range(3))
 def test_a_window_solved_again_keeps_a_program_outside_every_excluded_set_until_none_can(seed):
     rng = np.random.default_rng(200 + seed)
-    walked = 0
-    while walked < 4:
-        instance = random_tiny(rng, max_p=3, max_h=9, max_k=1)
-        if brute_full(instance) is None:
-            continue
+    fitting = (instance for instance, fits in _one_iteration(rng) if fits)
+    for instance in itertools.islice(fitting, 4):
         gather = list(range(instance.p))
         excluded, counts = [], []
         while True:
@@ -74,7 +80,6 @@ def test_a_window_solved_again_keeps_a_program_outside_every_excluded_set_until_
             counts.append(len(set(kept) & set(gather)))
         assert counts == sorted(counts, reverse=True)  # each solve is optimal among the sets left
         assert len(excluded) <= 2**instance.p
-        walked += 1
 
 
 def test_following_the_bound_path_proves_a_realization_the_holder_search_misses():
