@@ -38,9 +38,10 @@ together :data:`FOLLOW_BUDGET` (a :class:`.full.Windows` lives as long as the so
 follows a path again after a better incumbent, the windows it already solved are not solved
 again): the same answer on every machine. The model runs without CP-SAT's LP relaxation
 (:data:`PARAMETERS`): on the paper realizations' windows of 200-2,000 cells the LP's cuts took
-most of the time (a unit of deterministic time was 7-15 CPU seconds of one core, 2-6 without),
-and without them the first iteration that fits, which is mostly the one kept, comes sooner; a
-window where no iteration fits and none is proven to spends its whole budget.
+most of the time (a unit of deterministic time was 7-15 CPU seconds of one core, about 2-7
+without), and without them the first iteration that fits, which is mostly the one kept, comes
+sooner; a window where no iteration is found, and none is proven impossible, spends its whole
+budget.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ STARTS = 3
 BACKTRACKS = 8
 
 #: CP-SAT parameters of the window model: without the LP relaxation (``linearization_level`` 0),
-#: whose cuts took most of the search's time on these models and rarely closed them.
+#: whose cuts took most of the search's time on these models before its first solution.
 PARAMETERS = {"linearization_level": 0}
 
 
