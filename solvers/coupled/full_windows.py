@@ -36,12 +36,13 @@ per window solved, charged to the caller's :class:`~volsched.solvers.problem.All
 gets :data:`WINDOW_BUDGET` of CP-SAT deterministic time on one worker, all the windows of one solve
 together :data:`FOLLOW_BUDGET` (a :class:`.full.Windows` lives as long as the solve: where the solve
 follows a path again after a better incumbent, the windows it already solved are not solved
-again): the same answer on every machine. The model runs without CP-SAT's LP relaxation
-(:data:`PARAMETERS`): on the paper realizations' windows of 200-2,000 cells the LP's cuts took
-most of the time (a unit of deterministic time was 7-15 CPU seconds of one core, about 2-7
-without), and without them the first iteration that fits, which is mostly the one kept, comes
-sooner; a window where no iteration is found, and none is proven impossible, spends its whole
-budget.
+again): the same answer on every machine. A window first runs without CP-SAT's LP relaxation
+(:data:`PARAMETERS`, at most :data:`FIRST_BUDGET`), then, if it found no iteration and proved
+none, with it on the rest of its budget: on the paper realizations' windows of 200-2,000 cells
+the LP's cuts took most of the time (a unit of deterministic time was 7-15 CPU seconds of one
+core, about 2-7 without), and without them the first iteration that fits, which is mostly the one
+kept, mostly comes sooner, but on some windows only the LP finds one within the budget. A window
+where no iteration is found, and none is proven impossible, spends its whole budget.
 """
 
 from __future__ import annotations
@@ -60,7 +61,11 @@ if TYPE_CHECKING:
 
 #: CP-SAT deterministic time per window, and for all the windows of one solve (:class:`.full.Windows`).
 WINDOW_BUDGET = 10.0
-FOLLOW_BUDGET = 12.0
+FOLLOW_BUDGET = 9.0
+
+#: Of a window's budget, what the model without the LP (:data:`PARAMETERS`) may spend; a window
+#: where it finds no iteration, and proves none, runs again with the LP on the rest.
+FIRST_BUDGET = 3.0
 
 #: Start states tried at most, the start ``(0, ∅)`` included.
 STARTS = 3
@@ -210,21 +215,31 @@ def _solve(instance, path, k, s, holders, excluded, allowance, windows) -> dict 
     if key not in windows.solved:
         if allowance.charge(1) or windows.spent.work >= FOLLOW_BUDGET:
             return None
-        effort = Effort()
-        left = None if allowance.deadline is None else max(1e-3, allowance.deadline - time.perf_counter())
-        found, makespan, _, _ = solve_full_cpsat(
-            _window(instance, s, length),
-            time_limit=left,
-            budget=min(WINDOW_BUDGET, FOLLOW_BUDGET - windows.spent.work),
-            effort=effort,
-            holders={q for q in range(p) if holders >> q & 1},
-            gather=[q for q in range(p) if gather >> q & 1],
-            exclude=[[q for q in range(p) if kept >> q & 1] for kept in excluded],
-            **PARAMETERS,
-        )
-        windows.spent.add(effort.work)
-        if effort.stopped == STOPPED_CLOCK:
-            allowance.effort.stopped = allowance.effort.stopped or STOPPED_CLOCK
+        window = _window(instance, s, length)
+        found, makespan, spent = None, None, 0.0
+        for parameters, share in ((PARAMETERS, FIRST_BUDGET), ({}, WINDOW_BUDGET)):
+            budget = min(share, WINDOW_BUDGET - spent, FOLLOW_BUDGET - windows.spent.work)
+            if budget <= 0:
+                break
+            effort = Effort()
+            left = None if allowance.deadline is None else max(1e-3, allowance.deadline - time.perf_counter())
+            found, makespan, _, proven = solve_full_cpsat(
+                window,
+                time_limit=left,
+                budget=budget,
+                effort=effort,
+                holders={q for q in range(p) if holders >> q & 1},
+                gather=[q for q in range(p) if gather >> q & 1],
+                exclude=[[q for q in range(p) if kept >> q & 1] for kept in excluded],
+                **parameters,
+            )
+            spent += effort.work
+            windows.spent.add(effort.work)
+            if effort.stopped == STOPPED_CLOCK:
+                allowance.effort.stopped = allowance.effort.stopped or STOPPED_CLOCK
+                break
+            if found is not None or proven:
+                break
         windows.solved[key] = None if found is None else {**found, "makespan": makespan}
     return windows.solved[key]
 
@@ -235,4 +250,12 @@ def _window(instance: CoupledInstance, start: int, length: int) -> CoupledInstan
     return replace(instance, availability=states, K=1, transitions=None, continuation_seed=None)
 
 
-__all__ = ["BACKTRACKS", "FOLLOW_BUDGET", "STARTS", "WINDOW_BUDGET", "dominating", "follow_path"]
+__all__ = [
+    "BACKTRACKS",
+    "FIRST_BUDGET",
+    "FOLLOW_BUDGET",
+    "STARTS",
+    "WINDOW_BUDGET",
+    "dominating",
+    "follow_path",
+]

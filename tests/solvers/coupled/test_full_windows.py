@@ -138,6 +138,31 @@ def test_a_dead_end_sends_the_walk_back_one_window_without_the_set_that_led_ther
     assert schedule["completions"] == [4, 9]
 
 
+def test_a_window_without_an_iteration_after_its_first_share_runs_again_with_the_lp(monkeypatch):
+    import volsched.solvers.coupled.full_cpsat as full_cpsat
+    import volsched.solvers.coupled.full_windows as full_windows
+
+    calls = []
+
+    def window(instance, *, budget, effort, **parameters):
+        lp = "linearization_level" not in parameters
+        calls.append((round(budget, 6), lp))
+        effort.add(budget if not lp else 1.0, None)
+        if not lp:  # the model without the LP finds nothing in its share
+            return None, None, None, False
+        found = {"configurations": [], "communication": [""] * instance.p, "completions": [3]}
+        return {**found, "holders": [], "kept": []}, 4, None, False
+
+    monkeypatch.setattr(full_cpsat, "solve_full_cpsat", window)
+    instance = dataclasses.replace(paper_realization(5, 5, 1, 0, 0, slots=200), K=1)
+    windows = Windows()
+    assert follow_path(instance, [(5, 0)], 100, windows=windows)["completions"] == [3]
+    first = full_windows.FIRST_BUDGET
+    rest = min(full_windows.WINDOW_BUDGET, full_windows.FOLLOW_BUDGET) - first
+    assert calls == [(first, False), (rest, True)]
+    assert windows.spent.work == first + 1.0
+
+
 def test_it_starts_from_the_search_states_at_least_as_far_along_the_path_latest_first():
     path = [(10, 0b011), (20, 0b110), (30, 0b100)]
     layers = [
