@@ -40,9 +40,9 @@ again): the same answer on every machine. A window first runs without CP-SAT's L
 (:data:`PARAMETERS`, at most :data:`FIRST_BUDGET`), then, if it found no iteration and proved
 none, with it on the rest of its budget: on the paper realizations' windows of 200-2,000 cells
 the LP's cuts took most of the time (a unit of deterministic time was 7-15 CPU seconds of one
-core, about 2-7 without), and without them the first iteration that fits, which is mostly the one
-kept, mostly comes sooner, but on some windows only the LP finds one within the budget. A window
-where no iteration is found, and none is proven impossible, spends its whole budget.
+core, about 2-7 without), and without them the first iteration that fits (mostly the one kept)
+usually comes sooner, but on some windows only the LP finds one within the budget. A window where
+no iteration is found, and none is proven impossible, spends its whole budget.
 """
 
 from __future__ import annotations
