@@ -75,8 +75,8 @@ class _Found:
 
 class Windows:
     """The windows of :mod:`.full_windows` one solve has solved, by ``(start, holders, length,
-    gather, excluded)``, and the CP-SAT deterministic time they spent (``FOLLOW_BUDGET`` caps it): the holder
-    methods run again after a better incumbent, and follow the same windows."""
+    gather, excluded)``, and the CP-SAT deterministic time they spent (``FOLLOW_BUDGET`` caps it):
+    the holder methods run again after a better incumbent, and follow the same windows."""
 
     def __init__(self) -> None:
         self.solved: dict[tuple, dict | None] = {}

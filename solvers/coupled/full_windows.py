@@ -208,12 +208,12 @@ def _solve(instance, path, k, s, holders, excluded, allowance, windows) -> dict 
 
     p = instance.p
     length = path[k][0] - s
-    if length < 1 or p * length > MAX_CELLS:
+    if p * length > MAX_CELLS:  # the path's completions are increasing: length >= 1
         return None
     gather = (path[k][1] | (path[k + 1][1] if k + 1 < instance.K else 0)) & ((1 << p) - 1)
     key = (s, holders, length, gather, excluded)
     if key not in windows.solved:
-        if allowance.charge(1) or windows.spent.work >= FOLLOW_BUDGET:
+        if allowance.charge(1) or _spent(allowance, windows):
             return None
         window = _window(instance, s, length)
         found, makespan, spent = None, None, 0.0
