@@ -146,10 +146,12 @@ class SetEstimates:
             return None
         return cls(estimates, platform, criterion, formula, n_max)
 
-    def _learn(self, grown: np.ndarray, work: np.ndarray) -> None:
+    def _learn(self, grown: np.ndarray, work: np.ndarray, ahead: bool = False) -> None:
         """Compute the values of a batch of sets, as the numpy path would (one ``_gaps`` call).
 
-        ``grown`` (k, p) allocations, ``work`` their ``W``.
+        ``grown`` (k, p) allocations, ``work`` their ``W``. ``ahead`` also learns the powers
+        ``P_+^(W'-1)`` of every workload ``W'`` the construction can give these sets
+        (:meth:`_workloads`), so that a set met again with another ``W'`` needs no round trip.
         """
         # numba loads on first use, not when the heuristics are imported (start-up time)
         from ._estimates_kernel import remember
@@ -157,11 +159,14 @@ class SetEstimates:
         est = self.estimates
         masks = grown > 0
         _, _, p_plus, e_c = est.gap_sets(masks)
-        k = len(masks)
+        keys = (masks * self.bits).sum(axis=1)
+        if ahead:
+            rows, work = self._workloads(grown, work)
+            keys, p_plus, e_c = keys[rows], p_plus[rows], e_c[rows]
         if (
             len(est.memo) < self._memo_size
-            or 2 * (self._filled[0] + k) > _SETS
-            or 2 * (self._filled[1] + k) > _POWERS
+            or 2 * (self._filled[0] + len(masks)) > _SETS
+            or 2 * (self._filled[1] + len(keys)) > _POWERS
         ):
             # The estimates' memo was emptied (a set met again is computed again, in its new batch,
             # as the numpy path does), or a table is half full: start the tables afresh.
@@ -169,7 +174,6 @@ class SetEstimates:
         self._memo_size = len(est.memo)
         with np.errstate(under="ignore", over="ignore", divide="ignore", invalid="ignore"):
             power = p_plus ** (work.astype(float) - 1.0)
-        keys = (masks * self.bits).sum(axis=1)
         new_sets, new_powers = remember(
             *self.tables[5:],
             keys,
@@ -179,6 +183,16 @@ class SetEstimates:
             np.ascontiguousarray(power),
         )
         self._filled = [self._filled[0] + new_sets, self._filled[1] + new_powers]
+
+    def _workloads(self, grown: np.ndarray, work: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs (row of ``grown``, ``W'``): each row with its ``work``, then with every ``j w_q`` of a
+        member ``q`` and ``j <= min(mu_q, m)``, the workloads the construction can give its set."""
+        m = self.platform.m
+        j = np.arange(1, m + 1, dtype=np.int64)[:, None]
+        allowed = j <= np.minimum(self.mu, m)[None, :]
+        i, jj, q = np.nonzero((grown > 0)[:, None, :] & allowed[None, :, :])
+        rows = np.concatenate([np.arange(len(grown)), i])
+        return rows, np.concatenate([work, (j[:, 0][jj] * self.w[q])])
 
     def assign(self, up: np.ndarray, program: np.ndarray, data: np.ndarray, elapsed: int) -> tuple[int, ...]:
         """:func:`assign`'s order of the ``m`` tasks (``up`` the candidates, ascending)."""
@@ -218,7 +232,7 @@ class SetEstimates:
             )
             if k < 0:
                 return tuple(int(q) for q in order)
-            self._learn(batch[:k], (batch[:k] * self.w).max(axis=1))
+            self._learn(batch[:k], (batch[:k] * self.w).max(axis=1), ahead=True)
 
     def value(self, x: np.ndarray, needs: np.ndarray, work: int) -> tuple[float, float]:
         """``(P, E)`` of allocation ``x`` with ``needs`` and ``work >= 1`` computation slots left."""

@@ -99,6 +99,7 @@ relaxation (``T_prog = T_data = 0``, no transfer allowed).
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -188,6 +189,22 @@ def _configurations(instance: CoupledInstance, confs, horizon: int) -> dict[int,
     return out
 
 
+def _types(values) -> set[type]:
+    # map runs in C: an on-line run's schedule holds millions of values
+    return set(map(type, values))
+
+
+def _plain_starts(confs) -> list[int] | None:
+    """The starts of a plain JSON list of entries (``dict`` with exactly ``start`` and
+    ``allocation``, ``int`` starts), checked in bulk; ``None`` for anything else."""
+    if type(confs) is not list or not confs or _types(confs) != {dict}:
+        return None
+    if not all(map(operator.eq, map(dict.keys, confs), itertools.repeat(_ENTRY_KEYS))):
+        return None
+    starts = list(map(operator.itemgetter("start"), confs))
+    return starts if _types(starts) == {int} else None
+
+
 def _entries(instance: CoupledInstance, confs, horizon: int) -> tuple[np.ndarray, np.ndarray]:
     """The configuration entries as arrays ``(starts, allocations)``, validated as by :func:`_configurations`.
 
@@ -196,13 +213,13 @@ def _entries(instance: CoupledInstance, confs, horizon: int) -> tuple[np.ndarray
     goes through :func:`_configurations`, which names the first offending field.
     """
     p, m = instance.p, instance.m
-    if isinstance(confs, list) and confs and all(type(c) is dict and c.keys() == _ENTRY_KEYS for c in confs):
-        starts = [c["start"] for c in confs]
-        allocs = [c["allocation"] for c in confs]
+    starts = _plain_starts(confs)
+    if starts is not None:
+        allocs = list(map(operator.itemgetter("allocation"), confs))
         if (
-            all(type(v) is int for v in starts)
-            and all(type(a) is list and len(a) == p for a in allocs)
-            and all(type(v) is int for v in itertools.chain.from_iterable(allocs))
+            _types(allocs) == {list}
+            and set(map(len, allocs)) == {p}
+            and _types(itertools.chain.from_iterable(allocs)) == {int}
         ):
             try:
                 s = np.asarray(starts, dtype=np.int64)
@@ -265,6 +282,11 @@ def replay_horizon(instance: CoupledInstance, schedule) -> int:
         return reach
     limit = instance.max_realization()
     confs, comm = schedule.get("configurations"), schedule.get("communication")
+    starts = _plain_starts(confs)
+    if starts is not None:
+        if max(starts) >= 0:
+            reach = max(reach, min(max(starts), limit - 1) + 1)
+        confs = ()
     for entry in confs if isinstance(confs, (list, tuple)) else ():
         start = entry.get("start") if isinstance(entry, Mapping) else None
         if is_int(start) and start >= 0:

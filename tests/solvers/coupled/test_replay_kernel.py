@@ -10,9 +10,15 @@ import pytest
 from oracles.coupled.online import replay_trace_oracle
 
 from volsched.heuristics.coupled import policy, simulate
-from volsched.instances.coupled import CoupledInstance, paper_realization
+from volsched.instances.coupled import CoupledInstance, generate_markov, paper_realization
 from volsched.solvers import Infeasible
-from volsched.solvers.coupled.replay import _configurations, _entries, check_claim, replay_trace
+from volsched.solvers.coupled.replay import (
+    _configurations,
+    _entries,
+    check_claim,
+    replay_horizon,
+    replay_trace,
+)
 
 
 def outcome(fn, instance, schedule, communication=True):
@@ -176,3 +182,29 @@ def test_bulk_entry_parsing_agrees_with_the_field_by_field_one(seed):
             else:
                 confs[i]["allocation"] = confs[i]["allocation"][:2]
         assert _parsed(_entries, instance, confs, 50) == _parsed(_configurations, instance, confs, 50)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bulk_horizon_agrees_with_the_entry_by_entry_one(seed):
+    """``replay_horizon`` reads a plain JSON list of entries in bulk; a tuple of the same entries goes
+    entry by entry, and both read as far."""
+    rng = np.random.default_rng(seed)
+    instance = generate_markov(3, 20, 3, seed, 3)
+    assert instance.extendable
+    limit = instance.max_realization()
+    odd = [-5, 2**70, True, 1.0, np.int64(30), "1", None, limit + 7]
+    for _ in range(300):
+        starts = rng.integers(0, 3 * instance.horizon, int(rng.integers(1, 6))).tolist()
+        confs = [{"start": s, "allocation": [1, 1, 1]} for s in starts]
+        for _ in range(int(rng.integers(0, 3))):
+            i = int(rng.integers(len(confs)))
+            if rng.random() < 0.7:
+                confs[i]["start"] = odd[int(rng.integers(len(odd)))]
+            else:
+                confs[i] = {"start": confs[i]["start"]}
+        bulk = replay_horizon(instance, {"configurations": confs})
+        assert bulk == replay_horizon(instance, {"configurations": tuple(confs)})
+        plain = [c["start"] for c in confs if type(c["start"]) is int and c["start"] >= 0]
+        assert bulk == min(max([instance.horizon, *(min(s, limit - 1) + 1 for s in plain)]), limit) or any(
+            type(c["start"]) is not int for c in confs
+        )
