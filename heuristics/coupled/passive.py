@@ -81,7 +81,7 @@ def estimates_for(platform: Platform, name: str) -> MarkovEstimates:
 _MAX_NEEDS = 1 << 16
 #: Rows of the compiled evaluation's tables of sets and of powers by set and ``W`` (powers of 2;
 #: emptied when half full).
-_SETS, _POWERS = 1 << 18, 1 << 18
+_SETS, _POWERS = 1 << 18, 1 << 20
 #: Most workloads whose powers :meth:`SetEstimates.value` learns ahead at once.
 _AHEAD = 4096
 
@@ -185,14 +185,23 @@ class SetEstimates:
         self._filled = [self._filled[0] + new_sets, self._filled[1] + new_powers]
 
     def _workloads(self, grown: np.ndarray, work: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Pairs (row of ``grown``, ``W'``): each row with its ``work``, then with every ``j w_q`` of a
-        member ``q`` and ``j <= min(mu_q, m)``, the workloads the construction can give its set."""
+        """Pairs (row of ``grown``, ``W'``): each row with its ``work``, then with every workload the
+        construction can give its set ``S``: ``W' = j w_q`` for a member ``q``, ``j <= min(mu_q, m -
+        |S| + 1)`` (every member holds a task), and ``W' >= max_{r in S} w_r``."""
         m = self.platform.m
-        j = np.arange(1, m + 1, dtype=np.int64)[:, None]
-        allowed = j <= np.minimum(self.mu, m)[None, :]
-        i, jj, q = np.nonzero((grown > 0)[:, None, :] & allowed[None, :, :])
+        members = grown > 0
+        j = np.arange(1, m + 1, dtype=np.int64)
+        most = np.minimum(self.mu[None, :], m - members.sum(axis=1)[:, None] + 1)  # (k, p)
+        least = np.where(members, self.w, 0).max(axis=1)  # (k,)
+        value = j[:, None] * self.w[None, :]  # (m, p)
+        allowed = (
+            members[:, None, :]
+            & (j[None, :, None] <= most[:, None, :])
+            & (value[None] >= least[:, None, None])
+        )
+        i, jj, q = np.nonzero(allowed)
         rows = np.concatenate([np.arange(len(grown)), i])
-        return rows, np.concatenate([work, (j[:, 0][jj] * self.w[q])])
+        return rows, np.concatenate([work, value[jj, q]])
 
     def assign(self, up: np.ndarray, program: np.ndarray, data: np.ndarray, elapsed: int) -> tuple[int, ...]:
         """:func:`assign`'s order of the ``m`` tasks (``up`` the candidates, ascending)."""

@@ -231,6 +231,48 @@ def test_small_memos_change_nothing(monkeypatch):
             same_run(instance, name, i, cap=600)
 
 
+def test_small_tables_change_nothing(monkeypatch):
+    """Emptying the compiled evaluation's tables of sets and powers when half full is harmless: the
+    runs are those of the pure-Python simulator."""
+    from volsched.heuristics.coupled import passive
+
+    forgets = []
+    forget = passive.SetEstimates._forget
+    monkeypatch.setattr(passive.SetEstimates, "_forget", lambda self: forgets.append(1) or forget(self))
+    for i, instance in enumerate(sample(3, seed=6)):
+        # As small as can be while each half holds any one batch: an allocation's value with its
+        # workloads learned ahead (a row each, W <= m max w), or a step's candidates with theirs.
+        ahead = instance.m * max(instance.w)
+        monkeypatch.setattr(passive, "_SETS", 1 << int(np.log2(4 * ahead)) + 1)
+        monkeypatch.setattr(
+            passive, "_POWERS", 1 << int(np.log2(4 * (ahead + instance.p * instance.m**2))) + 1
+        )
+        for name in ("IE", "P-IY", "E-IE", "Y-IP"):
+            same_run(instance, name, i, cap=1500)
+    assert forgets  # the tables were emptied
+
+
+def test_a_learned_set_brings_every_workload_the_construction_can_give_it():
+    """``_workloads`` lists, for a set, every ``W = max_q x_q w_q`` of an allocation ``x`` of at most
+    ``m`` tasks within ``mu`` on exactly that set."""
+    rng = np.random.default_rng(5)
+    for instance in sample(6, seed=5):
+        est = estimates_for(Platform.of(instance), "IE")
+        crit = Criterion("IE")
+        crit.prepare(Platform.of(instance), est)
+        engine, pf = crit.engine, Platform.of(instance)
+        cap = np.minimum(pf.mu, pf.m)
+        for _ in range(200):
+            x = np.zeros(pf.p, dtype=np.int64)
+            for _ in range(int(rng.integers(1, pf.m + 1))):
+                open_ = np.flatnonzero(x < cap)
+                x[rng.choice(open_)] += 1
+            rows, works = engine._workloads(x[None, :], np.array([0]))
+            assert int((x * pf.w).max()) in set(works[rows == 0].tolist())
+            members = x > 0
+            assert np.all(works[1:] >= pf.w[members].max())
+
+
 def test_the_compiled_rule_takes_the_decisions_of_decide():
     """Runs with the compiled slot rule and with every slot decided in Python are the same."""
     for i, instance in enumerate(sample(4, seed=5)):
