@@ -257,10 +257,10 @@ def test_a_learned_set_brings_every_workload_the_construction_can_give_it():
     ``m`` tasks within ``mu`` on exactly that set."""
     rng = np.random.default_rng(5)
     for instance in sample(6, seed=5):
-        est = estimates_for(Platform.of(instance), "IE")
+        pf = Platform.of(instance)
         crit = Criterion("IE")
-        crit.prepare(Platform.of(instance), est)
-        engine, pf = crit.engine, Platform.of(instance)
+        crit.prepare(pf, estimates_for(pf, "IE"))
+        engine = crit.engine
         cap = np.minimum(pf.mu, pf.m)
         for _ in range(200):
             x = np.zeros(pf.p, dtype=np.int64)
