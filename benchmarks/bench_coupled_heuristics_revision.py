@@ -30,11 +30,10 @@ from pathlib import Path
 
 import numpy as np
 
+from volsched.heuristics.coupled import NAMES
+
 ROOT = Path(__file__).resolve().parent.parent
-HEURISTICS = [
-    "RANDOM", "IP", "IE", "IY", "IAY", "P-IP", "P-IE", "P-IY", "P-IAY",
-    "E-IP", "E-IE", "E-IY", "E-IAY", "Y-IP", "Y-IE", "Y-IY", "Y-IAY",
-]  # fmt: skip
+HEURISTICS = list(NAMES)
 
 #: The worker: reads one realization's parameters per line, answers with its runs' CPU seconds and
 #: objectives. Its first line warms every heuristic up on the first realization.

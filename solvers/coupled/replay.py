@@ -283,14 +283,12 @@ def replay_horizon(instance: CoupledInstance, schedule) -> int:
     limit = instance.max_realization()
     confs, comm = schedule.get("configurations"), schedule.get("communication")
     starts = _plain_starts(confs)
-    if starts is not None:
-        if max(starts) >= 0:
-            reach = max(reach, min(max(starts), limit - 1) + 1)
-        confs = ()
-    for entry in confs if isinstance(confs, (list, tuple)) else ():
-        start = entry.get("start") if isinstance(entry, Mapping) else None
-        if is_int(start) and start >= 0:
-            reach = max(reach, min(int(start), limit - 1) + 1)
+    if starts is None:
+        entries = confs if isinstance(confs, (list, tuple)) else ()
+        starts = [int(s) for e in entries if isinstance(e, Mapping) and is_int(s := e.get("start"))]
+    last = max(starts, default=-1)
+    if last >= 0:
+        reach = max(reach, min(last, limit - 1) + 1)
     for row in comm if isinstance(comm, (list, tuple)) else ():
         if isinstance(row, str):
             reach = max(reach, len(row))
